@@ -1,0 +1,176 @@
+// Package apiclient talks to API servers that follow the Kubernetes API
+// conventions. It never shares one privileged client across users: every call
+// goes through a Client built for one request's Identity.
+package apiclient
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+)
+
+// InClusterContext is the context name used when Tabula runs inside a cluster
+// without a kubeconfig.
+const InClusterContext = "in-cluster"
+
+// Context describes one reachable cluster context.
+type Context struct {
+	Name      string
+	Cluster   string
+	Server    string
+	User      string
+	Namespace string
+}
+
+// LoadOptions selects where cluster credentials come from.
+type LoadOptions struct {
+	// Kubeconfig is an explicit kubeconfig path. Empty means $KUBECONFIG, then
+	// ~/.kube/config, then in-cluster config.
+	Kubeconfig string
+	// Context overrides the kubeconfig's current-context.
+	Context string
+	// Observer, when set, sees every upstream API call.
+	Observer Observer
+	// UserAgent is sent with every upstream request.
+	UserAgent string
+}
+
+// Clusters holds the base configuration of every known context. It holds no
+// clients: those are built per request by Client.
+type Clusters struct {
+	contexts map[string]Context
+	configs  map[string]*rest.Config
+	order    []string
+	current  string
+	observer Observer
+}
+
+// ErrUnknownContext is returned for a context name the configuration does not have.
+var ErrUnknownContext = errors.New("unknown context")
+
+// Load reads the kubeconfig (or the in-cluster configuration) described by opts.
+func Load(opts LoadOptions) (*Clusters, error) {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	if opts.Kubeconfig != "" {
+		rules.ExplicitPath = opts.Kubeconfig
+	}
+	if opts.Kubeconfig == "" && !anyFileExists(rules.GetLoadingPrecedence()) {
+		if cfg, err := rest.InClusterConfig(); err == nil {
+			return inCluster(cfg, opts), nil
+		}
+	}
+	raw, err := rules.Load()
+	if err != nil {
+		return nil, fmt.Errorf("loading kubeconfig: %w", err)
+	}
+	return fromKubeconfig(*raw, opts)
+}
+
+// FromKubeconfig builds Clusters from an already loaded kubeconfig.
+func FromKubeconfig(raw clientcmdapi.Config, opts LoadOptions) (*Clusters, error) {
+	return fromKubeconfig(raw, opts)
+}
+
+func fromKubeconfig(raw clientcmdapi.Config, opts LoadOptions) (*Clusters, error) {
+	current := raw.CurrentContext
+	if opts.Context != "" {
+		current = opts.Context
+	}
+	if len(raw.Contexts) == 0 {
+		return nil, errors.New("kubeconfig has no contexts")
+	}
+	if _, ok := raw.Contexts[current]; !ok {
+		if current != "" {
+			return nil, fmt.Errorf("context %q: %w", current, ErrUnknownContext)
+		}
+		current = sortedKeys(raw.Contexts)[0]
+	}
+	cs := &Clusters{
+		contexts: map[string]Context{},
+		configs:  map[string]*rest.Config{},
+		current:  current,
+		observer: opts.Observer,
+	}
+	for _, name := range sortedKeys(raw.Contexts) {
+		kctx := raw.Contexts[name]
+		cfg, err := clientcmd.NewNonInteractiveClientConfig(raw, name, &clientcmd.ConfigOverrides{}, nil).ClientConfig()
+		if err != nil {
+			// A broken context must not take the others down; it is simply absent.
+			if name == current {
+				return nil, fmt.Errorf("context %q: %w", name, err)
+			}
+			continue
+		}
+		cfg.UserAgent = opts.UserAgent
+		cs.add(Context{
+			Name:      name,
+			Cluster:   kctx.Cluster,
+			Server:    cfg.Host,
+			User:      kctx.AuthInfo,
+			Namespace: kctx.Namespace,
+		}, cfg)
+	}
+	return cs, nil
+}
+
+func inCluster(cfg *rest.Config, opts LoadOptions) *Clusters {
+	cfg.UserAgent = opts.UserAgent
+	cs := &Clusters{
+		contexts: map[string]Context{},
+		configs:  map[string]*rest.Config{},
+		current:  InClusterContext,
+		observer: opts.Observer,
+	}
+	cs.add(Context{Name: InClusterContext, Cluster: InClusterContext, Server: cfg.Host}, cfg)
+	return cs
+}
+
+func (cs *Clusters) add(c Context, cfg *rest.Config) {
+	cs.contexts[c.Name] = c
+	cs.configs[c.Name] = cfg
+	cs.order = append(cs.order, c.Name)
+}
+
+// Current is the context "/" leads to.
+func (cs *Clusters) Current() string { return cs.current }
+
+// Contexts lists every usable context, sorted by name.
+func (cs *Clusters) Contexts() []Context {
+	out := make([]Context, 0, len(cs.order))
+	for _, name := range cs.order {
+		out = append(out, cs.contexts[name])
+	}
+	return out
+}
+
+// Context returns the named context.
+func (cs *Clusters) Context(name string) (Context, error) {
+	c, ok := cs.contexts[name]
+	if !ok {
+		return Context{}, fmt.Errorf("context %q: %w", name, ErrUnknownContext)
+	}
+	return c, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func anyFileExists(paths []string) bool {
+	for _, p := range paths {
+		if _, err := os.Stat(p); err == nil {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,30 @@
+package apiclient
+
+import (
+	"context"
+	"fmt"
+)
+
+// Ping checks that the server answers. Any HTTP answer short of a server error
+// counts: a 401 still proves the server is reachable.
+func (c *Client) Ping(ctx context.Context) error {
+	result := c.rest.Get().AbsPath("/version").Do(ctx)
+	var code int
+	result.StatusCode(&code)
+	if code == 0 || code >= 500 {
+		if err := result.Error(); err != nil {
+			return fmt.Errorf("API server of context %q: %w", c.context, err)
+		}
+		return fmt.Errorf("API server of context %q answered %d", c.context, code)
+	}
+	return nil
+}
+
+// ServerVersion returns the server's git version, such as "v1.36.1".
+func (c *Client) ServerVersion(ctx context.Context) (string, error) {
+	info, err := c.discovery.ServerVersionWithContext(ctx)
+	if err != nil {
+		return "", err
+	}
+	return info.GitVersion, nil
+}
