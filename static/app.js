@@ -1,0 +1,68 @@
+// Tabula's page behaviour: small, framework-free, loaded as an ES module.
+// Every page works without it; it only adds conveniences.
+
+// The theme choice lives in a cookie so the server renders it without a flash.
+const THEME_COOKIE = "tabula-theme";
+
+function currentTheme() {
+  const set = document.documentElement.dataset.theme;
+  if (set) return set;
+  return matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light";
+}
+
+function initThemeToggle() {
+  for (const button of document.querySelectorAll("[data-theme-toggle]")) {
+    button.addEventListener("click", () => {
+      const next = currentTheme() === "dark" ? "light" : "dark";
+      document.documentElement.dataset.theme = next;
+      document.cookie = `${THEME_COOKIE}=${next}; Path=/; Max-Age=31536000; SameSite=Lax`;
+    });
+  }
+}
+
+// The home page filter: "/" focuses it, typing hides resources that don't match.
+function initResourceFilter() {
+  const input = document.querySelector("[data-resource-filter]");
+  if (!input) return;
+  const items = [...document.querySelectorAll("[data-resource-item]")];
+  const empty = document.querySelector("[data-filter-empty]");
+  input.addEventListener("input", () => {
+    const q = input.value.trim().toLowerCase();
+    let shown = 0;
+    for (const item of items) {
+      const match = q === "" || item.dataset.search.includes(q);
+      item.hidden = !match;
+      if (match) shown++;
+    }
+    for (const group of document.querySelectorAll("[data-testid=api-group]")) {
+      group.hidden = q !== "" && !group.querySelector("[data-resource-item]:not([hidden])");
+    }
+    if (empty) empty.hidden = shown > 0;
+  });
+  document.addEventListener("keydown", (e) => {
+    if (e.key !== "/" || e.ctrlKey || e.metaKey || e.altKey) return;
+    const t = e.target;
+    if (t instanceof HTMLElement && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName))) return;
+    e.preventDefault();
+    input.focus();
+  });
+}
+
+// Close the context menu on Escape and on outside clicks, as a menu should.
+function initContextSwitcher() {
+  const details = document.querySelector(".ctx-switch");
+  if (!details) return;
+  document.addEventListener("keydown", (e) => {
+    if (e.key === "Escape" && details.open) {
+      details.open = false;
+      details.querySelector("summary").focus();
+    }
+  });
+  document.addEventListener("click", (e) => {
+    if (details.open && !details.contains(e.target)) details.open = false;
+  });
+}
+
+initThemeToggle();
+initResourceFilter();
+initContextSwitcher();

@@ -1,0 +1,111 @@
+// Package views holds Tabula's templ components and the typed view models they
+// render. Nothing here talks to a server: handlers build the models.
+package views
+
+// Layout is what every page's frame needs.
+type Layout struct {
+	Title  string
+	Assets Assets
+	// Theme is "light", "dark" or "" to follow the system.
+	Theme string
+	// Context is the cluster context the page belongs to; zero on pages that
+	// belong to no context.
+	Context ContextBar
+	// Nav is the sidebar; empty hides it.
+	Nav []NavItem
+}
+
+// Assets are the fingerprinted URLs of the embedded static files.
+type Assets struct {
+	CSS string
+	JS  string
+}
+
+// ContextBar is the header's view of the current context and the switcher.
+type ContextBar struct {
+	Current string
+	Cluster string
+	Server  string
+	Options []ContextOption
+}
+
+// ContextOption is one entry of the context switcher.
+type ContextOption struct {
+	Name    string
+	Cluster string
+	Href    string
+	Current bool
+}
+
+// NavItem is one sidebar link.
+type NavItem struct {
+	Label string
+	Href  string
+	Count int
+}
+
+// HomePage lists what the server serves.
+type HomePage struct {
+	Layout        Layout
+	ServerVersion string
+	Groups        []APIGroup
+	// Unavailable names group versions discovery could not describe.
+	Unavailable []string
+}
+
+// APIGroup is one API group at its preferred version.
+type APIGroup struct {
+	Anchor   string
+	Name     string // "core" for the legacy group
+	Version  string
+	Versions []string
+	Resources []APIResource
+}
+
+// APIResource is one resource link on the home page.
+type APIResource struct {
+	Name       string
+	Kind       string
+	Href       string
+	Namespaced bool
+	ShortNames []string
+	Listable   bool
+	// Search is the lower-cased text the filter box matches against.
+	Search string
+}
+
+// ErrorPage explains a failure with the status code it was served with.
+type ErrorPage struct {
+	Layout  Layout
+	Code    int
+	Title   string
+	Reason  string
+	Message string
+	Causes  []ErrorCause
+	// RetryHref, when set, offers to load the page again.
+	RetryHref string
+	// RetryAfterSeconds is the server's hint for throttled requests.
+	RetryAfterSeconds int
+	// Links offer ways onward, such as the home page of the context.
+	Links []Link
+}
+
+// ErrorCause is one field-level cause of a metav1.Status.
+type ErrorCause struct {
+	Field   string
+	Reason  string
+	Message string
+}
+
+// Link is a labelled URL.
+type Link struct {
+	Label string
+	Href  string
+}
+
+// NotBuiltPage marks a page that exists in the URL space but not yet in Tabula.
+type NotBuiltPage struct {
+	Layout  Layout
+	APIPath string
+	HomeHref string
+}
