@@ -1,0 +1,69 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+)
+
+// config is everything the console is started with. Every flag can also be
+// set through a TABULA_* environment variable; a flag wins over the variable.
+type config struct {
+	Kubeconfig string
+	Context    string
+	Listen     string
+	LogLevel   slog.Level
+	LogFormat  string
+}
+
+func parseConfig(args []string, getenv func(string) string) (config, error) {
+	var cfg config
+	fs := flag.NewFlagSet("tabula", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&cfg.Kubeconfig, "kubeconfig", "", "kubeconfig path (default $KUBECONFIG, then ~/.kube/config, then in-cluster config)")
+	fs.StringVar(&cfg.Context, "context", "", "kubeconfig context that / opens (default: the current-context)")
+	fs.StringVar(&cfg.Listen, "listen", "127.0.0.1:8080", "address to serve HTTP on")
+	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
+	fs.StringVar(&cfg.LogFormat, "log-format", "text", "log format: text or json")
+
+	// Environment first, so explicit flags override it.
+	var envErr error
+	fs.VisitAll(func(f *flag.Flag) {
+		name := "TABULA_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
+		if v := getenv(name); v != "" {
+			if err := f.Value.Set(v); err != nil {
+				envErr = errors.Join(envErr, fmt.Errorf("%s: %w", name, err))
+			}
+		}
+	})
+	if envErr != nil {
+		return config{}, envErr
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return config{}, fmt.Errorf("usage:\n%s", usage(fs))
+		}
+		return config{}, fmt.Errorf("%w\nusage:\n%s", err, usage(fs))
+	}
+	if fs.NArg() > 0 {
+		return config{}, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	if err := cfg.LogLevel.UnmarshalText([]byte(*logLevel)); err != nil {
+		return config{}, fmt.Errorf("--log-level: %w", err)
+	}
+	if cfg.LogFormat != "text" && cfg.LogFormat != "json" {
+		return config{}, fmt.Errorf("--log-format: want text or json, got %q", cfg.LogFormat)
+	}
+	return cfg, nil
+}
+
+func usage(fs *flag.FlagSet) string {
+	var b strings.Builder
+	fs.SetOutput(&b)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
+	return b.String()
+}

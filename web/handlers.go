@@ -1,0 +1,189 @@
+package web
+
+import (
+	"bytes"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+
+	"github.com/tabula-console/tabula/apiclient"
+	"github.com/tabula-console/tabula/views"
+)
+
+const ctxKeyContextName = "tabula.context"
+
+// pathParam returns a route parameter decoded exactly once: echo routes on the
+// escaped path when the URL has one, so names with "/" or ":" survive.
+func pathParam(c echo.Context, name string) string {
+	v := c.Param(name)
+	if c.Request().URL.RawPath == "" {
+		return v
+	}
+	if dec, err := url.PathUnescape(v); err == nil {
+		return dec
+	}
+	return v
+}
+
+func contextHome(name string) string { return "/c/" + url.PathEscape(name) + "/" }
+
+// requireContext resolves the {context} route parameter or fails with 404.
+func (s *Server) requireContext(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		name := pathParam(c, "context")
+		if _, err := s.clusters.Context(name); err != nil {
+			return err
+		}
+		c.Set(ctxKeyContextName, name)
+		return next(c)
+	}
+}
+
+// client builds the upstream client for this request's identity and context.
+func (s *Server) client(c echo.Context) (*apiclient.Client, error) {
+	name, _ := c.Get(ctxKeyContextName).(string)
+	return s.clusters.Client(name, identityOf(c))
+}
+
+// identityOf is who the request acts as upstream. Until sign-in exists every
+// request uses the kubeconfig context's own identity; this is the one place
+// that will change.
+func identityOf(echo.Context) apiclient.Identity { return apiclient.Identity{} }
+
+// render writes a component only after it rendered completely, so a failure
+// never leaves half a page.
+func render(c echo.Context, status int, component templ.Component) error {
+	var buf bytes.Buffer
+	if err := component.Render(c.Request().Context(), &buf); err != nil {
+		return err
+	}
+	return c.HTMLBlob(status, buf.Bytes())
+}
+
+func (s *Server) layout(c echo.Context, contextName, title string) views.Layout {
+	l := views.Layout{
+		Title:  title,
+		Assets: views.Assets{CSS: s.assets.URL("app.css"), JS: s.assets.URL("app.js")},
+	}
+	if cookie, err := c.Cookie("tabula-theme"); err == nil {
+		l.Theme = cookie.Value
+	}
+	if contextName == "" {
+		return l
+	}
+	current, err := s.clusters.Context(contextName)
+	if err != nil {
+		return l
+	}
+	l.Context = views.ContextBar{Current: current.Name, Cluster: current.Cluster, Server: current.Server}
+	for _, ctx := range s.clusters.Contexts() {
+		l.Context.Options = append(l.Context.Options, views.ContextOption{
+			Name:    ctx.Name,
+			Cluster: ctx.Cluster,
+			Href:    contextHome(ctx.Name),
+			Current: ctx.Name == current.Name,
+		})
+	}
+	return l
+}
+
+func (s *Server) root(c echo.Context) error {
+	return c.Redirect(http.StatusFound, contextHome(s.clusters.Current()))
+}
+
+func (s *Server) contextRoot(c echo.Context) error {
+	return c.Redirect(http.StatusMovedPermanently, contextHome(pathParam(c, "context")))
+}
+
+func (s *Server) home(c echo.Context) error {
+	client, err := s.client(c)
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	disco, err := client.Discover(ctx)
+	if err != nil {
+		return err
+	}
+	name := client.ContextName()
+	page := views.HomePage{Layout: s.layout(c, name, "API resources")}
+	if v, err := client.ServerVersion(ctx); err == nil {
+		page.ServerVersion = v
+	}
+	for gv := range disco.Failed {
+		page.Unavailable = append(page.Unavailable, gv)
+	}
+	sort.Strings(page.Unavailable)
+	for _, g := range disco.Groups {
+		vg := groupView(name, g)
+		page.Groups = append(page.Groups, vg)
+		page.Layout.Nav = append(page.Layout.Nav, views.NavItem{Label: vg.Name, Href: "#" + vg.Anchor, Count: len(vg.Resources)})
+	}
+	return render(c, http.StatusOK, views.Home(page))
+}
+
+func groupView(contextName string, g apiclient.Group) views.APIGroup {
+	display := g.Name
+	if display == "" {
+		display = "core"
+	}
+	vg := views.APIGroup{
+		Anchor:   "group-" + strings.ReplaceAll(display, ".", "-"),
+		Name:     display,
+		Version:  g.PreferredVersion,
+		Versions: g.Versions,
+	}
+	for _, r := range g.Resources {
+		vg.Resources = append(vg.Resources, views.APIResource{
+			Name:       r.Name,
+			Kind:       r.Kind,
+			Href:       listPath(contextName, r),
+			Namespaced: r.Namespaced,
+			ShortNames: r.ShortNames,
+			Listable:   r.Can("list"),
+			Search:     strings.ToLower(strings.Join(append([]string{r.Name, r.Kind, r.SingularName, display}, r.ShortNames...), " ")),
+		})
+	}
+	return vg
+}
+
+// listPath mirrors the API path of a resource's list under the context.
+func listPath(contextName string, r apiclient.Resource) string {
+	base := "/c/" + url.PathEscape(contextName)
+	if r.Group == "" {
+		return base + "/api/" + r.Version + "/" + r.Name
+	}
+	return base + "/apis/" + r.Group + "/" + r.Version + "/" + r.Name
+}
+
+func (s *Server) notBuilt(c echo.Context) error {
+	name, _ := c.Get(ctxKeyContextName).(string)
+	prefix := "/c/" + url.PathEscape(name)
+	apiPath := strings.TrimPrefix(c.Request().URL.EscapedPath(), prefix)
+	page := views.NotBuiltPage{
+		Layout:   s.layout(c, name, "Not built yet"),
+		APIPath:  apiPath,
+		HomeHref: contextHome(name),
+	}
+	return render(c, http.StatusNotImplemented, views.NotBuilt(page))
+}
+
+func (s *Server) healthz(c echo.Context) error {
+	return c.String(http.StatusOK, "ok")
+}
+
+// readyz reports whether the current context's API server answers.
+func (s *Server) readyz(c echo.Context) error {
+	client, err := s.clusters.Client(s.clusters.Current(), apiclient.Identity{})
+	if err != nil {
+		return c.String(http.StatusServiceUnavailable, err.Error())
+	}
+	if err := client.Ping(c.Request().Context()); err != nil {
+		return c.String(http.StatusServiceUnavailable, err.Error())
+	}
+	return c.String(http.StatusOK, "ok")
+}

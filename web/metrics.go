@@ -1,0 +1,90 @@
+package web
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Metrics owns the console's Prometheus registry. It is created per server,
+// never registered globally, so tests can run servers side by side.
+type Metrics struct {
+	registry     *prometheus.Registry
+	httpRequests *prometheus.CounterVec
+	httpDuration *prometheus.HistogramVec
+	apiCalls     *prometheus.CounterVec
+	apiDuration  *prometheus.HistogramVec
+	// WebSockets counts open browser WebSocket connections.
+	WebSockets prometheus.Gauge
+}
+
+// NewMetrics registers Tabula's collectors on a fresh registry.
+func NewMetrics() *Metrics {
+	m := &Metrics{
+		registry: prometheus.NewRegistry(),
+		httpRequests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "tabula_http_requests_total",
+			Help: "HTTP requests served, by route pattern, method and status code.",
+		}, []string{"route", "method", "code"}),
+		httpDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "tabula_http_request_duration_seconds",
+			Help:    "Time to serve HTTP requests, by route pattern.",
+			Buckets: prometheus.DefBuckets,
+		}, []string{"route"}),
+		apiCalls: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "tabula_upstream_requests_total",
+			Help: "Requests to API servers, by verb, resource and status code.",
+		}, []string{"verb", "resource", "code"}),
+		apiDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "tabula_upstream_request_duration_seconds",
+			Help:    "Latency of requests to API servers, by verb and resource.",
+			Buckets: prometheus.DefBuckets,
+		}, []string{"verb", "resource"}),
+		WebSockets: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "tabula_websockets_open",
+			Help: "Browser WebSocket connections currently open.",
+		}),
+	}
+	m.registry.MustRegister(
+		m.httpRequests, m.httpDuration, m.apiCalls, m.apiDuration, m.WebSockets,
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+	)
+	return m
+}
+
+// ObserveAPICall implements apiclient.Observer.
+func (m *Metrics) ObserveAPICall(verb, resource, code string, elapsed time.Duration) {
+	m.apiCalls.WithLabelValues(verb, resource, code).Inc()
+	m.apiDuration.WithLabelValues(verb, resource).Observe(elapsed.Seconds())
+}
+
+// Handler serves the registry in the Prometheus exposition format.
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{Registry: m.registry})
+}
+
+// middleware counts requests by route pattern, not raw path, so object names
+// never become label values.
+func (m *Metrics) middleware(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		start := time.Now()
+		err := next(c)
+		route := c.Path()
+		if route == "" {
+			route = "unmatched"
+		}
+		code := c.Response().Status
+		if err != nil && !c.Response().Committed {
+			code = statusOf(err)
+		}
+		m.httpRequests.WithLabelValues(route, c.Request().Method, strconv.Itoa(code)).Inc()
+		m.httpDuration.WithLabelValues(route).Observe(time.Since(start).Seconds())
+		return err
+	}
+}

@@ -1,0 +1,118 @@
+// Package web is Tabula's HTTP layer: the echo server, its middleware, routes
+// and handlers. Handlers parse the request, call apiclient, build a typed view
+// model and render a views component.
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/tabula-console/tabula/apiclient"
+)
+
+// Clusters is what the web layer needs from apiclient: the known contexts and
+// a client per request identity.
+type Clusters interface {
+	Current() string
+	Contexts() []apiclient.Context
+	Context(name string) (apiclient.Context, error)
+	Client(context string, id apiclient.Identity) (*apiclient.Client, error)
+}
+
+// Deps are the collaborators a Server is wired with.
+type Deps struct {
+	Clusters Clusters
+	Metrics  *Metrics
+	Static   fs.FS
+	Log      *slog.Logger
+}
+
+// Server is the console's HTTP application.
+type Server struct {
+	clusters Clusters
+	metrics  *Metrics
+	assets   *assets
+	log      *slog.Logger
+	echo     *echo.Echo
+}
+
+// New builds the server and its routes.
+func New(d Deps) (*Server, error) {
+	if d.Clusters == nil || d.Metrics == nil || d.Static == nil {
+		return nil, errors.New("web: Clusters, Metrics and Static are required")
+	}
+	log := d.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	a, err := newAssets(d.Static)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{clusters: d.Clusters, metrics: d.Metrics, assets: a, log: log}
+	s.echo = s.routes()
+	return s, nil
+}
+
+// Handler is the server's root http.Handler.
+func (s *Server) Handler() http.Handler { return s.echo }
+
+func (s *Server) routes() *echo.Echo {
+	e := echo.New()
+	e.HideBanner = true
+	e.HidePort = true
+	e.HTTPErrorHandler = s.handleError
+	e.Use(recoverPanics(s.log), requestLog(s.log), s.metrics.middleware, securityHeaders)
+
+	e.GET("/healthz", s.healthz)
+	e.GET("/readyz", s.readyz)
+	e.GET("/metrics", echo.WrapHandler(s.metrics.Handler()))
+	e.GET(assetPrefix+":file", s.assets.handle)
+
+	e.GET("/", s.root)
+	c := e.Group("/c/:context", s.requireContext)
+	c.GET("", s.contextRoot)
+	c.GET("/", s.home)
+	c.GET("/api/*", s.notBuilt)
+	c.GET("/apis/*", s.notBuilt)
+	return e
+}
+
+// Serve listens on addr until ctx ends, then shuts down gracefully.
+func (s *Server) Serve(ctx context.Context, addr string, ready func(addr string)) error {
+	srv := &http.Server{
+		Addr:              addr,
+		Handler:           s.echo,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+	}
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listening on %s: %w", addr, err)
+	}
+	if ready != nil {
+		ready(ln.Addr().String())
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serving HTTP: %w", err)
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("shutting down HTTP server: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,313 @@
+package web
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/tabula-console/tabula/apiclient"
+	"github.com/tabula-console/tabula/apiclient/apitest"
+	"github.com/tabula-console/tabula/static"
+)
+
+type harness struct {
+	fake    *apitest.Server
+	console *httptest.Server
+	metrics *Metrics
+}
+
+func newHarness(t *testing.T, contexts ...string) *harness {
+	t.Helper()
+	fake := apitest.NewServer(t, apitest.CoreV1(), apitest.AppsV1(), apitest.GroupVersion{
+		Group: "maritime.example.com", Version: "v1alpha1",
+		Resources: []metav1.APIResource{{Name: "lighthouses", SingularName: "lighthouse", Kind: "Lighthouse", Namespaced: true, Verbs: []string{"get", "list"}, ShortNames: []string{"lh"}}},
+	})
+	fake.Token = "secret-token"
+	if len(contexts) == 0 {
+		contexts = []string{"dev"}
+	}
+	metrics := NewMetrics()
+	clusters, err := apiclient.FromKubeconfig(fake.Kubeconfig(contexts...), apiclient.LoadOptions{Observer: metrics})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := New(Deps{Clusters: clusters, Metrics: metrics, Static: static.FS})
+	if err != nil {
+		t.Fatal(err)
+	}
+	console := httptest.NewServer(srv.Handler())
+	t.Cleanup(console.Close)
+	return &harness{fake: fake, console: console, metrics: metrics}
+}
+
+// get fetches path without following redirects and asserts the status code.
+func (h *harness) get(t *testing.T, path string, wantStatus int) (*http.Response, string) {
+	t.Helper()
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.Get(h.console.URL + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != wantStatus {
+		t.Fatalf("GET %s: status %d, want %d; body:\n%s", path, resp.StatusCode, wantStatus, body)
+	}
+	return resp, string(body)
+}
+
+func parse(t *testing.T, body string) *goquery.Document {
+	t.Helper()
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+func TestRootRedirectsToCurrentContext(t *testing.T) {
+	h := newHarness(t, "dev", "prod")
+	resp, _ := h.get(t, "/", http.StatusFound)
+	if got := resp.Header.Get("Location"); got != "/c/dev/" {
+		t.Errorf("Location = %q, want /c/dev/", got)
+	}
+	resp, _ = h.get(t, "/c/prod", http.StatusMovedPermanently)
+	if got := resp.Header.Get("Location"); got != "/c/prod/" {
+		t.Errorf("Location = %q, want /c/prod/", got)
+	}
+}
+
+func TestHomeListsDiscoveredGroupsAndResources(t *testing.T) {
+	h := newHarness(t, "dev", "prod")
+	resp, body := h.get(t, "/c/dev/", http.StatusOK)
+	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/html") {
+		t.Errorf("Content-Type = %q, want text/html", ct)
+	}
+	doc := parse(t, body)
+
+	var groups []string
+	doc.Find("[data-testid=api-group]").Each(func(_ int, s *goquery.Selection) {
+		groups = append(groups, s.AttrOr("data-group", ""))
+	})
+	if want := []string{"core", "apps", "maritime.example.com"}; strings.Join(groups, ",") != strings.Join(want, ",") {
+		t.Errorf("groups = %v, want %v (core first, then by name)", groups, want)
+	}
+
+	links := map[string]string{}
+	doc.Find("[data-testid=api-resource] a.resource-name").Each(func(_ int, s *goquery.Selection) {
+		links[s.Text()] = s.AttrOr("href", "")
+	})
+	for name, want := range map[string]string{
+		"pods":        "/c/dev/api/v1/pods",
+		"deployments": "/c/dev/apis/apps/v1/deployments",
+		"lighthouses": "/c/dev/apis/maritime.example.com/v1alpha1/lighthouses",
+	} {
+		if links[name] != want {
+			t.Errorf("link for %s = %q, want %q", name, links[name], want)
+		}
+	}
+	if _, ok := links["pods/log"]; ok {
+		t.Error("subresource pods/log is listed as a resource")
+	}
+	if _, ok := links["bindings"]; ok {
+		t.Error("bindings (create only) is linked although it cannot be listed")
+	}
+	if got := doc.Find("[data-testid=current-context]").Text(); got != "dev" {
+		t.Errorf("current context = %q, want dev", got)
+	}
+	if n := doc.Find("[data-testid=context-switcher] li a").Length(); n != 2 {
+		t.Errorf("context switcher has %d entries, want 2", n)
+	}
+	if got := doc.Find("[data-testid=server-version]").Text(); got != "v1.36.0-fake" {
+		t.Errorf("server version = %q", got)
+	}
+}
+
+func TestContextNamesWithSlashesAndColons(t *testing.T) {
+	name := "arn:aws:eks:eu-west-1:123456789012:cluster/prod"
+	h := newHarness(t, name)
+	resp, _ := h.get(t, "/", http.StatusFound)
+	loc := resp.Header.Get("Location")
+	if !strings.Contains(loc, "%2F") {
+		t.Fatalf("Location %q does not escape the slash", loc)
+	}
+	_, body := h.get(t, loc, http.StatusOK)
+	if got := parse(t, body).Find("[data-testid=current-context]").Text(); got != name {
+		t.Errorf("current context = %q, want %q", got, name)
+	}
+}
+
+func TestUnknownContextIs404Page(t *testing.T) {
+	h := newHarness(t)
+	_, body := h.get(t, "/c/nope/", http.StatusNotFound)
+	doc := parse(t, body)
+	if got := doc.Find("[data-testid=error-code]").Text(); got != "404" {
+		t.Errorf("error code = %q", got)
+	}
+	if !strings.Contains(doc.Find("[data-testid=error-message]").Text(), `"nope"`) {
+		t.Errorf("message does not name the context: %q", doc.Find("[data-testid=error-message]").Text())
+	}
+}
+
+func TestAPIPathsAreNotBuiltYet(t *testing.T) {
+	h := newHarness(t)
+	for _, path := range []string{"/c/dev/api/v1/pods", "/c/dev/apis/apps/v1/namespaces/demo/deployments/web"} {
+		_, body := h.get(t, path, http.StatusNotImplemented)
+		doc := parse(t, body)
+		if doc.Find("[data-testid=not-built]").Length() != 1 {
+			t.Errorf("%s: no not-built section", path)
+		}
+		if !strings.Contains(doc.Find("[data-testid=not-built] code").Text(), strings.TrimPrefix(path, "/c/dev")) {
+			t.Errorf("%s: page does not name the API path", path)
+		}
+	}
+}
+
+func TestUpstreamStatusIsMappedFaithfully(t *testing.T) {
+	h := newHarness(t)
+	h.fake.Override("/api", func(w http.ResponseWriter, _ *http.Request) {
+		apitest.WriteStatus(w, metav1.Status{
+			Status: metav1.StatusFailure, Code: http.StatusForbidden, Reason: metav1.StatusReasonForbidden,
+			Message: `forbidden: User "outsider" cannot get path "/api"`,
+		})
+	})
+	_, body := h.get(t, "/c/dev/", http.StatusForbidden)
+	doc := parse(t, body)
+	if got := doc.Find("[data-testid=error-reason]").Text(); got != "Forbidden" {
+		t.Errorf("reason = %q", got)
+	}
+	if got := doc.Find("[data-testid=error-message]").Text(); !strings.Contains(got, `User "outsider" cannot get path`) {
+		t.Errorf("message = %q", got)
+	}
+}
+
+func TestThrottledUpstreamHonoursRetryAfter(t *testing.T) {
+	h := newHarness(t)
+	h.fake.Override("/api", func(w http.ResponseWriter, _ *http.Request) {
+		apitest.WriteStatus(w, metav1.Status{
+			Status: metav1.StatusFailure, Code: http.StatusTooManyRequests, Reason: metav1.StatusReasonTooManyRequests,
+			Message: "too many requests", Details: &metav1.StatusDetails{RetryAfterSeconds: 7},
+		})
+	})
+	// client-go retries 429s itself (honouring Retry-After) before giving up,
+	// so this test takes a moment; the page must still carry the hint.
+	resp, body := h.get(t, "/c/dev/", http.StatusTooManyRequests)
+	if got := resp.Header.Get("Retry-After"); got != "7" {
+		t.Errorf("Retry-After = %q, want 7", got)
+	}
+	if parse(t, body).Find("[data-testid=error-retry]").Length() != 1 {
+		t.Error("no retry link on a 429 page")
+	}
+}
+
+func TestUnreachableServerGivesRetryPage(t *testing.T) {
+	h := newHarness(t)
+	h.fake.Close()
+	_, body := h.get(t, "/c/dev/", http.StatusBadGateway)
+	doc := parse(t, body)
+	if got := doc.Find("[data-testid=error-title]").Text(); got != "The API server is unreachable" {
+		t.Errorf("title = %q", got)
+	}
+	if href := doc.Find("[data-testid=error-retry]").AttrOr("href", ""); href != "/c/dev/" {
+		t.Errorf("retry href = %q", href)
+	}
+}
+
+func TestEveryUpstreamCallCarriesTheIdentity(t *testing.T) {
+	h := newHarness(t)
+	h.get(t, "/c/dev/", http.StatusOK)
+	reqs := h.fake.Requests()
+	if len(reqs) == 0 {
+		t.Fatal("no upstream requests")
+	}
+	for _, r := range reqs {
+		if r.Header.Get("Authorization") != "Bearer secret-token" {
+			t.Errorf("%s %s sent without the context's token", r.Method, r.URL.Path)
+		}
+	}
+}
+
+func TestSecurityHeadersAndNonce(t *testing.T) {
+	h := newHarness(t)
+	resp, body := h.get(t, "/c/dev/", http.StatusOK)
+	csp := resp.Header.Get("Content-Security-Policy")
+	m := regexp.MustCompile(`script-src 'nonce-([A-Za-z0-9+/=]+)'`).FindStringSubmatch(csp)
+	if m == nil {
+		t.Fatalf("CSP has no script nonce: %q", csp)
+	}
+	for _, want := range []string{"frame-ancestors 'none'", "default-src 'none'", "base-uri 'none'"} {
+		if !strings.Contains(csp, want) {
+			t.Errorf("CSP lacks %q: %s", want, csp)
+		}
+	}
+	if got := resp.Header.Get("Referrer-Policy"); got == "" {
+		t.Error("no Referrer-Policy")
+	}
+	doc := parse(t, body)
+	doc.Find("script").Each(func(_ int, s *goquery.Selection) {
+		if s.AttrOr("nonce", "") != m[1] {
+			t.Errorf("script %q has nonce %q, want the CSP's", s.AttrOr("src", "inline"), s.AttrOr("nonce", ""))
+		}
+		if strings.TrimSpace(s.Text()) != "" {
+			t.Error("inline script body found")
+		}
+	})
+	resp2, _ := h.get(t, "/c/dev/", http.StatusOK)
+	if resp2.Header.Get("Content-Security-Policy") == csp {
+		t.Error("nonce is reused across responses")
+	}
+}
+
+func TestStaticAssetsAreFingerprinted(t *testing.T) {
+	h := newHarness(t)
+	_, body := h.get(t, "/c/dev/", http.StatusOK)
+	doc := parse(t, body)
+	css := doc.Find(`link[rel=stylesheet]`).AttrOr("href", "")
+	js := doc.Find(`script[type=module]`).AttrOr("src", "")
+	for _, u := range []string{css, js} {
+		if !regexp.MustCompile(`^/static/app\.[0-9a-f]{12}\.(css|js)$`).MatchString(u) {
+			t.Fatalf("asset URL %q is not fingerprinted", u)
+		}
+		resp, _ := h.get(t, u, http.StatusOK)
+		if cc := resp.Header.Get("Cache-Control"); !strings.Contains(cc, "immutable") {
+			t.Errorf("%s: Cache-Control = %q", u, cc)
+		}
+	}
+	h.get(t, "/static/app.css", http.StatusNotFound)
+}
+
+func TestHealthAndReadiness(t *testing.T) {
+	h := newHarness(t)
+	h.get(t, "/healthz", http.StatusOK)
+	h.get(t, "/readyz", http.StatusOK)
+	h.fake.Close()
+	h.get(t, "/healthz", http.StatusOK)
+	h.get(t, "/readyz", http.StatusServiceUnavailable)
+}
+
+func TestMetricsCountRequestsAndUpstreamCalls(t *testing.T) {
+	h := newHarness(t)
+	h.get(t, "/c/dev/", http.StatusOK)
+	h.get(t, "/c/dev/api/v1/pods", http.StatusNotImplemented)
+	_, body := h.get(t, "/metrics", http.StatusOK)
+	for _, want := range []string{
+		`tabula_http_requests_total{code="200",method="GET",route="/c/:context/"} 1`,
+		`tabula_http_requests_total{code="501",method="GET",route="/c/:context/api/*"} 1`,
+		`tabula_upstream_requests_total{code="200",resource="discovery",verb="get"}`,
+		`tabula_upstream_request_duration_seconds_count{resource="discovery",verb="get"}`,
+		`tabula_websockets_open 0`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+}
