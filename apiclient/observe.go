@@ -44,15 +44,14 @@ func classifyRequest(req *http.Request) (verb, resource string) {
 	var rest []string
 	group := ""
 	switch {
-	case len(parts) >= 2 && parts[0] == "api":
+	case parts[0] == "api" && len(parts) <= 2, parts[0] == "apis" && len(parts) <= 3:
+		return "get", "discovery"
+	case parts[0] == "api":
 		rest = parts[2:]
-	case len(parts) >= 3 && parts[0] == "apis":
+	case parts[0] == "apis":
 		group, rest = parts[1], parts[3:]
 	default:
 		return strings.ToLower(req.Method), "nonresource"
-	}
-	if len(rest) == 0 {
-		return "get", "discovery"
 	}
 	if rest[0] == "namespaces" && len(rest) >= 3 {
 		rest = rest[2:]

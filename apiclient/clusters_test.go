@@ -1,0 +1,176 @@
+package apiclient_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/tabula-console/tabula/apiclient"
+	"github.com/tabula-console/tabula/apiclient/apitest"
+)
+
+func writeKubeconfig(t *testing.T, fake *apitest.Server, contexts ...string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := clientcmd.WriteToFile(fake.Kubeconfig(contexts...), path); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestLoadReadsEveryContextAndHonoursTheOverride(t *testing.T) {
+	fake := apitest.NewServer(t, apitest.CoreV1())
+	path := writeKubeconfig(t, fake, "b-context", "a-context")
+
+	cs, err := apiclient.Load(apiclient.LoadOptions{Kubeconfig: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cs.Current() != "b-context" {
+		t.Errorf("Current = %q, want the kubeconfig's current-context", cs.Current())
+	}
+	var names []string
+	for _, c := range cs.Contexts() {
+		names = append(names, c.Name)
+		if c.Server != fake.URL {
+			t.Errorf("context %s server = %q", c.Name, c.Server)
+		}
+	}
+	if !reflect.DeepEqual(names, []string{"a-context", "b-context"}) {
+		t.Errorf("contexts = %v", names)
+	}
+
+	cs, err = apiclient.Load(apiclient.LoadOptions{Kubeconfig: path, Context: "a-context"})
+	if err != nil || cs.Current() != "a-context" {
+		t.Fatalf("--context override: current %q, err %v", cs.Current(), err)
+	}
+	if _, err := apiclient.Load(apiclient.LoadOptions{Kubeconfig: path, Context: "missing"}); !errors.Is(err, apiclient.ErrUnknownContext) {
+		t.Errorf("unknown --context: err = %v", err)
+	}
+	if _, err := cs.Client("missing", apiclient.Identity{}); !errors.Is(err, apiclient.ErrUnknownContext) {
+		t.Errorf("client for unknown context: err = %v", err)
+	}
+}
+
+func TestLoadFollowsKUBECONFIG(t *testing.T) {
+	fake := apitest.NewServer(t, apitest.CoreV1())
+	t.Setenv("KUBECONFIG", writeKubeconfig(t, fake, "from-env"))
+	cs, err := apiclient.Load(apiclient.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cs.Current() != "from-env" {
+		t.Errorf("Current = %q", cs.Current())
+	}
+}
+
+func TestLoadWithoutAnyConfigFailsClearly(t *testing.T) {
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "absent"))
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("KUBERNETES_SERVICE_HOST", "")
+	_, err := apiclient.Load(apiclient.LoadOptions{})
+	if err == nil {
+		t.Fatal("Load succeeded with no kubeconfig and no in-cluster config")
+	}
+}
+
+func TestIdentityChangesTheCredentialsSent(t *testing.T) {
+	fake := apitest.NewServer(t, apitest.CoreV1())
+	fake.Token = "context-token"
+	cs, err := apiclient.FromKubeconfig(fake.Kubeconfig("dev"), apiclient.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+
+	// The user's own token replaces the context's credentials entirely.
+	userClient, err := cs.Client("dev", apiclient.Identity{BearerToken: "user-token"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := userClient.Ping(ctx); err != nil {
+		t.Fatal(err)
+	}
+	last := fake.Requests()[len(fake.Requests())-1]
+	if got := last.Header.Get("Authorization"); got != "Bearer user-token" {
+		t.Errorf("Authorization = %q, want the user's token", got)
+	}
+
+	// Impersonation keeps the context's credentials and names the user.
+	imp, err := cs.Client("dev", apiclient.Identity{Impersonate: apiclient.Impersonation{UserName: "alice", Groups: []string{"ops"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := imp.Ping(ctx); err != nil {
+		t.Fatal(err)
+	}
+	last = fake.Requests()[len(fake.Requests())-1]
+	if got := last.Header.Get("Impersonate-User"); got != "alice" {
+		t.Errorf("Impersonate-User = %q", got)
+	}
+	if got := last.Header.Get("Impersonate-Group"); got != "ops" {
+		t.Errorf("Impersonate-Group = %q", got)
+	}
+	if got := last.Header.Get("Authorization"); got != "Bearer context-token" {
+		t.Errorf("impersonating client sent Authorization %q, want the context's token", got)
+	}
+}
+
+func TestDiscoverModelsResourcesAndOrdersGroups(t *testing.T) {
+	fake := apitest.NewServer(t, apitest.AppsV1(), apitest.CoreV1())
+	cs, err := apiclient.FromKubeconfig(fake.Kubeconfig("dev"), apiclient.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := cs.Client("dev", apiclient.Identity{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := c.Discover(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Groups) != 2 || d.Groups[0].Name != "" || d.Groups[1].Name != "apps" {
+		t.Fatalf("groups = %+v, want core then apps", d.Groups)
+	}
+	var pods apiclient.Resource
+	for _, r := range d.Groups[0].Resources {
+		if r.Name == "pods" {
+			pods = r
+		}
+		if r.Name == "pods/log" {
+			t.Error("subresource listed as a resource")
+		}
+	}
+	want := apiclient.Resource{
+		Group: "", Version: "v1", Name: "pods", SingularName: "pod", Kind: "Pod", Namespaced: true,
+		Verbs:      []string{"get", "list", "watch", "create", "update", "patch", "delete"},
+		ShortNames: []string{"po"}, Categories: []string{"all"}, Subresources: []string{"log", "status"},
+	}
+	if !reflect.DeepEqual(pods, want) {
+		t.Errorf("pods = %+v\nwant   %+v", pods, want)
+	}
+	if !pods.Can("watch") || pods.Can("deletecollection") {
+		t.Error("Can() disagrees with the verbs")
+	}
+}
+
+func TestDiscoverKeepsTheServersStatus(t *testing.T) {
+	fake := apitest.NewServer(t, apitest.CoreV1())
+	fake.Override("/api", func(w http.ResponseWriter, _ *http.Request) {
+		apitest.WriteStatus(w, metav1.Status{Status: metav1.StatusFailure, Code: 403, Reason: metav1.StatusReasonForbidden, Message: "no discovery for you"})
+	})
+	cs, _ := apiclient.FromKubeconfig(fake.Kubeconfig("dev"), apiclient.LoadOptions{})
+	c, _ := cs.Client("dev", apiclient.Identity{})
+	_, err := c.Discover(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "no discovery for you") {
+		t.Fatalf("err = %v, want the server's message", err)
+	}
+}

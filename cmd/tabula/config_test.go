@@ -1,0 +1,60 @@
+package main
+
+import (
+	"log/slog"
+	"strings"
+	"testing"
+)
+
+func env(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+func TestParseConfigDefaults(t *testing.T) {
+	cfg, err := parseConfig(nil, env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := config{Listen: "127.0.0.1:8080", LogLevel: slog.LevelInfo, LogFormat: "text"}
+	if cfg != want {
+		t.Errorf("cfg = %+v, want %+v", cfg, want)
+	}
+}
+
+func TestParseConfigEnvAndFlags(t *testing.T) {
+	vars := env(map[string]string{
+		"TABULA_LISTEN":     ":9000",
+		"TABULA_CONTEXT":    "from-env",
+		"TABULA_KUBECONFIG": "/env/kubeconfig",
+		"TABULA_LOG_LEVEL":  "debug",
+	})
+	cfg, err := parseConfig([]string{"--context", "from-flag"}, vars)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Listen != ":9000" || cfg.Kubeconfig != "/env/kubeconfig" || cfg.LogLevel != slog.LevelDebug {
+		t.Errorf("environment not applied: %+v", cfg)
+	}
+	if cfg.Context != "from-flag" {
+		t.Errorf("Context = %q, want the flag to win over TABULA_CONTEXT", cfg.Context)
+	}
+}
+
+func TestParseConfigRejectsBadInput(t *testing.T) {
+	for name, tc := range map[string]struct {
+		args []string
+		env  map[string]string
+		want string
+	}{
+		"unknown flag":   {args: []string{"--nope"}, want: "flag provided but not defined"},
+		"bad level":      {args: []string{"--log-level", "loud"}, want: "--log-level"},
+		"bad format":     {args: []string{"--log-format", "xml"}, want: "--log-format"},
+		"stray argument": {args: []string{"serve"}, want: "unexpected arguments"},
+		"bad env":        {env: map[string]string{"TABULA_LOG_LEVEL": "loud"}, want: "--log-level"},
+	} {
+		_, err := parseConfig(tc.args, env(tc.env))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want it to mention %q", name, err, tc.want)
+		}
+	}
+}

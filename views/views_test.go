@@ -1,0 +1,129 @@
+package views
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/a-h/templ"
+)
+
+func renderDoc(t *testing.T, c templ.Component) *goquery.Document {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := c.Render(templ.WithNonce(context.Background(), "n0nce"), &buf); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := goquery.NewDocumentFromReader(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+func testLayout() Layout {
+	return Layout{
+		Title:  "API resources",
+		Assets: Assets{CSS: "/static/app.1.css", JS: "/static/app.1.js"},
+		Context: ContextBar{Current: "dev", Cluster: "kind-dev", Server: "https://127.0.0.1:6443", Options: []ContextOption{
+			{Name: "dev", Cluster: "kind-dev", Href: "/c/dev/", Current: true},
+			{Name: "prod", Cluster: "eks", Href: "/c/prod/"},
+		}},
+	}
+}
+
+func TestBaseCarriesNonceAssetsAndContext(t *testing.T) {
+	doc := renderDoc(t, Home(HomePage{Layout: testLayout()}))
+	if got := doc.Find("script[type=module]").AttrOr("nonce", ""); got != "n0nce" {
+		t.Errorf("script nonce = %q", got)
+	}
+	if got := doc.Find("title").Text(); got != "API resources · dev · Tabula" {
+		t.Errorf("title = %q", got)
+	}
+	current := doc.Find("[data-testid=context-switcher] a[aria-current]")
+	if current.Length() != 1 || current.AttrOr("href", "") != "/c/dev/" {
+		t.Errorf("current context link: %d, href %q", current.Length(), current.AttrOr("href", ""))
+	}
+	if doc.Find("html").AttrOr("data-theme", "x") != "" {
+		t.Error("data-theme should be empty without a stored choice")
+	}
+}
+
+func TestThemeOnlyAcceptsKnownValues(t *testing.T) {
+	l := testLayout()
+	l.Theme = `dark" onload="alert(1)`
+	doc := renderDoc(t, Home(HomePage{Layout: l}))
+	if got := doc.Find("html").AttrOr("data-theme", "x"); got != "" {
+		t.Errorf("data-theme = %q, want empty for an unknown value", got)
+	}
+	l.Theme = "dark"
+	if got := renderDoc(t, Home(HomePage{Layout: l})).Find("html").AttrOr("data-theme", ""); got != "dark" {
+		t.Errorf("data-theme = %q, want dark", got)
+	}
+}
+
+func TestHomeRendersGroupsAndResources(t *testing.T) {
+	page := HomePage{
+		Layout:        testLayout(),
+		ServerVersion: "v1.36.1",
+		Unavailable:   []string{"metrics.k8s.io/v1beta1"},
+		Groups: []APIGroup{
+			{Anchor: "group-core", Name: "core", Version: "v1", Versions: []string{"v1"}, Resources: []APIResource{
+				{Name: "pods", Kind: "Pod", Href: "/c/dev/api/v1/pods", Namespaced: true, ShortNames: []string{"po"}, Listable: true},
+				{Name: "bindings", Kind: "Binding", Namespaced: true},
+			}},
+			{Anchor: "group-empty", Name: "empty.example.com", Version: "v1"},
+		},
+	}
+	doc := renderDoc(t, Home(page))
+	if n := doc.Find("[data-testid=api-group]").Length(); n != 2 {
+		t.Fatalf("%d groups rendered", n)
+	}
+	pods := doc.Find("[data-testid=api-resource]").First()
+	if pods.Find("a").AttrOr("href", "") != "/c/dev/api/v1/pods" || !strings.Contains(pods.Text(), "po") {
+		t.Errorf("pods item = %q", pods.Text())
+	}
+	if doc.Find("[data-testid=api-resource]").Eq(1).Find("a").Length() != 0 {
+		t.Error("an unlistable resource is a link")
+	}
+	if !strings.Contains(doc.Find("[data-testid=discovery-warning]").Text(), "metrics.k8s.io/v1beta1") {
+		t.Error("the discovery warning does not name the failed group version")
+	}
+	if !strings.Contains(doc.Find("#group-empty").Text(), "No resources") {
+		t.Error("an empty group says nothing")
+	}
+}
+
+func TestErrorRendersStatusFaithfully(t *testing.T) {
+	doc := renderDoc(t, Error(ErrorPage{
+		Layout: testLayout(), Code: 422, Title: "Unprocessable Entity", Reason: "Invalid",
+		Message:   `Lighthouse.maritime.tabula.dev "x" is invalid`,
+		Causes:    []ErrorCause{{Field: "spec.rangeNauticalMiles", Reason: "FieldValueInvalid", Message: "must be positive"}},
+		RetryHref: "/c/dev/", Links: []Link{{Label: "Home", Href: "/c/dev/"}},
+	}))
+	for sel, want := range map[string]string{
+		"[data-testid=error-code]":    "422",
+		"[data-testid=error-reason]":  "Invalid",
+		"[data-testid=error-message]": `Lighthouse.maritime.tabula.dev "x" is invalid`,
+		".causes code":                "spec.rangeNauticalMiles",
+	} {
+		if got := doc.Find(sel).Text(); got != want {
+			t.Errorf("%s = %q, want %q", sel, got, want)
+		}
+	}
+	if doc.Find("[data-testid=error-retry]").AttrOr("href", "") != "/c/dev/" {
+		t.Error("retry link missing")
+	}
+}
+
+func TestErrorEscapesHostileMessages(t *testing.T) {
+	doc := renderDoc(t, Error(ErrorPage{Layout: testLayout(), Code: 404, Message: `<script>alert(1)</script>`}))
+	if doc.Find("main script").Length() != 0 {
+		t.Error("a message injected a script element")
+	}
+	if got := doc.Find("[data-testid=error-message]").Text(); got != `<script>alert(1)</script>` {
+		t.Errorf("message = %q, want it shown as text", got)
+	}
+}
