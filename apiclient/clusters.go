@@ -53,6 +53,16 @@ type Clusters struct {
 // ErrUnknownContext is returned for a context name the configuration does not have.
 var ErrUnknownContext = errors.New("unknown context")
 
+// UnknownContextError names the context that does not exist.
+type UnknownContextError struct{ Name string }
+
+func (e *UnknownContextError) Error() string {
+	return fmt.Sprintf("there is no context named %q", e.Name)
+}
+
+// Is makes errors.Is(err, ErrUnknownContext) true.
+func (e *UnknownContextError) Is(target error) bool { return target == ErrUnknownContext }
+
 // Load reads the kubeconfig (or the in-cluster configuration) described by opts.
 func Load(opts LoadOptions) (*Clusters, error) {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
@@ -86,7 +96,7 @@ func fromKubeconfig(raw clientcmdapi.Config, opts LoadOptions) (*Clusters, error
 	}
 	if _, ok := raw.Contexts[current]; !ok {
 		if current != "" {
-			return nil, fmt.Errorf("context %q: %w", current, ErrUnknownContext)
+			return nil, &UnknownContextError{Name: current}
 		}
 		current = sortedKeys(raw.Contexts)[0]
 	}
@@ -152,7 +162,7 @@ func (cs *Clusters) Contexts() []Context {
 func (cs *Clusters) Context(name string) (Context, error) {
 	c, ok := cs.contexts[name]
 	if !ok {
-		return Context{}, fmt.Errorf("context %q: %w", name, ErrUnknownContext)
+		return Context{}, &UnknownContextError{Name: name}
 	}
 	return c, nil
 }

@@ -38,7 +38,7 @@ type Client struct {
 func (cs *Clusters) Client(contextName string, id Identity) (*Client, error) {
 	base, ok := cs.configs[contextName]
 	if !ok {
-		return nil, fmt.Errorf("context %q: %w", contextName, ErrUnknownContext)
+		return nil, &UnknownContextError{Name: contextName}
 	}
 	cfg := rest.CopyConfig(base)
 	applyIdentity(cfg, id)
