@@ -1,0 +1,76 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// options are the supervisor's command-line settings.
+type options struct {
+	dataDir       string
+	kubeconfigOut string
+	kwokBinary    string
+	nodes         int
+	pods          int
+	seed          bool
+	port          int
+	logInterval   time.Duration
+	readyTimeout  time.Duration
+}
+
+func parseFlags(args []string) (*options, error) {
+	o := &options{}
+	fs := flag.NewFlagSet("devcluster", flag.ContinueOnError)
+	fs.StringVar(&o.dataDir, "data-dir", "./.devcluster", "directory for etcd data, certificates, tokens, configs and logs (kept across restarts)")
+	fs.StringVar(&o.kubeconfigOut, "kubeconfig-out", "", "where to write the kubeconfig (default <data-dir>/kubeconfig)")
+	fs.StringVar(&o.kwokBinary, "kwok-binary", "", "path of the kwok binary (default: 'kwok' next to this executable)")
+	fs.IntVar(&o.nodes, "nodes", 2, "number of kwok fake nodes (kwok-node-0..N-1)")
+	fs.IntVar(&o.pods, "pods", 0, "number of extra bare pods to create in namespace 'bulk'")
+	fs.BoolVar(&o.seed, "seed", false, "create demo content (namespaces demo and team-a, workloads, Lighthouse CRD and instances)")
+	fs.IntVar(&o.port, "port", 0, "kube-apiserver secure port on 127.0.0.1 (0 = pick a free port)")
+	fs.DurationVar(&o.logInterval, "log-interval", time.Second, "how often a line is appended to the demo container log")
+	fs.DurationVar(&o.readyTimeout, "ready-timeout", 5*time.Minute, "give up if the cluster is not ready within this time")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: %s [flags]\n\nRuns a development Kubernetes control plane with kwok fake nodes.\n\nFlags:\n", filepath.Base(os.Args[0]))
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected arguments: %v", fs.Args())
+	}
+	if o.nodes < 1 {
+		return nil, errors.New("--nodes must be at least 1")
+	}
+	if o.pods < 0 {
+		return nil, errors.New("--pods must not be negative")
+	}
+	if o.logInterval <= 0 {
+		return nil, errors.New("--log-interval must be positive")
+	}
+
+	dataDir, err := filepath.Abs(o.dataDir)
+	if err != nil {
+		return nil, err
+	}
+	o.dataDir = dataDir
+	if o.kubeconfigOut == "" {
+		o.kubeconfigOut = filepath.Join(o.dataDir, "kubeconfig")
+	}
+	if o.kubeconfigOut, err = filepath.Abs(o.kubeconfigOut); err != nil {
+		return nil, err
+	}
+	if o.kwokBinary == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("locating own executable: %w", err)
+		}
+		o.kwokBinary = filepath.Join(filepath.Dir(exe), "kwok")
+	}
+	return o, nil
+}

@@ -1,0 +1,182 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+)
+
+// readyLine is the only thing devcluster ever prints on stdout.
+type readyLine struct {
+	Ready      bool   `json:"ready"`
+	Kubeconfig string `json:"kubeconfig"`
+	Server     string `json:"server"`
+	DataDir    string `json:"dataDir"`
+}
+
+// run brings the cluster up, announces it and keeps it running until ctx is
+// cancelled (SIGINT/SIGTERM) or a component fails.
+func run(ctx context.Context, opts *options) error {
+	started := time.Now()
+	l := layout{root: opts.dataDir}
+	if err := l.ensure(); err != nil {
+		return err
+	}
+	if err := ensurePKI(l); err != nil {
+		return fmt.Errorf("preparing certificates: %w", err)
+	}
+	tokens, err := ensureTokens(l.tokenFile())
+	if err != nil {
+		return fmt.Errorf("preparing tokens: %w", err)
+	}
+	p, err := pickPorts(opts.port)
+	if err != nil {
+		return err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	if err := writeKwokConfig(l.kwokConfig(), l.demoLog()); err != nil {
+		return err
+	}
+	demo := newDemoLog(l.demoLog())
+	if err := demo.prefill(40); err != nil {
+		return fmt.Errorf("writing demo log: %w", err)
+	}
+
+	ctx, fail := context.WithCancelCause(ctx)
+	defer fail(nil)
+	cp := &controlPlane{opts: opts, layout: l, ports: p, self: self, fail: fail}
+	defer cp.stop()
+
+	go func() {
+		if err := demo.run(ctx, opts.logInterval); err != nil {
+			slog.Error("demo log writer stopped", "err", err)
+		}
+	}()
+
+	if err := bringUp(ctx, opts, cp, tokens); err != nil {
+		if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+			return cause
+		}
+		if ctx.Err() != nil {
+			slog.Info("interrupted during start-up")
+			return nil
+		}
+		return err
+	}
+
+	line, err := json.Marshal(readyLine{Ready: true, Kubeconfig: opts.kubeconfigOut, Server: cp.server(), DataDir: opts.dataDir})
+	if err != nil {
+		return err
+	}
+	if _, err := fmt.Fprintln(os.Stdout, string(line)); err != nil {
+		return err
+	}
+	slog.Info("devcluster is ready", "after", time.Since(started).Round(time.Millisecond),
+		"server", cp.server(), "kubeconfig", opts.kubeconfigOut)
+
+	<-ctx.Done()
+	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+		return cause
+	}
+	slog.Info("shutting down")
+	return nil
+}
+
+// bringUp starts the components in order and applies the cluster content.
+func bringUp(ctx context.Context, opts *options, cp *controlPlane, tokens map[string]string) error {
+	ctx, cancel := context.WithTimeout(ctx, opts.readyTimeout)
+	defer cancel()
+	l := cp.layout
+
+	t := time.Now()
+	if err := cp.startAPIServer(); err != nil {
+		return err
+	}
+	caData, err := waitForAPIServer(ctx, l.servingCert(), cp.server(), tokens[supervisorUser])
+	if err != nil {
+		return fmt.Errorf("waiting for kube-apiserver: %w", err)
+	}
+	slog.Info("kube-apiserver is ready", "after", time.Since(t).Round(time.Millisecond))
+
+	if err := writeKubeconfig(opts.kubeconfigOut, cp.server(), caData, tokens, "admin", "editor", "viewer", "outsider"); err != nil {
+		return fmt.Errorf("writing kubeconfig: %w", err)
+	}
+	for name, userName := range map[string]string{
+		componentControllerManager: controllerManagerUser,
+		componentScheduler:         schedulerUser,
+		"kwok":                     kwokUser,
+	} {
+		if err := writeKubeconfig(l.componentKubeconfig(name), cp.server(), caData, tokens, userName); err != nil {
+			return err
+		}
+	}
+
+	for _, start := range []func() error{cp.startControllerManager, cp.startScheduler, cp.startKwok} {
+		if err := start(); err != nil {
+			return err
+		}
+	}
+
+	cfg := restConfigFor(cp.server(), caData, tokens[supervisorUser])
+	cfg.QPS, cfg.Burst = 500, 1000
+	typedCfg := *cfg
+	typedCfg.ContentType = "application/vnd.kubernetes.protobuf"
+	client, err := kubernetes.NewForConfig(&typedCfg)
+	if err != nil {
+		return err
+	}
+
+	t = time.Now()
+	if err := ensureNodes(ctx, client, opts.nodes, podsPerNode(opts), cp.ports.kwok); err != nil {
+		return err
+	}
+	if err := ensureAccess(ctx, client); err != nil {
+		return fmt.Errorf("creating namespaces and role bindings: %w", err)
+	}
+	if opts.seed {
+		if err := seed(ctx, cfg); err != nil {
+			return fmt.Errorf("seeding: %w", err)
+		}
+		slog.Info("seed applied", "after", time.Since(t).Round(time.Millisecond))
+	}
+	if opts.pods > 0 {
+		t := time.Now()
+		if err := createBulkPods(ctx, client, opts.pods); err != nil {
+			return fmt.Errorf("creating bulk pods: %w", err)
+		}
+		slog.Info("bulk pods created", "pods", opts.pods, "after", time.Since(t).Round(time.Millisecond))
+	}
+
+	if err := waitForNodes(ctx, client, opts.nodes); err != nil {
+		return fmt.Errorf("waiting for nodes: %w", err)
+	}
+	if opts.seed {
+		if err := waitForDeployments(ctx, client, demoNamespaces...); err != nil {
+			return fmt.Errorf("waiting for demo deployments: %w", err)
+		}
+	}
+	if opts.pods > 0 {
+		t := time.Now()
+		if err := waitForRunningPods(ctx, client, bulkNamespace, opts.pods); err != nil {
+			return fmt.Errorf("waiting for bulk pods: %w", err)
+		}
+		slog.Info("bulk pods running", "pods", opts.pods, "after", time.Since(t).Round(time.Millisecond))
+	}
+	return nil
+}
+
+// podsPerNode is the pod capacity of each fake node: 1000, or more when
+// --pods asks for more pods than the nodes would hold.
+func podsPerNode(opts *options) int {
+	need := (opts.pods+200)/opts.nodes + 100
+	return max(1000, need)
+}
