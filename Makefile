@@ -1,0 +1,76 @@
+# Tabula. `make run` starts a seeded dev control plane and the console;
+# `make test` runs every check and test, Playwright included.
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+GO ?= go
+
+BIN        := $(CURDIR)/bin
+DRIVER_DIR := $(CURDIR)/.cache/playwright-driver
+ARTIFACTS  := $(CURDIR)/e2e/test-artifacts
+DATA_DIR   ?= $(CURDIR)/.devcluster
+LISTEN     ?= 127.0.0.1:8080
+# Stamp the Kubernetes version into the components, as the release build does,
+# so /version and kubectl report v1.36.x rather than v0.0.0-master.
+KUBE_VERSION = $(shell cd e2e/devcluster && $(GO) list -m -f '{{.Version}}' k8s.io/kubernetes)
+KUBE_LDFLAGS = -X k8s.io/component-base/version.gitVersion=$(KUBE_VERSION) \
+	-X k8s.io/component-base/version.gitMajor=$(word 1,$(subst ., ,$(KUBE_VERSION:v%=%))) \
+	-X k8s.io/component-base/version.gitMinor=$(word 2,$(subst ., ,$(KUBE_VERSION))) \
+	-X k8s.io/component-base/version.gitTreeState=clean
+TEMPL_FILES = $(shell find . -name '*.templ' -not -path './e2e/devcluster/*' -not -path './.cache/*')
+
+.PHONY: all build tabula devcluster generate check check-generated fmt vet unit e2e test bench deps run clean
+
+all: build
+
+build: tabula devcluster
+
+tabula:
+	$(GO) build -o $(BIN)/tabula ./cmd/tabula
+
+# The dev control plane is its own module, so k8s.io/kubernetes stays out of
+# the console's dependency graph. kwok is a separate binary (see docs/devcluster.md).
+devcluster:
+	cd e2e/devcluster && $(GO) build -ldflags "$(KUBE_LDFLAGS)" -o $(BIN)/devcluster . && $(GO) build -o $(BIN)/kwok sigs.k8s.io/kwok/cmd/kwok
+
+generate:
+	$(GO) tool templ generate
+
+check: check-generated fmt vet
+
+# Fails when `templ generate` would change a committed *_templ.go.
+check-generated:
+	@stale=0; for f in $(TEMPL_FILES); do \
+	  gen=$${f%.templ}_templ.go; \
+	  if ! $(GO) tool templ generate -f "$$f" -stdout 2>/dev/null | cmp -s - "$$gen"; then \
+	    echo "$$gen is out of date: run 'make generate' and commit it"; stale=1; \
+	  fi; \
+	done; exit $$stale
+
+fmt:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+	$(GO) vet -tags e2e ./e2e/...
+	cd e2e/devcluster && $(GO) vet ./...
+
+unit:
+	$(GO) test -race -count=1 ./...
+
+deps:
+	e2e/install-deps.sh $(DRIVER_DIR)
+
+# Integration and Playwright tests against a fresh dev control plane.
+e2e: build deps
+	mkdir -p $(ARTIFACTS)
+	PLAYWRIGHT_DRIVER_PATH=$(DRIVER_DIR) TABULA_BIN_DIR=$(BIN) TABULA_E2E_ARTIFACTS=$(ARTIFACTS) \
+	  $(GO) test -tags e2e -count=1 -timeout 20m -v ./e2e/ 2>&1 | tee $(ARTIFACTS)/e2e.log
+
+test: check unit e2e
+
+run: build
+	e2e/run-dev.sh $(BIN) $(DATA_DIR) $(LISTEN)
+
+clean:
+	rm -rf $(BIN) $(ARTIFACTS)

@@ -1,0 +1,248 @@
+// Package harness starts the processes the integration and end-to-end tests
+// run against: the dev control plane (bin/devcluster) and the console
+// (bin/tabula), each as a real child process.
+package harness
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// BinDir is where `make build` puts the binaries; TABULA_BIN_DIR overrides it.
+func BinDir() (string, error) {
+	if dir := os.Getenv("TABULA_BIN_DIR"); dir != "" {
+		return filepath.Abs(dir)
+	}
+	// Tests run with the package directory as working directory: e2e/.
+	return filepath.Abs(filepath.Join("..", "bin"))
+}
+
+// Process is a started child whose output is kept in a log file.
+type Process struct {
+	cmd     *exec.Cmd
+	LogPath string
+	done    chan struct{}
+	waitErr error
+}
+
+// stream names the child output that carries its ready line.
+type stream int
+
+const (
+	stdout stream = iota
+	stderr
+)
+
+// start runs bin with args. The ready stream is returned for reading and
+// copied, like the other stream, into logPath.
+func start(ctx context.Context, logPath string, ready stream, bin string, args ...string) (*Process, io.Reader, error) {
+	if _, err := os.Stat(bin); err != nil {
+		return nil, nil, fmt.Errorf("%s is missing (run `make build` first): %w", bin, err)
+	}
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	cmd := exec.Command(bin, args...)
+	// The child dies with the test binary even if the test is killed.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	pr, pw := io.Pipe()
+	piped := io.MultiWriter(logFile, pw)
+	if ready == stdout {
+		cmd.Stdout, cmd.Stderr = piped, logFile
+	} else {
+		cmd.Stdout, cmd.Stderr = logFile, piped
+	}
+	if err := cmd.Start(); err != nil {
+		logFile.Close()
+		return nil, nil, fmt.Errorf("starting %s: %w", bin, err)
+	}
+	p := &Process{cmd: cmd, LogPath: logPath, done: make(chan struct{})}
+	go func() {
+		p.waitErr = cmd.Wait()
+		pw.CloseWithError(errors.New("process exited"))
+		logFile.Close()
+		close(p.done)
+	}()
+	go func() {
+		select {
+		case <-ctx.Done():
+			_ = p.Stop(10 * time.Second)
+		case <-p.done:
+		}
+	}()
+	return p, pr, nil
+}
+
+// Stop sends SIGTERM and waits, killing the process after grace.
+func (p *Process) Stop(grace time.Duration) error {
+	select {
+	case <-p.done:
+		return p.waitErr
+	default:
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(grace):
+		_ = p.cmd.Process.Kill()
+		<-p.done
+		return fmt.Errorf("%s did not stop within %s and was killed", p.cmd.Path, grace)
+	}
+	return p.waitErr
+}
+
+// Done is closed when the process has exited.
+func (p *Process) Done() <-chan struct{} { return p.done }
+
+// Pid is the process id.
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
+
+// waitForLine reads stdout lines until accept returns true, the process
+// exits, or the timeout passes. Remaining output is drained in the background.
+func waitForLine(p *Process, stdout io.Reader, timeout time.Duration, accept func(string) bool) error {
+	found := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(make([]byte, 64*1024), 1024*1024)
+		signalled := false
+		for sc.Scan() {
+			if !signalled && accept(sc.Text()) {
+				close(found)
+				signalled = true
+			}
+		}
+	}()
+	select {
+	case <-found:
+		return nil
+	case <-p.done:
+		return fmt.Errorf("%s exited before it was ready (%v); its log is %s:\n%s", p.cmd.Path, p.waitErr, p.LogPath, tail(p.LogPath, 40))
+	case <-time.After(timeout):
+		return fmt.Errorf("%s was not ready after %s; its log is %s:\n%s", p.cmd.Path, timeout, p.LogPath, tail(p.LogPath, 40))
+	}
+}
+
+func tail(path string, lines int) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err.Error()
+	}
+	all := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(all) > lines {
+		all = all[len(all)-lines:]
+	}
+	return strings.Join(all, "\n")
+}
+
+// DevCluster is a running dev control plane.
+type DevCluster struct {
+	*Process
+	Kubeconfig string
+	Server     string
+	DataDir    string
+}
+
+// DevClusterOptions configure StartDevCluster.
+type DevClusterOptions struct {
+	DataDir string
+	Seed    bool
+	Nodes   int
+	Pods    int
+	// Timeout bounds the wait for the ready line.
+	Timeout time.Duration
+}
+
+// StartDevCluster starts bin/devcluster and waits for its ready line.
+func StartDevCluster(ctx context.Context, opts DevClusterOptions) (*DevCluster, error) {
+	bin, err := BinDir()
+	if err != nil {
+		return nil, err
+	}
+	if opts.Timeout == 0 {
+		opts.Timeout = 3 * time.Minute
+	}
+	args := []string{"--data-dir", opts.DataDir}
+	if opts.Seed {
+		args = append(args, "--seed")
+	}
+	if opts.Nodes > 0 {
+		args = append(args, fmt.Sprintf("--nodes=%d", opts.Nodes))
+	}
+	if opts.Pods > 0 {
+		args = append(args, fmt.Sprintf("--pods=%d", opts.Pods))
+	}
+	if err := os.MkdirAll(opts.DataDir, 0o755); err != nil {
+		return nil, err
+	}
+	p, out, err := start(ctx, filepath.Join(opts.DataDir, "devcluster.out.log"), stdout, filepath.Join(bin, "devcluster"), args...)
+	if err != nil {
+		return nil, err
+	}
+	dc := &DevCluster{Process: p}
+	err = waitForLine(p, out, opts.Timeout, func(line string) bool {
+		var ready struct {
+			Ready      bool   `json:"ready"`
+			Kubeconfig string `json:"kubeconfig"`
+			Server     string `json:"server"`
+			DataDir    string `json:"dataDir"`
+		}
+		if json.Unmarshal([]byte(line), &ready) != nil || !ready.Ready {
+			return false
+		}
+		dc.Kubeconfig, dc.Server, dc.DataDir = ready.Kubeconfig, ready.Server, ready.DataDir
+		return true
+	})
+	if err != nil {
+		_ = p.Stop(10 * time.Second)
+		return nil, err
+	}
+	return dc, nil
+}
+
+// Console is a running bin/tabula.
+type Console struct {
+	*Process
+	URL string
+}
+
+// StartConsole starts bin/tabula on a free port against kubeconfig.
+func StartConsole(ctx context.Context, logDir, kubeconfig string, extraArgs ...string) (*Console, error) {
+	bin, err := BinDir()
+	if err != nil {
+		return nil, err
+	}
+	args := append([]string{"--kubeconfig", kubeconfig, "--listen", "127.0.0.1:0", "--log-format", "json"}, extraArgs...)
+	// The console logs to stderr; its "serving" line carries the URL.
+	p, out, err := start(ctx, filepath.Join(logDir, "tabula.log"), stderr, filepath.Join(bin, "tabula"), args...)
+	if err != nil {
+		return nil, err
+	}
+	c := &Console{Process: p}
+	err = waitForLine(p, out, 30*time.Second, func(line string) bool {
+		var rec struct {
+			Msg string `json:"msg"`
+			URL string `json:"url"`
+		}
+		if json.Unmarshal([]byte(line), &rec) != nil || rec.Msg != "serving" {
+			return false
+		}
+		c.URL = strings.TrimSuffix(rec.URL, "/")
+		return true
+	})
+	if err != nil {
+		_ = p.Stop(10 * time.Second)
+		return nil, err
+	}
+	return c, nil
+}

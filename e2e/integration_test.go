@@ -1,0 +1,262 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// clientset builds a typed client acting as the kubeconfig context's user.
+func clientset(t *testing.T, contextName string) (*kubernetes.Clientset, *rest.Config) {
+	t.Helper()
+	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
+		&clientcmd.ClientConfigLoadingRules{ExplicitPath: env.cluster.Kubeconfig},
+		&clientcmd.ConfigOverrides{CurrentContext: contextName},
+	).ClientConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs, cfg
+}
+
+func TestDemoPodsReachRunning(t *testing.T) {
+	cs, _ := clientset(t, "admin")
+	ctx := t.Context()
+	for _, app := range []string{"web", "api"} {
+		var last string
+		err := wait.PollUntilContextTimeout(ctx, time.Second, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+			pods, err := cs.CoreV1().Pods("demo").List(ctx, metav1.ListOptions{LabelSelector: "app=" + app})
+			if err != nil {
+				return false, err
+			}
+			running := 0
+			for _, p := range pods.Items {
+				if p.Status.Phase == corev1.PodRunning && podReady(&p) {
+					running++
+				}
+			}
+			last = describePods(pods.Items)
+			return len(pods.Items) > 0 && running == len(pods.Items), nil
+		})
+		if err != nil {
+			t.Fatalf("pods app=%s did not all reach Running and Ready: %v; last seen: %s", app, err, last)
+		}
+	}
+}
+
+func podReady(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+func describePods(pods []corev1.Pod) string {
+	var parts []string
+	for _, p := range pods {
+		parts = append(parts, p.Name+"="+string(p.Status.Phase))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// runningPod returns a Running pod of the web Deployment.
+func runningPod(t *testing.T, cs *kubernetes.Clientset) corev1.Pod {
+	t.Helper()
+	var pod corev1.Pod
+	err := wait.PollUntilContextTimeout(t.Context(), time.Second, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+		pods, err := cs.CoreV1().Pods("demo").List(ctx, metav1.ListOptions{LabelSelector: "app=web"})
+		if err != nil {
+			return false, err
+		}
+		for _, p := range pods.Items {
+			if p.Status.Phase == corev1.PodRunning {
+				pod = p
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		t.Fatalf("no Running web pod: %v", err)
+	}
+	return pod
+}
+
+func TestPodLogsReturnLinesAndFollowSeesNewOnes(t *testing.T) {
+	cs, _ := clientset(t, "admin")
+	pod := runningPod(t, cs)
+	ctx := t.Context()
+
+	raw, err := cs.CoreV1().Pods("demo").GetLogs(pod.Name, &corev1.PodLogOptions{}).DoRaw(ctx)
+	if err != nil {
+		t.Fatalf("pods/log: %v", err)
+	}
+	if lines := strings.Count(string(raw), "\n"); lines < 2 {
+		t.Fatalf("pods/log returned %d lines:\n%s", lines, raw)
+	}
+
+	// A follow that starts at the last line must see lines written after it
+	// started; the dev control plane appends one per second.
+	followCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	tail := int64(1)
+	stream, err := cs.CoreV1().Pods("demo").GetLogs(pod.Name, &corev1.PodLogOptions{Follow: true, TailLines: &tail}).Stream(followCtx)
+	if err != nil {
+		t.Fatalf("pods/log?follow=true: %v", err)
+	}
+	defer stream.Close()
+	sc := bufio.NewScanner(stream)
+	seen := map[string]bool{}
+	for len(seen) < 3 && sc.Scan() {
+		seen[sc.Text()] = true
+	}
+	if len(seen) < 3 {
+		t.Fatalf("follow saw %d distinct lines before %v: %v", len(seen), sc.Err(), seen)
+	}
+}
+
+func TestCRDTableCarriesPrinterColumns(t *testing.T) {
+	_, cfg := clientset(t, "admin")
+	table := getTable(t, cfg, "/apis/maritime.tabula.dev/v1alpha1/namespaces/demo/lighthouses")
+	type col struct {
+		typ      string
+		priority int32
+	}
+	got := map[string]col{}
+	for _, c := range table.ColumnDefinitions {
+		got[c.Name] = col{c.Type, c.Priority}
+	}
+	want := map[string]col{
+		"Name":      {"string", 0},
+		"Coast":     {"string", 0},
+		"Range":     {"integer", 0},
+		"Lit":       {"boolean", 0},
+		"Inspected": {"date", 0},
+		"Keeper":    {"string", 1},
+	}
+	for name, w := range want {
+		if g, ok := got[name]; !ok || g != w {
+			t.Errorf("column %s = %+v (present %v), want %+v", name, g, ok, w)
+		}
+	}
+	if len(table.Rows) < 3 {
+		t.Errorf("Table has %d rows, want the seeded lighthouses", len(table.Rows))
+	}
+}
+
+func getTable(t *testing.T, cfg *rest.Config, path string) metav1.Table {
+	t.Helper()
+	client, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, cfg.Host+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io")
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %d %s", path, resp.StatusCode, body)
+	}
+	var table metav1.Table
+	if err := json.Unmarshal(body, &table); err != nil {
+		t.Fatal(err)
+	}
+	if table.Kind != "Table" {
+		t.Fatalf("GET %s returned kind %q, want Table", path, table.Kind)
+	}
+	return table
+}
+
+func TestViewerIsForbiddenSecretsInDemo(t *testing.T) {
+	cs, _ := clientset(t, "viewer")
+	if _, err := cs.CoreV1().ConfigMaps("demo").List(t.Context(), metav1.ListOptions{}); err != nil {
+		t.Fatalf("viewer cannot even list configmaps in demo: %v", err)
+	}
+	_, err := cs.CoreV1().Secrets("demo").List(t.Context(), metav1.ListOptions{})
+	if !apierrors.IsForbidden(err) {
+		t.Fatalf("viewer listing secrets in demo: got %v, want 403 Forbidden", err)
+	}
+}
+
+func TestOutsiderIsForbiddenListingPods(t *testing.T) {
+	cs, _ := clientset(t, "outsider")
+	_, err := cs.CoreV1().Pods("demo").List(t.Context(), metav1.ListOptions{})
+	if !apierrors.IsForbidden(err) {
+		t.Fatalf("outsider listing pods: got %v, want 403 Forbidden", err)
+	}
+}
+
+func TestEditorCanEditDemoOnly(t *testing.T) {
+	cs, _ := clientset(t, "editor")
+	if _, err := cs.CoreV1().ConfigMaps("demo").List(t.Context(), metav1.ListOptions{}); err != nil {
+		t.Fatalf("editor listing configmaps in demo: %v", err)
+	}
+	_, err := cs.CoreV1().ConfigMaps("team-a").List(t.Context(), metav1.ListOptions{})
+	if !apierrors.IsForbidden(err) {
+		t.Fatalf("editor listing configmaps in team-a: got %v, want 403 Forbidden", err)
+	}
+}
+
+func TestConsoleHomeNamesTheCRDGroup(t *testing.T) {
+	resp, err := http.Get(env.console.URL + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /: %d", resp.StatusCode)
+	}
+	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/html") {
+		t.Errorf("Content-Type = %q", ct)
+	}
+	if !strings.Contains(string(body), "maritime.tabula.dev") {
+		t.Error("home page does not name the CRD's group maritime.tabula.dev")
+	}
+}
+
+func TestConsoleReadinessAndMetrics(t *testing.T) {
+	for path, want := range map[string]int{"/healthz": 200, "/readyz": 200, "/metrics": 200} {
+		resp, err := http.Get(env.console.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("GET %s: %d, want %d", path, resp.StatusCode, want)
+		}
+		if path == "/metrics" && !strings.Contains(string(body), "tabula_upstream_requests_total") {
+			t.Error("/metrics lacks tabula_upstream_requests_total")
+		}
+	}
+}
+

@@ -1,0 +1,120 @@
+//go:build e2e
+
+// Package e2e holds the integration tests (client-go and kubectl against the
+// dev control plane) and the Playwright journeys (Chromium against the
+// console). One dev control plane and one console serve the whole package.
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/playwright-community/playwright-go"
+
+	"github.com/tabula-console/tabula/e2e/harness"
+)
+
+// env is what every test in the package shares.
+var env struct {
+	cluster   *harness.DevCluster
+	console   *harness.Console
+	pw        *playwright.Playwright
+	browser   playwright.Browser
+	artifacts string
+}
+
+func TestMain(m *testing.M) {
+	os.Exit(runMain(m))
+}
+
+func runMain(m *testing.M) int {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := setUp(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e setup failed:", err)
+		tearDown()
+		return 1
+	}
+	code := m.Run()
+	tearDown()
+	return code
+}
+
+func setUp(ctx context.Context) error {
+	artifacts, err := filepath.Abs(envOr("TABULA_E2E_ARTIFACTS", "test-artifacts"))
+	if err != nil {
+		return err
+	}
+	env.artifacts = artifacts
+	if err := os.MkdirAll(artifacts, 0o755); err != nil {
+		return err
+	}
+	dataDir, err := os.MkdirTemp("", "tabula-e2e-devcluster-")
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	env.cluster, err = harness.StartDevCluster(ctx, harness.DevClusterOptions{DataDir: dataDir, Seed: true})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "e2e: dev control plane ready in %s (%s)\n", time.Since(start).Round(time.Millisecond), env.cluster.Kubeconfig)
+	env.console, err = harness.StartConsole(ctx, dataDir, env.cluster.Kubeconfig)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "e2e: console at %s\n", env.console.URL)
+
+	// The driver directory comes from PLAYWRIGHT_DRIVER_PATH (see the Makefile);
+	// nothing is downloaded.
+	env.pw, err = playwright.Run(&playwright.RunOptions{SkipInstallBrowsers: true, Verbose: false})
+	if err != nil {
+		return fmt.Errorf("starting playwright: %w", err)
+	}
+	env.browser, err = env.pw.Chromium.Launch(playwright.BrowserTypeLaunchOptions{
+		ExecutablePath: playwright.String(envOr("TABULA_E2E_CHROMIUM", "/usr/bin/chromium")),
+		Headless:       playwright.Bool(true),
+		Args: []string{
+			"--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+			"--disable-background-networking", "--disable-component-update", "--disable-sync",
+			"--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1",
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("launching chromium: %w", err)
+	}
+	return nil
+}
+
+func tearDown() {
+	if env.browser != nil {
+		_ = env.browser.Close()
+	}
+	if env.pw != nil {
+		_ = env.pw.Stop()
+	}
+	if env.console != nil {
+		if err := env.console.Stop(10 * time.Second); err != nil {
+			fmt.Fprintln(os.Stderr, "e2e: console stop:", err)
+		}
+	}
+	if env.cluster != nil {
+		if err := env.cluster.Stop(30 * time.Second); err != nil {
+			fmt.Fprintln(os.Stderr, "e2e: dev control plane stop:", err)
+		}
+		if os.Getenv("TABULA_E2E_KEEP") == "" {
+			_ = os.RemoveAll(env.cluster.DataDir)
+		}
+	}
+}
+
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
