@@ -259,4 +259,3 @@ func TestConsoleReadinessAndMetrics(t *testing.T) {
 		}
 	}
 }
-

@@ -127,3 +127,33 @@ func TestUnknownContextShowsA404Page(t *testing.T) {
 	must(t, expect.Locator(page.GetByTestId("error-message")).ToContainText("no-such-context"))
 	screenshot(t, page, "error-404.png")
 }
+
+func TestThemeToggleIsRememberedAcrossPages(t *testing.T) {
+	page := newPage(t, playwright.BrowserNewContextOptions{
+		Viewport:    &playwright.Size{Width: 1360, Height: 900},
+		ColorScheme: playwright.ColorSchemeLight,
+	})
+	_, err := page.Goto(env.console.URL + "/c/admin/")
+	must(t, err)
+	background := func() string {
+		t.Helper()
+		bg, err := page.Evaluate(`getComputedStyle(document.body).backgroundColor`)
+		must(t, err)
+		return bg.(string)
+	}
+	if bg := background(); bg != "rgb(246, 247, 249)" {
+		t.Fatalf("light background = %s", bg)
+	}
+	toggle := page.Locator("[data-theme-toggle]")
+	must(t, toggle.Focus())
+	must(t, page.Keyboard().Press("Enter"))
+	must(t, expect.Locator(page.Locator("html")).ToHaveAttribute("data-theme", "dark"))
+	if bg := background(); bg != "rgb(15, 18, 23)" {
+		t.Errorf("after the toggle the background is %s, want dark", bg)
+	}
+	// The server renders the stored choice, so the next page starts dark.
+	_, err = page.Goto(env.console.URL + "/c/no-such-context/")
+	must(t, err)
+	must(t, expect.Locator(page.Locator("html")).ToHaveAttribute("data-theme", "dark"))
+	screenshot(t, page, "error-404-dark.png")
+}

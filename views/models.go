@@ -55,10 +55,10 @@ type HomePage struct {
 
 // APIGroup is one API group at its preferred version.
 type APIGroup struct {
-	Anchor   string
-	Name     string // "core" for the legacy group
-	Version  string
-	Versions []string
+	Anchor    string
+	Name      string // "core" for the legacy group
+	Version   string
+	Versions  []string
 	Resources []APIResource
 }
 
@@ -105,7 +105,7 @@ type Link struct {
 
 // NotBuiltPage marks a page that exists in the URL space but not yet in Tabula.
 type NotBuiltPage struct {
-	Layout  Layout
-	APIPath string
+	Layout   Layout
+	APIPath  string
 	HomeHref string
 }
