@@ -18,7 +18,7 @@ KUBE_LDFLAGS = -X k8s.io/component-base/version.gitVersion=$(KUBE_VERSION) \
 	-X k8s.io/component-base/version.gitTreeState=clean
 TEMPL_FILES = $(shell find . -name '*.templ' -not -path './e2e/devcluster/*' -not -path './.cache/*')
 
-.PHONY: all build tabula devcluster generate check check-generated fmt vet unit e2e test bench deps run clean
+.PHONY: all build tabula devcluster generate check check-generated fmt vet unit e2e test deps run clean
 
 all: build
 

@@ -111,7 +111,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 	if c.Request().Method == http.MethodGet && p.Code >= 500 || p.Code == http.StatusTooManyRequests {
 		p.RetryHref = c.Request().URL.RequestURI()
 	}
-	ctxName := c.Param("context")
+	ctxName := pathParam(c, "context")
 	if _, cerr := s.clusters.Context(ctxName); cerr != nil {
 		ctxName = ""
 	}

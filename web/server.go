@@ -70,7 +70,9 @@ func (s *Server) routes() *echo.Echo {
 	e.HideBanner = true
 	e.HidePort = true
 	e.HTTPErrorHandler = s.handleError
-	e.Use(recoverPanics(s.log), requestLog(s.log), s.metrics.middleware, securityHeaders)
+	// Logging and metrics wrap panic recovery, so a recovered panic is still
+	// logged and counted with the status of the error page it became.
+	e.Use(requestLog(s.log), s.metrics.middleware, recoverPanics(s.log), securityHeaders)
 
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)

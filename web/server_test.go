@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/labstack/echo/v4"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/tabula-console/tabula/apiclient"
@@ -17,6 +18,7 @@ import (
 )
 
 type harness struct {
+	server  *Server
 	fake    *apitest.Server
 	console *httptest.Server
 	metrics *Metrics
@@ -43,7 +45,7 @@ func newHarness(t *testing.T, contexts ...string) *harness {
 	}
 	console := httptest.NewServer(srv.Handler())
 	t.Cleanup(console.Close)
-	return &harness{fake: fake, console: console, metrics: metrics}
+	return &harness{server: srv, fake: fake, console: console, metrics: metrics}
 }
 
 // get fetches path without following redirects and asserts the status code.
@@ -309,5 +311,30 @@ func TestMetricsCountRequestsAndUpstreamCalls(t *testing.T) {
 		if !strings.Contains(body, want) {
 			t.Errorf("metrics lack %s", want)
 		}
+	}
+}
+
+func TestPanicsBecomeA500PageAndAreCounted(t *testing.T) {
+	h := newHarness(t)
+	h.server.echo.GET("/c/:context/boom", func(echo.Context) error { panic("internal detail 42") }, h.server.requireContext)
+	_, body := h.get(t, "/c/dev/boom", http.StatusInternalServerError)
+	doc := parse(t, body)
+	if doc.Find("[data-testid=error-page]").Length() != 1 {
+		t.Error("no error page")
+	}
+	if strings.Contains(body, "internal detail 42") || strings.Contains(body, "goroutine") {
+		t.Error("the page leaks the panic or a stack trace")
+	}
+	_, metrics := h.get(t, "/metrics", http.StatusOK)
+	if !strings.Contains(metrics, `tabula_http_requests_total{code="500",method="GET",route="/c/:context/boom"} 1`) {
+		t.Error("the failed request is not counted with its status")
+	}
+}
+
+func TestUnknownRouteIsA404Page(t *testing.T) {
+	h := newHarness(t)
+	_, body := h.get(t, "/no/such/page", http.StatusNotFound)
+	if got := parse(t, body).Find("[data-testid=error-code]").Text(); got != "404" {
+		t.Errorf("error code = %q", got)
 	}
 }
