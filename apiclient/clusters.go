@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"time"
 
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -38,16 +39,20 @@ type LoadOptions struct {
 	Observer Observer
 	// UserAgent is sent with every upstream request.
 	UserAgent string
+	// DiscoveryTTL is how long discovery is cached per context
+	// (default DefaultDiscoveryTTL).
+	DiscoveryTTL time.Duration
 }
 
 // Clusters holds the base configuration of every known context. It holds no
 // clients: those are built per request by Client.
 type Clusters struct {
-	contexts map[string]Context
-	configs  map[string]*rest.Config
-	order    []string
-	current  string
-	observer Observer
+	contexts  map[string]Context
+	configs   map[string]*rest.Config
+	order     []string
+	current   string
+	observer  Observer
+	discovery *discoveryCache
 }
 
 // ErrUnknownContext is returned for a context name the configuration does not have.
@@ -101,10 +106,11 @@ func fromKubeconfig(raw clientcmdapi.Config, opts LoadOptions) (*Clusters, error
 		current = sortedKeys(raw.Contexts)[0]
 	}
 	cs := &Clusters{
-		contexts: map[string]Context{},
-		configs:  map[string]*rest.Config{},
-		current:  current,
-		observer: opts.Observer,
+		contexts:  map[string]Context{},
+		configs:   map[string]*rest.Config{},
+		current:   current,
+		observer:  opts.Observer,
+		discovery: newDiscoveryCache(opts.DiscoveryTTL),
 	}
 	for _, name := range sortedKeys(raw.Contexts) {
 		kctx := raw.Contexts[name]
@@ -131,10 +137,11 @@ func fromKubeconfig(raw clientcmdapi.Config, opts LoadOptions) (*Clusters, error
 func inCluster(cfg *rest.Config, opts LoadOptions) *Clusters {
 	cfg.UserAgent = opts.UserAgent
 	cs := &Clusters{
-		contexts: map[string]Context{},
-		configs:  map[string]*rest.Config{},
-		current:  InClusterContext,
-		observer: opts.Observer,
+		contexts:  map[string]Context{},
+		configs:   map[string]*rest.Config{},
+		current:   InClusterContext,
+		observer:  opts.Observer,
+		discovery: newDiscoveryCache(opts.DiscoveryTTL),
 	}
 	cs.add(Context{Name: InClusterContext, Cluster: InClusterContext, Server: cfg.Host}, cfg)
 	return cs

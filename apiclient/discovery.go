@@ -48,6 +48,9 @@ type Group struct {
 	PreferredVersion string
 	Versions         []string
 	Resources        []Resource
+	// Alternates are the resources of the other served versions, so their
+	// URLs resolve too.
+	Alternates []Resource
 }
 
 // Discovery is what a server says it serves.
@@ -105,9 +108,17 @@ func buildDiscovery(groups []*metav1.APIGroup, lists []*metav1.APIResourceList, 
 		if group.PreferredVersion == "" && len(group.Versions) > 0 {
 			group.PreferredVersion = group.Versions[0]
 		}
-		gv := schema.GroupVersion{Group: g.Name, Version: group.PreferredVersion}
-		if l, ok := byGV[gv.String()]; ok {
-			group.Resources = resourcesOf(gv, l.APIResources)
+		for _, v := range group.Versions {
+			gv := schema.GroupVersion{Group: g.Name, Version: v}
+			l, ok := byGV[gv.String()]
+			if !ok {
+				continue
+			}
+			if v == group.PreferredVersion {
+				group.Resources = resourcesOf(gv, l.APIResources)
+			} else {
+				group.Alternates = append(group.Alternates, resourcesOf(gv, l.APIResources)...)
+			}
 		}
 		out.Groups = append(out.Groups, group)
 	}

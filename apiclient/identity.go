@@ -30,6 +30,7 @@ type Impersonation struct {
 // Build one per request; the underlying TLS transports are shared by client-go.
 type Client struct {
 	context   string
+	cache     *discoveryCache
 	rest      rest.Interface
 	discovery *discovery.DiscoveryClient
 }
@@ -56,7 +57,7 @@ func (cs *Clusters) Client(contextName string, id Identity) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("context %q: building discovery client: %w", contextName, err)
 	}
-	return &Client{context: contextName, rest: restClient, discovery: disco}, nil
+	return &Client{context: contextName, cache: cs.discovery, rest: restClient, discovery: disco}, nil
 }
 
 func applyIdentity(cfg *rest.Config, id Identity) {
