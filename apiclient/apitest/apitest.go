@@ -1,10 +1,32 @@
 // Package apitest runs fake API servers that follow the Kubernetes API
 // conventions, for tests of code that talks to such servers.
+//
+// A Server serves discovery (aggregated v2 and legacy), and generic list, get
+// and subresource (status, scale) reads of the unstructured objects seeded with
+// Add, with label and field selectors, limit/continue paging, server-side
+// Tables (meta.k8s.io v1 and v1beta1), PartialObjectMetadata(List) and the
+// Tabula describe representation. Options select which of these conventions
+// the server follows, so one test can run against several kinds of server:
+//
+//	kube-apiserver (the zero Options)      Tables v1+v1beta1, metadata lists, aggregated discovery
+//	Options{Table: TableV1Beta1Only}       an old server: picks the v1beta1 entry of Accept
+//	Options{Table: TableNone}              a server that ignores as=Table and sends the plain list
+//	Options{Table: TableNotAcceptable}     406 for any request that asks for as=Table
+//	Options{NoPartialMetadata: true}       as=PartialObjectMetadataList ignored: plain list
+//	Options{LegacyDiscovery: true}         /api and /apis answer only legacy discovery
+//	Options{Describe: DescribeServed}      serves as=Description (see docs/describe-representation.md)
+//	Options{Describe: DescribeNotAcceptable} 406 for any request that asks for as=Description
+//
+// Failures are injected with Override (any handler for a path), FailPath and
+// FailResource (a metav1.Status such as Forbidden, NotFound, TooManyRequests),
+// and ExpireContinueTokens (410 Expired for continue tokens issued so far).
 package apitest
 
 import (
 	"encoding/json"
 	"encoding/pem"
+	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -15,34 +37,126 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
 
+// TableMode says which server-side Table versions a server serves.
+type TableMode int
+
+const (
+	// TableV1 serves meta.k8s.io/v1 and v1beta1 Tables, like kube-apiserver
+	// since 1.15. It is the default.
+	TableV1 TableMode = iota
+	// TableV1Beta1Only serves only meta.k8s.io/v1beta1 Tables: of an Accept
+	// list naming v1 then v1beta1 it picks v1beta1, as kube-apiserver < 1.15 did.
+	// An Accept naming only v1 Tables and no fallback gets 406.
+	TableV1Beta1Only
+	// TableNone models a server that knows no Tables and ignores the as=
+	// parameter: it answers as=Table requests with the plain object or list.
+	TableNone
+	// TableNotAcceptable answers 406 Not Acceptable to any request whose
+	// Accept header asks for as=Table, fallback or not.
+	TableNotAcceptable
+)
+
+// DescribeMode says whether a server serves the describe representation
+// (application/json;as=Description;v=v1alpha1;g=describe.tabula.dev).
+type DescribeMode int
+
+const (
+	// DescribeIgnored ignores as=Description and answers the plain object, as
+	// every server that has not heard of it does. It is the default.
+	DescribeIgnored DescribeMode = iota
+	// DescribeServed answers single-object GETs asking for it with a generic
+	// Description built from the object (metadata, spec, status conditions).
+	DescribeServed
+	// DescribeNotAcceptable answers 406 to any request asking for it.
+	DescribeNotAcceptable
+)
+
+// Options select the conventions a Server follows. The zero value behaves like
+// a current kube-apiserver without the describe representation.
+type Options struct {
+	Table TableMode
+	// NoPartialMetadata ignores as=PartialObjectMetadata and
+	// as=PartialObjectMetadataList, answering the plain object or list.
+	NoPartialMetadata bool
+	// LegacyDiscovery turns aggregated discovery (apidiscovery.k8s.io/v2) off:
+	// /api and /apis answer APIVersions and APIGroupList whatever is asked.
+	LegacyDiscovery bool
+	Describe        DescribeMode
+}
+
 // GroupVersion is one served group version and its resources.
 type GroupVersion struct {
 	Group     string // "" is the core group
 	Version   string
 	Resources []metav1.APIResource
+	// Columns are a resource's Table columns, keyed by its plural name. A
+	// resource without an entry gets Name and Age.
+	Columns map[string][]Column
+	// FieldLabels are the field selector paths a resource supports besides
+	// metadata.name and metadata.namespace, keyed by its plural name. Any
+	// other field answers 400 BadRequest, as kube-apiserver does.
+	FieldLabels map[string][]string
 }
 
-// Server is a fake API server serving legacy discovery for its group versions.
-// Its handler can be overridden per path to simulate failures.
+// Server is a fake API server. Its handler can be overridden per path to
+// simulate failures.
 type Server struct {
 	*httptest.Server
 	GroupVersions []GroupVersion
 	// Token, when set, is the bearer token every request must carry.
 	Token string
 
+	t         testing.TB
 	mu        sync.Mutex
+	opts      Options
 	overrides map[string]http.HandlerFunc
+	failPaths map[string]metav1.Status
+	failRes   map[string]metav1.Status // "group/resource"
 	requests  []*http.Request
+	store     store
 }
 
-// NewServer starts a fake server for gvs; it is closed when the test ends.
+// NewServer starts a fake server for gvs with the default Options; it is
+// closed when the test ends.
 func NewServer(t testing.TB, gvs ...GroupVersion) *Server {
 	t.Helper()
-	s := &Server{GroupVersions: gvs, overrides: map[string]http.HandlerFunc{}}
+	return NewServerWith(t, Options{}, gvs...)
+}
+
+// NewServerWith starts a fake server for gvs following opts; it is closed when
+// the test ends.
+func NewServerWith(t testing.TB, opts Options, gvs ...GroupVersion) *Server {
+	t.Helper()
+	s := &Server{
+		GroupVersions: gvs,
+		t:             t,
+		opts:          opts,
+		overrides:     map[string]http.HandlerFunc{},
+		failPaths:     map[string]metav1.Status{},
+		failRes:       map[string]metav1.Status{},
+		store:         newStore(),
+	}
 	// TLS, because clientcmd sends credentials only over TLS.
-	s.Server = httptest.NewTLSServer(http.HandlerFunc(s.serve))
+	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
+	// Connections cut when the test ends are not worth a log line.
+	s.Config.ErrorLog = log.New(io.Discard, "", 0)
+	s.StartTLS()
 	t.Cleanup(s.Close)
 	return s
+}
+
+// SetOptions changes the conventions the server follows from the next request on.
+func (s *Server) SetOptions(opts Options) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.opts = opts
+}
+
+// Options returns the conventions the server follows.
+func (s *Server) Options() Options {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.opts
 }
 
 // Override makes path answer with h instead of the fake's own handling.
@@ -52,11 +166,35 @@ func (s *Server) Override(path string, h http.HandlerFunc) {
 	s.overrides[path] = h
 }
 
+// FailPath makes every request for exactly path (no query) answer st. A
+// Status with Details.RetryAfterSeconds also gets a Retry-After header, which
+// makes client-go retry it (up to 10 times) before giving up.
+func (s *Server) FailPath(path string, st metav1.Status) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failPaths[path] = st
+}
+
+// FailResource makes every request for the resource (group "" is core; any
+// version, namespace, name or subresource) answer st, as FailPath does.
+func (s *Server) FailResource(group, resource string, st metav1.Status) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failRes[group+"/"+resource] = st
+}
+
 // Requests returns the requests served so far.
 func (s *Server) Requests() []*http.Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]*http.Request(nil), s.requests...)
+}
+
+// ResetRequests forgets the requests served so far.
+func (s *Server) ResetRequests() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.requests = nil
 }
 
 // Kubeconfig returns a kubeconfig with one context per name, all pointing at s.
@@ -78,6 +216,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.requests = append(s.requests, r)
 	override := s.overrides[r.URL.Path]
+	failure, failed := s.failPaths[r.URL.Path]
+	opts := s.opts
 	s.mu.Unlock()
 	if s.Token != "" && r.Header.Get("Authorization") != "Bearer "+s.Token {
 		WriteStatus(w, metav1.Status{Status: metav1.StatusFailure, Code: http.StatusUnauthorized, Reason: metav1.StatusReasonUnauthorized, Message: "Unauthorized"})
@@ -87,68 +227,36 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		override(w, r)
 		return
 	}
+	if failed {
+		writeFailure(w, failure)
+		return
+	}
 	switch path := strings.TrimSuffix(r.URL.Path, "/"); {
 	case path == "/version":
 		writeJSON(w, http.StatusOK, map[string]string{"major": "1", "minor": "36", "gitVersion": "v1.36.0-fake"})
-	case path == "/api":
-		writeJSON(w, http.StatusOK, metav1.APIVersions{
-			TypeMeta: metav1.TypeMeta{Kind: "APIVersions"},
-			Versions: s.versionsOf(""),
-		})
-	case path == "/apis":
-		writeJSON(w, http.StatusOK, s.groupList())
+	case path == "/api" || path == "/apis":
+		s.serveDiscoveryRoot(w, r, path, opts)
 	default:
-		if gv, ok := s.groupVersionAt(path); ok {
-			writeJSON(w, http.StatusOK, metav1.APIResourceList{
-				TypeMeta:     metav1.TypeMeta{Kind: "APIResourceList", APIVersion: "v1"},
-				GroupVersion: gvString(gv.Group, gv.Version),
-				APIResources: gv.Resources,
+		if s.serveDiscoveryPath(w, path) {
+			return
+		}
+		req, ok := s.parseResourcePath(path)
+		if !ok {
+			WriteStatus(w, metav1.Status{
+				Status: metav1.StatusFailure, Code: http.StatusNotFound, Reason: metav1.StatusReasonNotFound,
+				Message: "the server could not find the requested resource",
 			})
 			return
 		}
-		WriteStatus(w, metav1.Status{
-			Status: metav1.StatusFailure, Code: http.StatusNotFound, Reason: metav1.StatusReasonNotFound,
-			Message: "the server could not find the requested resource",
-		})
-	}
-}
-
-func (s *Server) versionsOf(group string) []string {
-	var out []string
-	for _, gv := range s.GroupVersions {
-		if gv.Group == group {
-			out = append(out, gv.Version)
+		s.mu.Lock()
+		failure, failed := s.failRes[req.gv.Group+"/"+req.res.Name]
+		s.mu.Unlock()
+		if failed {
+			writeFailure(w, failure)
+			return
 		}
+		s.serveResource(w, r, req, opts)
 	}
-	return out
-}
-
-func (s *Server) groupList() metav1.APIGroupList {
-	list := metav1.APIGroupList{TypeMeta: metav1.TypeMeta{Kind: "APIGroupList", APIVersion: "v1"}}
-	index := map[string]int{}
-	for _, gv := range s.GroupVersions {
-		if gv.Group == "" {
-			continue
-		}
-		v := metav1.GroupVersionForDiscovery{GroupVersion: gvString(gv.Group, gv.Version), Version: gv.Version}
-		i, ok := index[gv.Group]
-		if !ok {
-			index[gv.Group] = len(list.Groups)
-			list.Groups = append(list.Groups, metav1.APIGroup{Name: gv.Group, PreferredVersion: v})
-			i = len(list.Groups) - 1
-		}
-		list.Groups[i].Versions = append(list.Groups[i].Versions, v)
-	}
-	return list
-}
-
-func (s *Server) groupVersionAt(path string) (GroupVersion, bool) {
-	for _, gv := range s.GroupVersions {
-		if path == "/api/"+gv.Version && gv.Group == "" || path == "/apis/"+gv.Group+"/"+gv.Version && gv.Group != "" {
-			return gv, true
-		}
-	}
-	return GroupVersion{}, false
 }
 
 func gvString(group, version string) string {
@@ -158,37 +266,12 @@ func gvString(group, version string) string {
 	return group + "/" + version
 }
 
-// WriteStatus writes a metav1.Status the way an API server does.
-func WriteStatus(w http.ResponseWriter, st metav1.Status) {
-	st.Kind, st.APIVersion = "Status", "v1"
-	writeJSON(w, int(st.Code), st)
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	writeJSONAs(w, code, "application/json", v)
 }
 
-func writeJSON(w http.ResponseWriter, code int, v any) {
-	w.Header().Set("Content-Type", "application/json")
+func writeJSONAs(w http.ResponseWriter, code int, contentType string, v any) {
+	w.Header().Set("Content-Type", contentType)
 	w.WriteHeader(code)
 	_ = json.NewEncoder(w).Encode(v)
-}
-
-// CoreV1 is a small core group version with pods, secrets and namespaces.
-func CoreV1() GroupVersion {
-	all := []string{"get", "list", "watch", "create", "update", "patch", "delete"}
-	return GroupVersion{Version: "v1", Resources: []metav1.APIResource{
-		{Name: "pods", SingularName: "pod", Kind: "Pod", Namespaced: true, Verbs: all, ShortNames: []string{"po"}, Categories: []string{"all"}},
-		{Name: "pods/log", Kind: "Pod", Namespaced: true, Verbs: []string{"get"}},
-		{Name: "pods/status", Kind: "Pod", Namespaced: true, Verbs: []string{"get", "patch", "update"}},
-		{Name: "secrets", SingularName: "secret", Kind: "Secret", Namespaced: true, Verbs: all},
-		{Name: "namespaces", SingularName: "namespace", Kind: "Namespace", Verbs: all, ShortNames: []string{"ns"}},
-		{Name: "bindings", SingularName: "binding", Kind: "Binding", Namespaced: true, Verbs: []string{"create"}},
-	}}
-}
-
-// AppsV1 is a small apps group version.
-func AppsV1() GroupVersion {
-	all := []string{"get", "list", "watch", "create", "update", "patch", "delete"}
-	return GroupVersion{Group: "apps", Version: "v1", Resources: []metav1.APIResource{
-		{Name: "deployments", SingularName: "deployment", Kind: "Deployment", Namespaced: true, Verbs: all, ShortNames: []string{"deploy"}, Categories: []string{"all"}},
-		{Name: "deployments/scale", Group: "autoscaling", Version: "v1", Kind: "Scale", Namespaced: true, Verbs: []string{"get", "patch", "update"}},
-		{Name: "statefulsets", SingularName: "statefulset", Kind: "StatefulSet", Namespaced: true, Verbs: all, ShortNames: []string{"sts"}, Categories: []string{"all"}},
-	}}
 }

@@ -1,0 +1,155 @@
+package apitest
+
+import (
+	"net/http"
+	"strings"
+
+	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// AggregatedDiscoveryMediaType is the content type of aggregated discovery v2.
+const AggregatedDiscoveryMediaType = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+
+func (s *Server) serveDiscoveryRoot(w http.ResponseWriter, r *http.Request, path string, opts Options) {
+	if !opts.LegacyDiscovery && wantsAggregated(r.Header.Get("Accept")) {
+		list := apidiscoveryv2.APIGroupDiscoveryList{TypeMeta: metav1.TypeMeta{Kind: "APIGroupDiscoveryList", APIVersion: "apidiscovery.k8s.io/v2"}}
+		list.Items = s.aggregated(path == "/api")
+		writeJSONAs(w, http.StatusOK, AggregatedDiscoveryMediaType, list)
+		return
+	}
+	if path == "/api" {
+		writeJSON(w, http.StatusOK, metav1.APIVersions{
+			TypeMeta: metav1.TypeMeta{Kind: "APIVersions"},
+			Versions: s.versionsOf(""),
+		})
+		return
+	}
+	writeJSON(w, http.StatusOK, s.groupList())
+}
+
+func wantsAggregated(accept string) bool {
+	for _, mt := range parseAccept(accept) {
+		if mt.params["g"] == "apidiscovery.k8s.io" && mt.params["v"] == "v2" && mt.params["as"] == "APIGroupDiscoveryList" {
+			return true
+		}
+	}
+	return false
+}
+
+// serveDiscoveryPath answers /api/VERSION, /apis/GROUP and /apis/GROUP/VERSION.
+func (s *Server) serveDiscoveryPath(w http.ResponseWriter, path string) bool {
+	for _, gv := range s.GroupVersions {
+		if path == "/api/"+gv.Version && gv.Group == "" || path == "/apis/"+gv.Group+"/"+gv.Version && gv.Group != "" {
+			writeJSON(w, http.StatusOK, metav1.APIResourceList{
+				TypeMeta:     metav1.TypeMeta{Kind: "APIResourceList", APIVersion: "v1"},
+				GroupVersion: gvString(gv.Group, gv.Version),
+				APIResources: gv.Resources,
+			})
+			return true
+		}
+	}
+	if group, ok := strings.CutPrefix(path, "/apis/"); ok && !strings.Contains(group, "/") {
+		for _, g := range s.groupList().Groups {
+			if g.Name == group {
+				g.TypeMeta = metav1.TypeMeta{Kind: "APIGroup", APIVersion: "v1"}
+				writeJSON(w, http.StatusOK, g)
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (s *Server) versionsOf(group string) []string {
+	var out []string
+	for _, gv := range s.GroupVersions {
+		if gv.Group == group {
+			out = append(out, gv.Version)
+		}
+	}
+	return out
+}
+
+func (s *Server) groupList() metav1.APIGroupList {
+	list := metav1.APIGroupList{TypeMeta: metav1.TypeMeta{Kind: "APIGroupList", APIVersion: "v1"}}
+	index := map[string]int{}
+	for _, gv := range s.GroupVersions {
+		if gv.Group == "" {
+			continue
+		}
+		v := metav1.GroupVersionForDiscovery{GroupVersion: gvString(gv.Group, gv.Version), Version: gv.Version}
+		i, ok := index[gv.Group]
+		if !ok {
+			index[gv.Group] = len(list.Groups)
+			list.Groups = append(list.Groups, metav1.APIGroup{Name: gv.Group, PreferredVersion: v})
+			i = len(list.Groups) - 1
+		}
+		list.Groups[i].Versions = append(list.Groups[i].Versions, v)
+	}
+	return list
+}
+
+// aggregated builds the aggregated discovery documents of the core group
+// (core true) or of every other group, versions in preference order.
+func (s *Server) aggregated(core bool) []apidiscoveryv2.APIGroupDiscovery {
+	var out []apidiscoveryv2.APIGroupDiscovery
+	index := map[string]int{}
+	for _, gv := range s.GroupVersions {
+		if (gv.Group == "") != core {
+			continue
+		}
+		i, ok := index[gv.Group]
+		if !ok {
+			index[gv.Group] = len(out)
+			out = append(out, apidiscoveryv2.APIGroupDiscovery{ObjectMeta: metav1.ObjectMeta{Name: gv.Group}})
+			i = len(out) - 1
+		}
+		out[i].Versions = append(out[i].Versions, apidiscoveryv2.APIVersionDiscovery{
+			Version:   gv.Version,
+			Resources: aggregatedResources(gv),
+			Freshness: apidiscoveryv2.DiscoveryFreshnessCurrent,
+		})
+	}
+	return out
+}
+
+func aggregatedResources(gv GroupVersion) []apidiscoveryv2.APIResourceDiscovery {
+	var out []apidiscoveryv2.APIResourceDiscovery
+	index := map[string]int{}
+	kindOf := func(r metav1.APIResource) *metav1.GroupVersionKind {
+		g, v := gv.Group, gv.Version
+		if r.Group != "" || r.Version != "" {
+			g, v = r.Group, r.Version
+		}
+		return &metav1.GroupVersionKind{Group: g, Version: v, Kind: r.Kind}
+	}
+	for _, r := range gv.Resources {
+		if strings.Contains(r.Name, "/") {
+			continue
+		}
+		scope := apidiscoveryv2.ScopeCluster
+		if r.Namespaced {
+			scope = apidiscoveryv2.ScopeNamespace
+		}
+		index[r.Name] = len(out)
+		out = append(out, apidiscoveryv2.APIResourceDiscovery{
+			Resource: r.Name, ResponseKind: kindOf(r), Scope: scope, SingularResource: r.SingularName,
+			Verbs: r.Verbs, ShortNames: r.ShortNames, Categories: r.Categories,
+		})
+	}
+	for _, r := range gv.Resources {
+		parent, sub, ok := strings.Cut(r.Name, "/")
+		if !ok {
+			continue
+		}
+		i, ok := index[parent]
+		if !ok {
+			continue
+		}
+		out[i].Subresources = append(out[i].Subresources, apidiscoveryv2.APISubresourceDiscovery{
+			Subresource: sub, ResponseKind: kindOf(r), Verbs: r.Verbs,
+		})
+	}
+	return out
+}

@@ -1,0 +1,35 @@
+package apiclient
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+)
+
+// Scale is what the generic scale subresource says about a workload.
+type Scale struct {
+	Desired  int32  // spec.replicas
+	Current  int32  // status.replicas
+	Selector string // status.selector, in label selector string form
+}
+
+// GetScale reads the generic scale subresource (autoscaling/v1 Scale) when
+// r.Subresources contains "scale"; otherwise it returns (nil, nil) without a
+// request.
+func (c *Client) GetScale(ctx context.Context, r Resource, namespace, name string) (*Scale, error) {
+	if !slices.Contains(r.Subresources, "scale") {
+		return nil, nil
+	}
+	body, _, err := doRaw(ctx, c.get(r, namespace, name, MediaTypeJSON, "scale"))
+	if err != nil {
+		return nil, fmt.Errorf("getting the scale of %s %q: %w", r.Name, name, err)
+	}
+	var s autoscalingv1.Scale
+	if err := json.Unmarshal(body, &s); err != nil {
+		return nil, fmt.Errorf("decoding the scale of %s %q: %w", r.Name, name, err)
+	}
+	return &Scale{Desired: s.Spec.Replicas, Current: s.Status.Replicas, Selector: s.Status.Selector}, nil
+}
