@@ -20,7 +20,22 @@ function initThemeToggle() {
   }
 }
 
-// The home page filter: "/" focuses it, typing hides resources that don't match.
+// "/" focuses the jump box (or, on a page without one, the page's filter),
+// as in kubectl-minded consoles and GitHub.
+function initSlashFocus() {
+  document.addEventListener("keydown", (e) => {
+    if (e.key !== "/" || e.ctrlKey || e.metaKey || e.altKey) return;
+    const t = e.target;
+    if (t instanceof HTMLElement && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName))) return;
+    const target = document.querySelector("[data-jump]") || document.querySelector("[data-resource-filter]");
+    if (!target) return;
+    e.preventDefault();
+    target.focus();
+    target.select();
+  });
+}
+
+// The home page filter hides resources that don't match.
 function initResourceFilter() {
   const input = document.querySelector("[data-resource-filter]");
   if (!input) return;
@@ -39,13 +54,16 @@ function initResourceFilter() {
     }
     if (empty) empty.hidden = shown > 0;
   });
-  document.addEventListener("keydown", (e) => {
-    if (e.key !== "/" || e.ctrlKey || e.metaKey || e.altKey) return;
-    const t = e.target;
-    if (t instanceof HTMLElement && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName))) return;
-    e.preventDefault();
-    input.focus();
-  });
+}
+
+// Selects marked data-autosubmit submit their form on change; their
+// fallback button is only needed without JavaScript.
+function initAutosubmit() {
+  for (const select of document.querySelectorAll("select[data-autosubmit]")) {
+    const form = select.form;
+    form.querySelector("[data-autosubmit-fallback]")?.setAttribute("hidden", "");
+    select.addEventListener("change", () => form.requestSubmit());
+  }
 }
 
 // Close the context menu on Escape and on outside clicks, as a menu should.
@@ -63,6 +81,27 @@ function initContextSwitcher() {
   });
 }
 
+// Copy buttons copy the text of the element their data-copy selects.
+function initCopyButtons() {
+  for (const button of document.querySelectorAll("[data-copy]")) {
+    button.addEventListener("click", async () => {
+      const source = document.querySelector(button.dataset.copy);
+      if (!source) return;
+      const label = button.textContent;
+      try {
+        await navigator.clipboard.writeText(source.textContent);
+        button.textContent = "Copied";
+      } catch {
+        button.textContent = "Copy failed";
+      }
+      setTimeout(() => { button.textContent = label; }, 1500);
+    });
+  }
+}
+
 initThemeToggle();
+initCopyButtons();
+initSlashFocus();
 initResourceFilter();
+initAutosubmit();
 initContextSwitcher();

@@ -27,3 +27,32 @@ func themeAttr(theme string) string {
 	}
 	return ""
 }
+
+func i64toa(n int64) string { return strconv.FormatInt(n, 10) }
+
+func boolAttr(b bool) string {
+	if b {
+		return "true"
+	}
+	return "false"
+}
+
+func sortAttr(sorted bool) string {
+	if sorted {
+		return "ascending"
+	}
+	return "none"
+}
+
+func emptySuffix(p ListPage) string {
+	var s string
+	if p.Namespaced && p.Namespace != "" {
+		s = " in namespace " + p.Namespace
+	}
+	if p.Filter.LabelSelector != "" || p.Filter.FieldSelector != "" {
+		s += " matching the selectors"
+	}
+	return s
+}
+
+func i32toa(n int32) string { return strconv.FormatInt(int64(n), 10) }

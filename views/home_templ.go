@@ -78,7 +78,7 @@ func Home(p HomePage) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "</p></div><label class=\"filter\"><span class=\"visually-hidden\">Filter resources</span> <input type=\"search\" placeholder=\"Filter resources  ( / )\" data-resource-filter data-testid=\"resource-filter\" autocomplete=\"off\"></label></section>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "</p></div><label class=\"filter\"><span class=\"visually-hidden\">Filter resources</span> <input type=\"search\" placeholder=\"Filter resources\" data-resource-filter data-testid=\"resource-filter\" autocomplete=\"off\"></label></section>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -12,7 +12,25 @@ type Layout struct {
 	// belong to no context.
 	Context ContextBar
 	// Nav is the sidebar; empty hides it.
-	Nav []NavItem
+	Nav []NavGroup
+	// Jump is the header's jump box; a zero Action hides it.
+	Jump JumpBox
+}
+
+// NavGroup is one collapsible API group of the sidebar.
+type NavGroup struct {
+	Label string
+	Open  bool
+	Items []NavItem
+}
+
+// JumpBox resolves kubectl-style names ("deploy", "sts.apps", "all").
+type JumpBox struct {
+	Action    string
+	Namespace string
+	Query     string
+	// Names feed the browser's autocompletion.
+	Names []string
 }
 
 // Assets are the fingerprinted URLs of the embedded static files.
@@ -39,9 +57,10 @@ type ContextOption struct {
 
 // NavItem is one sidebar link.
 type NavItem struct {
-	Label string
-	Href  string
-	Count int
+	Label   string
+	Href    string
+	Count   int
+	Current bool
 }
 
 // HomePage lists what the server serves.
@@ -64,7 +83,9 @@ type APIGroup struct {
 
 // APIResource is one resource link on the home page.
 type APIResource struct {
-	Name       string
+	Name string
+	// Group is "group/version", shown where resources of several groups mix.
+	Group      string
 	Kind       string
 	Href       string
 	Namespaced bool
@@ -81,7 +102,10 @@ type ErrorPage struct {
 	Title   string
 	Reason  string
 	Message string
-	Causes  []ErrorCause
+	// Hint restates the failure in the console's terms ("You may not list
+	// secrets in namespace demo.").
+	Hint   string
+	Causes []ErrorCause
 	// RetryHref, when set, offers to load the page again.
 	RetryHref string
 	// RetryAfterSeconds is the server's hint for throttled requests.
@@ -108,4 +132,11 @@ type NotBuiltPage struct {
 	Layout   Layout
 	APIPath  string
 	HomeHref string
+}
+
+// JumpPage lists what a jump-box query matched, or says nothing did.
+type JumpPage struct {
+	Layout  Layout
+	Query   string
+	Matches []APIResource
 }

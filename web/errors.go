@@ -26,6 +26,22 @@ func statusOf(err error) int {
 // metav1.Status from the API server keeps its code, reason, message and
 // causes, so the console never hides what the server said.
 func classify(err error) views.ErrorPage {
+	p := classifyStatus(err)
+	var action *actionError
+	if errors.As(err, &action) {
+		switch p.Code {
+		case http.StatusForbidden:
+			p.Hint = action.describe()
+		case http.StatusNotFound:
+			if action.ListHref != "" {
+				p.Links = append(p.Links, views.Link{Label: "All " + action.Resource.Name, Href: action.ListHref})
+			}
+		}
+	}
+	return p
+}
+
+func classifyStatus(err error) views.ErrorPage {
 	var he *echo.HTTPError
 	if errors.As(err, &he) {
 		msg := fmt.Sprint(he.Message)

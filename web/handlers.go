@@ -105,12 +105,12 @@ func (s *Server) home(c echo.Context) error {
 		return err
 	}
 	ctx := c.Request().Context()
-	disco, err := client.Discover(ctx)
+	disco, err := client.Discovery(ctx)
 	if err != nil {
 		return err
 	}
 	name := client.ContextName()
-	page := views.HomePage{Layout: s.layout(c, name, "API resources")}
+	page := views.HomePage{Layout: s.contextLayout(c, client, "API resources", nil, "")}
 	if v, err := client.ServerVersion(ctx); err == nil {
 		page.ServerVersion = v
 	}
@@ -119,18 +119,13 @@ func (s *Server) home(c echo.Context) error {
 	}
 	sort.Strings(page.Unavailable)
 	for _, g := range disco.Groups {
-		vg := groupView(name, g)
-		page.Groups = append(page.Groups, vg)
-		page.Layout.Nav = append(page.Layout.Nav, views.NavItem{Label: vg.Name, Href: "#" + vg.Anchor, Count: len(vg.Resources)})
+		page.Groups = append(page.Groups, groupView(name, g))
 	}
 	return render(c, http.StatusOK, views.Home(page))
 }
 
 func groupView(contextName string, g apiclient.Group) views.APIGroup {
-	display := g.Name
-	if display == "" {
-		display = "core"
-	}
+	display := groupLabel(g.Name)
 	vg := views.APIGroup{
 		Anchor:   "group-" + strings.ReplaceAll(display, ".", "-"),
 		Name:     display,
@@ -141,7 +136,7 @@ func groupView(contextName string, g apiclient.Group) views.APIGroup {
 		vg.Resources = append(vg.Resources, views.APIResource{
 			Name:       r.Name,
 			Kind:       r.Kind,
-			Href:       listPath(contextName, r),
+			Href:       consolePath(contextName, r, "", ""),
 			Namespaced: r.Namespaced,
 			ShortNames: r.ShortNames,
 			Listable:   r.Can("list"),
@@ -149,15 +144,6 @@ func groupView(contextName string, g apiclient.Group) views.APIGroup {
 		})
 	}
 	return vg
-}
-
-// listPath mirrors the API path of a resource's list under the context.
-func listPath(contextName string, r apiclient.Resource) string {
-	base := "/c/" + url.PathEscape(contextName)
-	if r.Group == "" {
-		return base + "/api/" + r.Version + "/" + r.Name
-	}
-	return base + "/apis/" + r.Group + "/" + r.Version + "/" + r.Name
 }
 
 func (s *Server) notBuilt(c echo.Context) error {

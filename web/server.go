@@ -83,8 +83,10 @@ func (s *Server) routes() *echo.Echo {
 	c := e.Group("/c/:context", s.requireContext)
 	c.GET("", s.contextRoot)
 	c.GET("/", s.home)
-	c.GET("/api/*", s.notBuilt)
-	c.GET("/apis/*", s.notBuilt)
+	c.GET("/jump", s.jump)
+	c.GET("/namespace", s.namespace)
+	c.GET("/api/*", s.resource)
+	c.GET("/apis/*", s.resource)
 	return e
 }
 

@@ -160,17 +160,11 @@ func TestUnknownContextIs404Page(t *testing.T) {
 	}
 }
 
-func TestAPIPathsAreNotBuiltYet(t *testing.T) {
+func TestSubresourcePagesAreNotBuiltYet(t *testing.T) {
 	h := newHarness(t)
-	for _, path := range []string{"/c/dev/api/v1/pods", "/c/dev/apis/apps/v1/namespaces/demo/deployments/web"} {
-		_, body := h.get(t, path, http.StatusNotImplemented)
-		doc := parse(t, body)
-		if doc.Find("[data-testid=not-built]").Length() != 1 {
-			t.Errorf("%s: no not-built section", path)
-		}
-		if !strings.Contains(doc.Find("[data-testid=not-built] code").Text(), strings.TrimPrefix(path, "/c/dev")) {
-			t.Errorf("%s: page does not name the API path", path)
-		}
+	_, body := h.get(t, "/c/dev/api/v1/namespaces/demo/pods/web-1/log", http.StatusNotImplemented)
+	if !strings.Contains(parse(t, body).Find("[data-testid=not-built] code").Text(), "/api/v1/namespaces/demo/pods/web-1/log") {
+		t.Error("the page does not name the API path")
 	}
 }
 
@@ -299,11 +293,12 @@ func TestHealthAndReadiness(t *testing.T) {
 func TestMetricsCountRequestsAndUpstreamCalls(t *testing.T) {
 	h := newHarness(t)
 	h.get(t, "/c/dev/", http.StatusOK)
-	h.get(t, "/c/dev/api/v1/pods", http.StatusNotImplemented)
+	h.get(t, "/c/dev/api/v1/pods", http.StatusOK)
 	_, body := h.get(t, "/metrics", http.StatusOK)
 	for _, want := range []string{
 		`tabula_http_requests_total{code="200",method="GET",route="/c/:context/"} 1`,
-		`tabula_http_requests_total{code="501",method="GET",route="/c/:context/api/*"} 1`,
+		`tabula_http_requests_total{code="200",method="GET",route="/c/:context/api/*"} 1`,
+		`tabula_upstream_requests_total{code="200",resource="pods",verb="list"}`,
 		`tabula_upstream_requests_total{code="200",resource="discovery",verb="get"}`,
 		`tabula_upstream_request_duration_seconds_count{resource="discovery",verb="get"}`,
 		`tabula_websockets_open 0`,

@@ -1,0 +1,90 @@
+package views
+
+// ListPage is one page of a resource list in the server's columns.
+type ListPage struct {
+	Layout Layout
+	// Kind and Resource name what is listed; GroupVersion is "v1" or "apps/v1".
+	Kind         string
+	Resource     string
+	GroupVersion string
+	Namespaced   bool
+	// Namespace is the namespace shown, "" for all namespaces.
+	Namespace string
+	Picker    NamespacePicker
+	// Served is the representation the server answered with, as a badge.
+	Served  string
+	Columns []ListColumn
+	Rows    []ListRow
+	Filter  ListFilter
+	// Wide reveals priority > 0 columns; WideHref toggles it.
+	Wide          bool
+	WideHref      string
+	HiddenColumns int
+	Pager         Pager
+	// SortedBy names the column the page is sorted by, if any.
+	SortedBy string
+	Notices  []string
+}
+
+// NamespacePicker offers the namespaces the user may list, or a free-text
+// field when the user may not list namespaces.
+type NamespacePicker struct {
+	Action   string
+	Current  string
+	Options  []string
+	FreeText bool
+	// Hidden are fields the form carries over (filters, wide).
+	Hidden []HiddenField
+}
+
+// HiddenField is a form field carried over unchanged.
+type HiddenField struct {
+	Name  string
+	Value string
+}
+
+// ListFilter is the selector form.
+type ListFilter struct {
+	Action        string
+	LabelSelector string
+	FieldSelector string
+	Hidden        []HiddenField
+	ClearHref     string
+}
+
+// ListColumn is a visible column header.
+type ListColumn struct {
+	Name        string
+	Description string
+	Numeric     bool
+	SortHref    string
+	Sorted      bool
+}
+
+// ListRow is one row; Key identifies it (uid, or namespace/name).
+type ListRow struct {
+	Key        string
+	Cells      []Cell
+	Conditions []string
+}
+
+// Cell is one table cell.
+type Cell struct {
+	Text    string
+	Href    string
+	Title   string
+	Numeric bool
+	// Time marks a relative age whose absolute time is in Title.
+	Time bool
+}
+
+// Pager links pages of a list fetched with limit/continue.
+type Pager struct {
+	Page      int
+	NextHref  string
+	BackHref  string
+	FirstHref string
+	// Remaining is the server's estimate of the items after this page, or -1.
+	Remaining int64
+	Limit     int64
+}

@@ -1,0 +1,136 @@
+package views
+
+// ObjectPage describes one object: the server's own description when it
+// offers one, otherwise Tabula's generic describe; or its YAML.
+type ObjectPage struct {
+	Layout       Layout
+	Kind         string
+	Name         string
+	Namespace    string
+	GroupVersion string
+	ListHref     string
+	// NamespaceHref lists the same resource in the object's namespace.
+	NamespaceHref string
+	Age           string
+	Created       string
+	Tabs          []Tab
+	// YAML is set on the YAML tab.
+	YAML          *YAMLView
+	Summary       []Field
+	Source        string
+	ServerDescribe []Section
+	Generic        *GenericDescribe
+}
+
+// Tab is one view of the object.
+type Tab struct {
+	Label   string
+	Href    string
+	Current bool
+}
+
+// Field is a name/value pair.
+type Field struct {
+	Name  string
+	Value string
+}
+
+// Section is one titled part of a server-side description.
+type Section struct {
+	Title  string
+	Fields []Field
+	Tables []SmallTable
+}
+
+// SmallTable is a compact table of strings.
+type SmallTable struct {
+	Title   string
+	Columns []string
+	Rows    [][]string
+}
+
+// GenericDescribe is what Tabula shows for any kind from the object itself.
+type GenericDescribe struct {
+	Labels      []Chip
+	Annotations []Annotation
+	Owners      []RelatedLink
+	Finalizers  []string
+	Conditions  []Condition
+	Scale       *ScaleView
+	Spec        []TreeNode
+	Status      []TreeNode
+	Events      []EventView
+	// EventsNote explains missing events ("hidden: forbidden").
+	EventsNote string
+	Related    []RelatedLink
+	// RelatedNote explains a failure to find related objects.
+	RelatedNote string
+}
+
+// Chip is a label shown as a link to the list filtered by it.
+type Chip struct {
+	Text string
+	Href string
+}
+
+// Annotation is one annotation; long values start collapsed.
+type Annotation struct {
+	Key   string
+	Value string
+	Long  bool
+}
+
+// RelatedLink is an owner, child or selected object.
+type RelatedLink struct {
+	Kind     string
+	Name     string
+	Href     string
+	Relation string
+	Ready    string
+}
+
+// Condition is one entry of status.conditions.
+type Condition struct {
+	Type    string
+	Status  string
+	Reason  string
+	Message string
+	Age     string
+	Time    string
+}
+
+// ScaleView is the scale subresource.
+type ScaleView struct {
+	Desired  int32
+	Current  int32
+	Selector string
+}
+
+// TreeNode is one key of a nested spec or status.
+type TreeNode struct {
+	Key      string
+	Value    string
+	Children []TreeNode
+	// List marks a node whose children are list items.
+	List bool
+}
+
+// EventView is one (merged) event.
+type EventView struct {
+	Type    string
+	Reason  string
+	Message string
+	Source  string
+	Count   int32
+	Age     string
+	Time    string
+}
+
+// YAMLView is the object as YAML.
+type YAMLView struct {
+	Text string
+	// ManagedFields says whether metadata.managedFields is included;
+	// ToggleHref flips it.
+	ManagedFields bool
+	ToggleHref    string
+}

@@ -1,0 +1,73 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/tabula-console/tabula/apiclient"
+)
+
+// apiPath is an API server path, as the console mirrors it under /c/{context}.
+type apiPath struct {
+	Group       string
+	Version     string
+	Namespace   string
+	Resource    string
+	Name        string
+	Subresource string
+}
+
+// namespaceSubresources are the subresources of Namespace objects, which
+// would otherwise read as resources inside the namespace (as kube-apiserver
+// itself disambiguates them).
+var namespaceSubresources = map[string]bool{"status": true, "finalize": true}
+
+// parseAPIPath splits "/api/v1/namespaces/demo/pods/web-1/log" and
+// "/apis/apps/v1/deployments" into their parts. Segments arrive escaped.
+func parseAPIPath(escaped string) (apiPath, error) {
+	raw := strings.Split(strings.Trim(escaped, "/"), "/")
+	segs := make([]string, len(raw))
+	for i, s := range raw {
+		dec, err := url.PathUnescape(s)
+		if err != nil || dec == "" {
+			return apiPath{}, badPath(escaped)
+		}
+		segs[i] = dec
+	}
+	var p apiPath
+	switch {
+	case len(segs) >= 3 && segs[0] == "api":
+		p.Version, segs = segs[1], segs[2:]
+	case len(segs) >= 4 && segs[0] == "apis":
+		p.Group, p.Version, segs = segs[1], segs[2], segs[3:]
+	default:
+		return apiPath{}, badPath(escaped)
+	}
+	if segs[0] == "namespaces" && len(segs) >= 3 && !namespaceSubresources[segs[2]] {
+		p.Namespace, segs = segs[1], segs[2:]
+	}
+	switch len(segs) {
+	case 1:
+		p.Resource = segs[0]
+	case 2:
+		p.Resource, p.Name = segs[0], segs[1]
+	case 3:
+		p.Resource, p.Name, p.Subresource = segs[0], segs[1], segs[2]
+	default:
+		return apiPath{}, badPath(escaped)
+	}
+	return p, nil
+}
+
+func badPath(p string) error {
+	return echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("%q is not an API resource path", p))
+}
+
+// consolePath builds the console URL of an API path under a context.
+func consolePath(contextName string, r apiclient.Resource, namespace, name string) string {
+	return "/c/" + url.PathEscape(contextName) + r.Path(namespace, name)
+}

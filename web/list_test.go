@@ -1,0 +1,276 @@
+package web
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/tabula-console/tabula/apiclient"
+	"github.com/tabula-console/tabula/apiclient/apitest"
+	"github.com/tabula-console/tabula/static"
+)
+
+// newVariant starts a console against a fake server following opts, seeded
+// with a small demo namespace and a CSM-style group.
+func newVariant(t *testing.T, opts apitest.Options) (*harness, *apitest.Server) {
+	t.Helper()
+	fake := apitest.NewServerWith(t, opts, apitest.CoreV1(), apitest.AppsV1(), apitest.EventsV1(), apitest.CSMGroup())
+	deploy := apitest.Deployment("demo", "web", 2, map[string]string{"app": "web"})
+	rs := apitest.ReplicaSet("demo", "web-5d9", 2, map[string]string{"app": "web"}, deploy)
+	fake.Add(
+		deploy, rs,
+		apitest.Pod("demo", "web-5d9-a", map[string]string{"app": "web"}, rs),
+		apitest.Pod("demo", "web-5d9-b", map[string]string{"app": "web"}, rs),
+		apitest.Pod("team-a", "worker-1", map[string]string{"app": "worker"}),
+		apitest.CSMSession("boot-x3000", "boot", "compute-23.7", "running"),
+		apitest.CSMSession("shutdown-x3001", "shutdown", "compute-23.7", "complete"),
+	)
+	metrics := NewMetrics()
+	clusters, err := apiclient.FromKubeconfig(fake.Kubeconfig("dev"), apiclient.LoadOptions{Observer: metrics})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := New(Deps{Clusters: clusters, Metrics: metrics, Static: static.FS})
+	if err != nil {
+		t.Fatal(err)
+	}
+	console := httptest.NewServer(srv.Handler())
+	t.Cleanup(console.Close)
+	return &harness{server: srv, fake: fake, console: console, metrics: metrics}, fake
+}
+
+func headers(doc *goquery.Document) []string {
+	var out []string
+	doc.Find("[data-testid=list-table] thead th").Each(func(_ int, s *goquery.Selection) {
+		out = append(out, strings.TrimSpace(s.Text()))
+	})
+	return out
+}
+
+func rowLinks(doc *goquery.Document) map[string]string {
+	out := map[string]string{}
+	doc.Find("[data-testid=list-table] tbody td a").Each(func(_ int, s *goquery.Selection) {
+		out[s.Text()] = s.AttrOr("href", "")
+	})
+	return out
+}
+
+// Each kind of server renders a usable list: the server's own columns when
+// it serves Tables, generic Name/Namespace/Age columns when it does not.
+func TestListConformanceVariants(t *testing.T) {
+	tests := []struct {
+		name        string
+		opts        apitest.Options
+		path        string
+		wantServed  string
+		wantHeaders string
+		wantLink    [2]string
+		wantAccept  string // a media type the console must have asked for
+	}{
+		{"table v1", apitest.Options{}, "/c/dev/api/v1/namespaces/demo/pods",
+			"Table v1", "Name,Ready,Status,Restarts,Age", [2]string{"web-5d9-a", "/c/dev/api/v1/namespaces/demo/pods/web-5d9-a"}, "as=Table;v=v1;"},
+		{"table v1beta1 only", apitest.Options{Table: apitest.TableV1Beta1Only}, "/c/dev/api/v1/namespaces/demo/pods",
+			"Table v1beta1", "Name,Ready,Status,Restarts,Age", [2]string{"web-5d9-b", "/c/dev/api/v1/namespaces/demo/pods/web-5d9-b"}, "as=Table;v=v1beta1;"},
+		{"ignores as=Table: plain list", apitest.Options{Table: apitest.TableNone}, "/c/dev/api/v1/namespaces/demo/pods",
+			"JSON fallback", "Name,Namespace,Age", [2]string{"web-5d9-a", "/c/dev/api/v1/namespaces/demo/pods/web-5d9-a"}, "as=Table;v=v1;"},
+		{"406 on as=Table", apitest.Options{Table: apitest.TableNotAcceptable}, "/c/dev/api/v1/namespaces/demo/pods",
+			"Metadata fallback", "Name,Namespace,Age", [2]string{"web-5d9-a", "/c/dev/api/v1/namespaces/demo/pods/web-5d9-a"}, "as=PartialObjectMetadataList"},
+		{"406 and no metadata lists", apitest.Options{Table: apitest.TableNotAcceptable, NoPartialMetadata: true}, "/c/dev/api/v1/namespaces/demo/pods",
+			"JSON fallback", "Name,Namespace,Age", [2]string{"web-5d9-b", "/c/dev/api/v1/namespaces/demo/pods/web-5d9-b"}, "as=PartialObjectMetadataList"},
+		{"legacy discovery only", apitest.Options{LegacyDiscovery: true}, "/c/dev/apis/apps/v1/namespaces/demo/deployments",
+			"Table v1", "Name,Ready,Up-to-date,Available,Age", [2]string{"web", "/c/dev/apis/apps/v1/namespaces/demo/deployments/web"}, "as=Table;v=v1;"},
+		{"all namespaces add a namespace column", apitest.Options{}, "/c/dev/api/v1/pods",
+			"Table v1", "Namespace,Name,Ready,Status,Restarts,Age", [2]string{"worker-1", "/c/dev/api/v1/namespaces/team-a/pods/worker-1"}, "as=Table;v=v1;"},
+		{"CSM-style cluster-scoped group", apitest.Options{}, "/c/dev/apis/policy.example.com/v1/sessions",
+			"Table v1", "Name,Operation,Template,Status,Age", [2]string{"boot-x3000", "/c/dev/apis/policy.example.com/v1/sessions/boot-x3000"}, "as=Table;v=v1;"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h, fake := newVariant(t, tt.opts)
+			_, body := h.get(t, tt.path, http.StatusOK)
+			doc := parse(t, body)
+			if got := doc.Find("[data-testid=served]").Text(); got != tt.wantServed {
+				t.Errorf("served badge = %q, want %q", got, tt.wantServed)
+			}
+			if got := strings.Join(headers(doc), ","); got != tt.wantHeaders {
+				t.Errorf("headers = %s, want %s", got, tt.wantHeaders)
+			}
+			if got := rowLinks(doc)[tt.wantLink[0]]; got != tt.wantLink[1] {
+				t.Errorf("link of %s = %q, want %q", tt.wantLink[0], got, tt.wantLink[1])
+			}
+			asked := false
+			for _, r := range fake.Requests() {
+				if strings.Contains(r.Header.Get("Accept"), tt.wantAccept) {
+					asked = true
+				}
+			}
+			if !asked {
+				t.Errorf("no request asked for %q", tt.wantAccept)
+			}
+		})
+	}
+}
+
+func TestListIncludesOnlyTheObjectDataThePageNeeds(t *testing.T) {
+	h, fake := newVariant(t, apitest.Options{})
+	for path, want := range map[string]string{
+		"/c/dev/api/v1/namespaces/demo/pods":         "None",
+		"/c/dev/apis/policy.example.com/v1/sessions": "None",
+		"/c/dev/api/v1/pods":                         "Metadata",
+	} {
+		fake.ResetRequests()
+		h.get(t, path, http.StatusOK)
+		var got []string
+		for _, r := range fake.Requests() {
+			if strings.HasSuffix(r.URL.Path, "/pods") || strings.HasSuffix(r.URL.Path, "/sessions") {
+				got = append(got, r.URL.Query().Get("includeObject"))
+			}
+		}
+		if len(got) != 1 || got[0] != want {
+			t.Errorf("%s: includeObject = %v, want [%s]", path, got, want)
+		}
+	}
+}
+
+func TestWideRevealsPriorityColumns(t *testing.T) {
+	h, _ := newVariant(t, apitest.Options{})
+	_, body := h.get(t, "/c/dev/apis/policy.example.com/v1/sessions", http.StatusOK)
+	doc := parse(t, body)
+	if strings.Contains(strings.Join(headers(doc), ","), "Limit") {
+		t.Error("priority column shown without wide")
+	}
+	wide := doc.Find("[data-testid=wide-toggle]").AttrOr("href", "")
+	_, body = h.get(t, wide, http.StatusOK)
+	if got := strings.Join(headers(parse(t, body)), ","); got != "Name,Operation,Template,Status,Limit,Age" {
+		t.Errorf("wide headers = %s", got)
+	}
+}
+
+func TestPagingFollowsContinueTokensBothWays(t *testing.T) {
+	h, _ := newVariant(t, apitest.Options{})
+	names := func(body string) string {
+		var out []string
+		parse(t, body).Find("[data-testid=list-table] tbody tr").Each(func(_ int, s *goquery.Selection) {
+			out = append(out, s.Find("td a").First().Text())
+		})
+		return strings.Join(out, ",")
+	}
+	_, p1 := h.get(t, "/c/dev/api/v1/pods?limit=2", http.StatusOK)
+	next := parse(t, p1).Find("[data-testid=page-next]").AttrOr("href", "")
+	if next == "" || !strings.Contains(next, "continue=") {
+		t.Fatalf("no Next link with a continue token: %q", next)
+	}
+	_, p2 := h.get(t, next, http.StatusOK)
+	if names(p1) == names(p2) || names(p2) == "" {
+		t.Fatalf("page 2 (%s) repeats page 1 (%s)", names(p2), names(p1))
+	}
+	back := parse(t, p2).Find("[data-testid=page-back]").AttrOr("href", "")
+	_, again := h.get(t, back, http.StatusOK)
+	if names(again) != names(p1) {
+		t.Errorf("Back shows %s, want page 1 %s", names(again), names(p1))
+	}
+}
+
+func TestExpiredContinueTokenRestartsWithANotice(t *testing.T) {
+	h, fake := newVariant(t, apitest.Options{})
+	_, p1 := h.get(t, "/c/dev/api/v1/pods?limit=2", http.StatusOK)
+	next := parse(t, p1).Find("[data-testid=page-next]").AttrOr("href", "")
+	fake.ExpireContinueTokens()
+	_, body := h.get(t, next, http.StatusOK)
+	doc := parse(t, body)
+	if !strings.Contains(doc.Find("[data-testid=list-notice]").Text(), "expired") {
+		t.Error("no notice about the expired continue token")
+	}
+	if got := doc.Find("[data-testid=page-info]").Text(); !strings.Contains(got, "Page 1") {
+		t.Errorf("page info = %q, want page 1", got)
+	}
+}
+
+func TestSortSortsTheCurrentPageAndSaysSo(t *testing.T) {
+	h, _ := newVariant(t, apitest.Options{})
+	_, body := h.get(t, "/c/dev/apis/policy.example.com/v1/sessions?sort=-Name", http.StatusOK)
+	doc := parse(t, body)
+	first := doc.Find("[data-testid=list-table] tbody tr").First().Find("td a").Text()
+	if first != "shutdown-x3001" {
+		t.Errorf("first row = %q, want shutdown-x3001 (descending)", first)
+	}
+	if !strings.Contains(doc.Find("[data-testid=page-info]").Text(), "within this page") {
+		t.Error("the page does not say sorting is per page")
+	}
+}
+
+func TestLabelSelectorFilters(t *testing.T) {
+	h, _ := newVariant(t, apitest.Options{})
+	_, body := h.get(t, "/c/dev/api/v1/pods?labelSelector="+url.QueryEscape("app=worker"), http.StatusOK)
+	links := rowLinks(parse(t, body))
+	if _, ok := links["worker-1"]; !ok || len(links) != 2 { // name + namespace links
+		t.Errorf("filtered rows = %v", links)
+	}
+}
+
+func TestForbiddenListNamesVerbAndResource(t *testing.T) {
+	h, fake := newVariant(t, apitest.Options{})
+	fake.FailResource("", "secrets", metav1.Status{
+		Status: metav1.StatusFailure, Code: http.StatusForbidden, Reason: metav1.StatusReasonForbidden,
+		Message: `secrets is forbidden: User "viewer" cannot list resource "secrets" in API group "" in the namespace "demo"`,
+	})
+	_, body := h.get(t, "/c/dev/api/v1/namespaces/demo/secrets", http.StatusForbidden)
+	doc := parse(t, body)
+	if got := doc.Find("[data-testid=error-hint]").Text(); got != "You may not list secrets in namespace demo." {
+		t.Errorf("hint = %q", got)
+	}
+	if !strings.Contains(doc.Find("[data-testid=error-message]").Text(), `cannot list resource "secrets"`) {
+		t.Error("the server's message is missing")
+	}
+}
+
+func TestUnknownResourceIs404(t *testing.T) {
+	h, _ := newVariant(t, apitest.Options{})
+	_, body := h.get(t, "/c/dev/apis/nope.example.com/v1/things", http.StatusNotFound)
+	if !strings.Contains(parse(t, body).Find("[data-testid=error-message]").Text(), "does not serve") {
+		t.Error("no clear message for an unknown resource")
+	}
+}
+
+func TestJumpResolvesLikeKubectl(t *testing.T) {
+	h, _ := newVariant(t, apitest.Options{})
+	for q, want := range map[string]string{
+		"sts":                        "/c/dev/apis/apps/v1/namespaces/demo/statefulsets",
+		"deploy":                     "/c/dev/apis/apps/v1/namespaces/demo/deployments",
+		"Pod":                        "/c/dev/api/v1/namespaces/demo/pods",
+		"deployments.apps":           "/c/dev/apis/apps/v1/namespaces/demo/deployments",
+		"bos":                        "/c/dev/apis/policy.example.com/v1/sessions",
+		"session.policy.example.com": "/c/dev/apis/policy.example.com/v1/sessions",
+	} {
+		resp, _ := h.get(t, "/c/dev/jump?namespace=demo&q="+url.QueryEscape(q), http.StatusSeeOther)
+		if got := resp.Header.Get("Location"); got != want {
+			t.Errorf("jump %q → %q, want %q", q, got, want)
+		}
+	}
+	_, body := h.get(t, "/c/dev/jump?q=all", http.StatusOK)
+	if n := parse(t, body).Find("[data-testid=jump-results] li").Length(); n < 3 {
+		t.Errorf("category all matched %d resources", n)
+	}
+	h.get(t, "/c/dev/jump?q=nonsense", http.StatusNotFound)
+}
+
+func TestNamespacePickerRedirectsKeepingFilters(t *testing.T) {
+	h, _ := newVariant(t, apitest.Options{})
+	resp, _ := h.get(t, "/c/dev/namespace?group=&version=v1&resource=pods&namespace=team-a&labelSelector=app%3Dworker", http.StatusSeeOther)
+	if got := resp.Header.Get("Location"); got != "/c/dev/api/v1/namespaces/team-a/pods?labelSelector=app%3Dworker" {
+		t.Errorf("Location = %q", got)
+	}
+	_, body := h.get(t, "/c/dev/api/v1/namespaces/demo/pods", http.StatusOK)
+	var options []string
+	parse(t, body).Find("[data-testid=namespace-select] option").Each(func(_ int, s *goquery.Selection) {
+		options = append(options, s.AttrOr("value", ""))
+	})
+	if strings.Join(options, ",") != ",demo" {
+		t.Errorf("namespace options = %v", options)
+	}
+}
