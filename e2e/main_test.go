@@ -15,6 +15,7 @@ import (
 
 	"github.com/playwright-community/playwright-go"
 
+	"github.com/tabula-console/tabula/e2e/aggregated"
 	"github.com/tabula-console/tabula/e2e/harness"
 )
 
@@ -25,6 +26,9 @@ var env struct {
 	pw        *playwright.Playwright
 	browser   playwright.Browser
 	artifacts string
+
+	// aggregated serves ops.tabula.dev through the aggregation layer.
+	aggregated *aggregated.Running
 }
 
 func TestMain(m *testing.M) {
@@ -68,6 +72,10 @@ func setUp(ctx context.Context) error {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "e2e: console at %s\n", env.console.URL)
+	env.aggregated, err = aggregated.Register(ctx, env.cluster.Kubeconfig, env.cluster.DataDir)
+	if err != nil {
+		return fmt.Errorf("registering the aggregated API: %w", err)
+	}
 
 	// The driver directory comes from PLAYWRIGHT_DRIVER_PATH (see the Makefile);
 	// nothing is downloaded.
@@ -100,6 +108,11 @@ func tearDown() {
 	if env.console != nil {
 		if err := env.console.Stop(10 * time.Second); err != nil {
 			fmt.Fprintln(os.Stderr, "e2e: console stop:", err)
+		}
+	}
+	if env.aggregated != nil {
+		if err := env.aggregated.Close(); err != nil {
+			fmt.Fprintln(os.Stderr, "e2e: aggregated API close:", err)
 		}
 	}
 	if env.cluster != nil {
