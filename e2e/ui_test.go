@@ -81,15 +81,12 @@ func TestHomeInDarkMode(t *testing.T) {
 	screenshot(t, page, "home-dark.png")
 }
 
-func TestSlashFocusesTheFilterAndFilters(t *testing.T) {
+func TestHomeFilterNarrowsTheResources(t *testing.T) {
 	page := newPage(t)
 	_, err := page.Goto(env.console.URL + "/c/admin/")
 	must(t, err)
-	must(t, expect.Locator(page.Locator(`[data-group="apps"]`)).ToBeVisible())
-	must(t, page.Keyboard().Press("/"))
 	filter := page.GetByTestId("resource-filter")
-	must(t, expect.Locator(filter).ToBeFocused())
-	must(t, page.Keyboard().Type("lighth"))
+	must(t, filter.Fill("lighth"))
 	visible := page.Locator(`[data-testid=api-resource]:visible`)
 	must(t, expect.Locator(visible).ToHaveCount(1))
 	must(t, expect.Locator(visible).ToContainText("lighthouses"))
@@ -105,15 +102,6 @@ func TestContextSwitcherReachesEveryContext(t *testing.T) {
 	must(t, expect.Page(page).ToHaveURL(regexp.MustCompile(`/c/viewer/$`)))
 	must(t, expect.Locator(page.GetByTestId("current-context")).ToHaveText("viewer"))
 	must(t, expect.Locator(page.Locator(`[data-group="maritime.tabula.dev"]`)).ToBeVisible())
-}
-
-func TestResourceLinkLeadsToAClearNotBuiltPage(t *testing.T) {
-	page := newPage(t)
-	_, err := page.Goto(env.console.URL + "/c/admin/")
-	must(t, err)
-	must(t, page.Locator(`[data-group="apps"] a.resource-name`, playwright.PageLocatorOptions{HasText: "deployments"}).Click())
-	must(t, expect.Page(page).ToHaveURL(regexp.MustCompile(`/c/admin/apis/apps/v1/deployments$`)))
-	must(t, expect.Locator(page.GetByTestId("not-built")).ToContainText("/apis/apps/v1/deployments"))
 }
 
 func TestUnknownContextShowsA404Page(t *testing.T) {

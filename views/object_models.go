@@ -15,9 +15,9 @@ type ObjectPage struct {
 	Created       string
 	Tabs          []Tab
 	// YAML is set on the YAML tab.
-	YAML          *YAMLView
-	Summary       []Field
-	Source        string
+	YAML           *YAMLView
+	Summary        []Field
+	Source         string
 	ServerDescribe []Section
 	Generic        *GenericDescribe
 }
