@@ -18,7 +18,7 @@ KUBE_LDFLAGS = -X k8s.io/component-base/version.gitVersion=$(KUBE_VERSION) \
 	-X k8s.io/component-base/version.gitTreeState=clean
 TEMPL_FILES = $(shell find . -name '*.templ' -not -path './e2e/devcluster/*' -not -path './.cache/*')
 
-.PHONY: all build tabula devcluster generate check check-generated fmt vet unit e2e test deps run clean
+.PHONY: all build tabula devcluster generate check check-generated fmt vet unit e2e test deps run bench clean
 
 all: build
 
@@ -71,6 +71,12 @@ test: check unit e2e
 
 run: build
 	e2e/run-dev.sh $(BIN) $(DATA_DIR) $(LISTEN)
+
+# Renderer benchmarks, then the console's list page for 5,000 pods against
+# the raw Table GET it makes, in one run (see e2e/bench).
+bench: build
+	$(GO) test -run '^$$' -bench . -benchmem ./web/
+	TABULA_BIN_DIR=$(BIN) $(GO) run ./e2e/bench
 
 clean:
 	rm -rf $(BIN) $(ARTIFACTS)

@@ -159,36 +159,44 @@ func do(ctx context.Context, r *rest.Request) ([]byte, error) {
 	return res.Raw()
 }
 
-type typeMeta struct {
-	Kind       string `json:"kind"`
-	APIVersion string `json:"apiVersion"`
+// wireList is every list shape a server may answer with (Table, metadata
+// list, plain list), so the body is parsed once whatever came back.
+type wireList struct {
+	Kind              string                         `json:"kind"`
+	APIVersion        string                         `json:"apiVersion"`
+	Metadata          metav1.ListMeta                `json:"metadata"`
+	ColumnDefinitions []metav1.TableColumnDefinition `json:"columnDefinitions"`
+	Rows              []wireRow                      `json:"rows"`
+	Items             []json.RawMessage              `json:"items"`
+}
+
+type wireRow struct {
+	Cells      []any                      `json:"cells"`
+	Conditions []metav1.TableRowCondition `json:"conditions"`
+	Object     json.RawMessage            `json:"object"`
 }
 
 func decodeTable(body []byte) (*Table, error) {
-	var tm typeMeta
-	if err := json.Unmarshal(body, &tm); err != nil {
+	var in wireList
+	if err := json.Unmarshal(body, &in); err != nil {
 		return nil, fmt.Errorf("decoding response: %w", err)
 	}
-	if tm.Kind == "Table" {
-		return decodeServerTable(body, tm.APIVersion)
+	if in.Kind == "Table" {
+		return fromServerTable(&in)
 	}
-	return decodeList(body, tm)
+	return fromList(&in)
 }
 
-func decodeServerTable(body []byte, apiVersion string) (*Table, error) {
-	var in metav1.Table
-	if err := json.Unmarshal(body, &in); err != nil {
-		return nil, fmt.Errorf("decoding Table: %w", err)
-	}
+func fromServerTable(in *wireList) (*Table, error) {
 	out := &Table{
 		Served:             TableV1,
-		ResourceVersion:    in.ResourceVersion,
-		Continue:           in.Continue,
-		RemainingItemCount: in.RemainingItemCount,
+		ResourceVersion:    in.Metadata.ResourceVersion,
+		Continue:           in.Metadata.Continue,
+		RemainingItemCount: in.Metadata.RemainingItemCount,
 		Columns:            make([]Column, len(in.ColumnDefinitions)),
 		Rows:               make([]Row, len(in.Rows)),
 	}
-	if apiVersion == "meta.k8s.io/v1beta1" {
+	if in.APIVersion == "meta.k8s.io/v1beta1" {
 		out.Served = TableV1Beta1
 	}
 	for i, c := range in.ColumnDefinitions {
@@ -196,8 +204,8 @@ func decodeServerTable(body []byte, apiVersion string) (*Table, error) {
 	}
 	for i, r := range in.Rows {
 		out.Rows[i] = Row{Cells: r.Cells, Conditions: r.Conditions}
-		if len(r.Object.Raw) > 0 {
-			meta, err := decodeMeta(r.Object.Raw)
+		if len(r.Object) > 0 && string(r.Object) != "null" {
+			meta, err := decodeMeta(r.Object)
 			if err != nil {
 				return nil, fmt.Errorf("decoding row %d object: %w", i, err)
 			}
@@ -225,14 +233,7 @@ var genericColumns = []Column{
 	{Name: "Age", Type: "date", Description: "Time since the object was created"},
 }
 
-func decodeList(body []byte, tm typeMeta) (*Table, error) {
-	var in struct {
-		Metadata metav1.ListMeta   `json:"metadata"`
-		Items    []json.RawMessage `json:"items"`
-	}
-	if err := json.Unmarshal(body, &in); err != nil {
-		return nil, fmt.Errorf("decoding %s: %w", tm.Kind, err)
-	}
+func fromList(in *wireList) (*Table, error) {
 	out := &Table{
 		Served:             JSONFallback,
 		Columns:            genericColumns,
@@ -241,13 +242,13 @@ func decodeList(body []byte, tm typeMeta) (*Table, error) {
 		RemainingItemCount: in.Metadata.RemainingItemCount,
 		Rows:               make([]Row, len(in.Items)),
 	}
-	if tm.Kind == "PartialObjectMetadataList" {
+	if in.Kind == "PartialObjectMetadataList" {
 		out.Served = MetadataList
 	}
 	for i, raw := range in.Items {
 		meta, err := decodeMeta(raw)
 		if err != nil {
-			return nil, fmt.Errorf("decoding %s item %d: %w", tm.Kind, i, err)
+			return nil, fmt.Errorf("decoding %s item %d: %w", in.Kind, i, err)
 		}
 		var age any
 		if !meta.CreationTimestamp.IsZero() {

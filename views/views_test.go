@@ -127,3 +127,36 @@ func TestErrorEscapesHostileMessages(t *testing.T) {
 		t.Errorf("message = %q, want it shown as text", got)
 	}
 }
+
+func TestListRowsEscapeEverything(t *testing.T) {
+	page := ListPage{Layout: testLayout(), Kind: "Pod", Resource: "pods", Rows: []ListRow{{
+		Key:        `"><script>`,
+		Conditions: []string{"<Completed>"},
+		Cells: []Cell{
+			{Text: "<b>web</b>", Href: `/c/dev/api/v1/pods/"x"`},
+			{Text: "5d", Title: `2026-01-01T00:00:00Z"`, Time: true},
+			{Text: "3", Numeric: true},
+		},
+	}}}
+	doc := renderDoc(t, List(page))
+	row := doc.Find("[data-testid=list-table] tbody tr")
+	if row.Length() != 1 || doc.Find("tbody script, tbody b").Length() != 0 {
+		t.Fatalf("rows = %d; injected elements present", row.Length())
+	}
+	if got := row.AttrOr("data-key", ""); got != `"><script>` {
+		t.Errorf("data-key = %q", got)
+	}
+	if !row.HasClass("row-done") || row.Find(".tag-cond").Text() != "<Completed>" {
+		t.Error("row condition lost")
+	}
+	a := row.Find("td a")
+	if a.Text() != "<b>web</b>" || a.AttrOr("href", "") != `/c/dev/api/v1/pods/"x"` {
+		t.Errorf("link = %q → %q", a.Text(), a.AttrOr("href", ""))
+	}
+	if row.Find("time").AttrOr("title", "") != `2026-01-01T00:00:00Z"` {
+		t.Error("time title lost")
+	}
+	if !row.Find("td").Eq(2).HasClass("num") {
+		t.Error("numeric cell not marked")
+	}
+}

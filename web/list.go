@@ -128,6 +128,13 @@ func (s *Server) list(c echo.Context, client *apiclient.Client, r apiclient.Reso
 		// Rows of an all-namespaces list need their namespace to be linked.
 		opts.IncludeObject = apiclient.IncludeMetadata
 	}
+	// The namespace picker's list runs alongside the page's own list.
+	picker := make(chan views.NamespacePicker, 1)
+	if r.Namespaced {
+		go func() { picker <- s.namespacePicker(c, client, r, p.Namespace, lq) }()
+	} else {
+		close(picker)
+	}
 	var notices []string
 	table, err := client.ListTable(ctx, r, opts)
 	if err != nil && lq.Continue != "" && apiclient.IsExpired(err) {
@@ -160,9 +167,7 @@ func (s *Server) list(c echo.Context, client *apiclient.Client, r apiclient.Reso
 	page.WideHref = withQuery(base, wide.values())
 	page.Filter = listFilter(base, lq)
 	page.Pager = pagerView(base, lq, table)
-	if r.Namespaced {
-		page.Picker = s.namespacePicker(c, client, r, p.Namespace, lq)
-	}
+	page.Picker = <-picker
 	return render(c, http.StatusOK, views.List(page))
 }
 
@@ -257,6 +262,8 @@ func tableView(contextName string, r apiclient.Resource, namespace string, t *ap
 		rows = sortedRows(rows, sortCol, t.Columns[sortCol].Type, desc)
 	}
 	now := time.Now()
+	// Rows of a one-namespace (or cluster-scoped) list share their link prefix.
+	rowBase := consolePath(contextName, r, namespace, "") + "/"
 	out := make([]views.ListRow, len(rows))
 	for ri, row := range rows {
 		vr := views.ListRow{Cells: make([]views.Cell, 0, len(visible))}
@@ -289,7 +296,11 @@ func tableView(contextName string, r apiclient.Resource, namespace string, t *ap
 				cell.Title = row.Object.CreationTimestamp.UTC().Format(time.RFC3339)
 			}
 			if i == nameCol && name != "" {
-				cell.Href = consolePath(contextName, r, ns, name)
+				if ns == namespace {
+					cell.Href = rowBase + url.PathEscape(name)
+				} else {
+					cell.Href = consolePath(contextName, r, ns, name)
+				}
 			}
 			vr.Cells = append(vr.Cells, cell)
 		}
