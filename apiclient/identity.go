@@ -1,6 +1,8 @@
 package apiclient
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 
 	"k8s.io/client-go/discovery"
@@ -83,3 +85,14 @@ func applyIdentity(cfg *rest.Config, id Identity) {
 
 // ContextName is the context this client talks to.
 func (c *Client) ContextName() string { return c.context }
+
+// Key identifies the identity for caches of per-user answers without
+// keeping the credential itself.
+func (id Identity) Key() string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%q|%q|%q|%q|", id.BearerToken, id.Impersonate.UserName, id.Impersonate.UID, id.Impersonate.Groups)
+	for _, k := range sortedKeys(id.Impersonate.Extra) {
+		fmt.Fprintf(h, "%q=%q|", k, id.Impersonate.Extra[k])
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}

@@ -128,13 +128,6 @@ func (s *Server) list(c echo.Context, client *apiclient.Client, r apiclient.Reso
 		// Rows of an all-namespaces list need their namespace to be linked.
 		opts.IncludeObject = apiclient.IncludeMetadata
 	}
-	// The namespace picker's list runs alongside the page's own list.
-	picker := make(chan views.NamespacePicker, 1)
-	if r.Namespaced {
-		go func() { picker <- s.namespacePicker(c, client, r, p.Namespace, lq) }()
-	} else {
-		close(picker)
-	}
 	var notices []string
 	table, err := client.ListTable(ctx, r, opts)
 	if err != nil && lq.Continue != "" && apiclient.IsExpired(err) {
@@ -167,7 +160,9 @@ func (s *Server) list(c echo.Context, client *apiclient.Client, r apiclient.Reso
 	page.WideHref = withQuery(base, wide.values())
 	page.Filter = listFilter(base, lq)
 	page.Pager = pagerView(base, lq, table)
-	page.Picker = <-picker
+	if r.Namespaced {
+		page.Picker = s.namespacePicker(c, client, r, p.Namespace, lq)
+	}
 	return render(c, http.StatusOK, views.List(page))
 }
 
@@ -414,27 +409,38 @@ func (s *Server) namespacePicker(c echo.Context, client *apiclient.Client, r api
 		Current: current,
 		Hidden:  hiddenFields(carried),
 	}
-	nsRes, _, err := client.Resource(c.Request().Context(), "", "v1", "namespaces")
-	if err != nil {
-		picker.FreeText = true
-		return picker
-	}
-	t, err := client.ListTable(c.Request().Context(), nsRes, apiclient.ListOptions{Limit: 1000, IncludeObject: apiclient.IncludeNone})
-	if err != nil {
-		picker.FreeText = true
-		return picker
-	}
-	for _, row := range t.Rows {
-		if len(row.Cells) > 0 {
-			if name, ok := row.Cells[0].(string); ok {
-				picker.Options = append(picker.Options, name)
-			}
-		}
-	}
+	names, ok := s.namespaces(c, client)
+	picker.Options, picker.FreeText = names, !ok
 	if current != "" && !contains(picker.Options, current) {
 		picker.Options = append(picker.Options, current)
 	}
 	return picker
+}
+
+// namespaces lists the namespaces the user may list, from a short-lived
+// cache per context and identity; ok is false when they may not list them.
+func (s *Server) namespaces(c echo.Context, client *apiclient.Client) (names []string, ok bool) {
+	key := client.ContextName() + "|" + identityOf(c).Key()
+	now := time.Now()
+	if e, hit := s.nsCache.get(key, now); hit {
+		return e.names, e.allowed
+	}
+	e := namespaceEntry{fetched: now}
+	ctx := c.Request().Context()
+	if nsRes, _, err := client.Resource(ctx, "", "v1", "namespaces"); err == nil {
+		if t, err := client.ListTable(ctx, nsRes, apiclient.ListOptions{Limit: 1000, IncludeObject: apiclient.IncludeNone}); err == nil {
+			e.allowed = true
+			for _, row := range t.Rows {
+				if len(row.Cells) > 0 {
+					if name, isString := row.Cells[0].(string); isString {
+						e.names = append(e.names, name)
+					}
+				}
+			}
+		}
+	}
+	s.nsCache.put(key, e)
+	return e.names, e.allowed
 }
 
 func contains(list []string, s string) bool {

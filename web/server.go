@@ -42,6 +42,7 @@ type Server struct {
 	assets   *assets
 	log      *slog.Logger
 	echo     *echo.Echo
+	nsCache  *namespaceCache
 }
 
 // New builds the server and its routes.
@@ -57,7 +58,7 @@ func New(d Deps) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{clusters: d.Clusters, metrics: d.Metrics, assets: a, log: log}
+	s := &Server{clusters: d.Clusters, metrics: d.Metrics, assets: a, log: log, nsCache: newNamespaceCache()}
 	s.echo = s.routes()
 	return s, nil
 }
