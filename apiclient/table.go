@@ -177,6 +177,9 @@ type wireRow struct {
 }
 
 func decodeTable(body []byte) (*Table, error) {
+	if t, ok, err := decodeTableFast(body); ok || err != nil {
+		return t, err
+	}
 	var in wireList
 	if err := json.Unmarshal(body, &in); err != nil {
 		return nil, fmt.Errorf("decoding response: %w", err)

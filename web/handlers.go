@@ -58,6 +58,7 @@ func identityOf(echo.Context) apiclient.Identity { return apiclient.Identity{} }
 // never leaves half a page.
 func render(c echo.Context, status int, component templ.Component) error {
 	var buf bytes.Buffer
+	buf.Grow(64 << 10)
 	if err := component.Render(c.Request().Context(), &buf); err != nil {
 		return err
 	}

@@ -1,0 +1,125 @@
+package apiclient
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/valyala/fastjson"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// Tables are the one large body on the console's hot path: decoding them
+// with reflection into []any cost more than the API server took to serve
+// them. fastjson parses without reflection, into pooled memory.
+var tableParsers fastjson.ParserPool
+
+// decodeTableFast decodes a meta.k8s.io Table. ok is false when the body is
+// not a Table, so the caller decodes it as a list.
+func decodeTableFast(body []byte) (t *Table, ok bool, err error) {
+	p := tableParsers.Get()
+	defer tableParsers.Put(p)
+	v, err := p.ParseBytes(body)
+	if err != nil {
+		return nil, false, fmt.Errorf("decoding response: %w", err)
+	}
+	if string(v.GetStringBytes("kind")) != "Table" {
+		return nil, false, nil
+	}
+	t = &Table{
+		Served:          TableV1,
+		ResourceVersion: string(v.GetStringBytes("metadata", "resourceVersion")),
+		Continue:        string(v.GetStringBytes("metadata", "continue")),
+	}
+	if string(v.GetStringBytes("apiVersion")) == "meta.k8s.io/v1beta1" {
+		t.Served = TableV1Beta1
+	}
+	if n := v.Get("metadata", "remainingItemCount"); n != nil && n.Type() == fastjson.TypeNumber {
+		count := n.GetInt64()
+		t.RemainingItemCount = &count
+	}
+	for _, c := range v.GetArray("columnDefinitions") {
+		t.Columns = append(t.Columns, Column{
+			Name:        string(c.GetStringBytes("name")),
+			Type:        string(c.GetStringBytes("type")),
+			Format:      string(c.GetStringBytes("format")),
+			Description: string(c.GetStringBytes("description")),
+			Priority:    int32(c.GetInt("priority")),
+		})
+	}
+	rows := v.GetArray("rows")
+	t.Rows = make([]Row, len(rows))
+	// Cells repeat a lot ("Running", "1/1", "<none>"): one boxed string each.
+	interned := make(map[string]any)
+	for i, r := range rows {
+		cells := r.GetArray("cells")
+		row := Row{Cells: make([]any, len(cells))}
+		for j, c := range cells {
+			if row.Cells[j], err = cellValue(c, interned); err != nil {
+				return nil, true, fmt.Errorf("decoding row %d cell %d: %w", i, j, err)
+			}
+		}
+		for _, c := range r.GetArray("conditions") {
+			row.Conditions = append(row.Conditions, metav1.TableRowCondition{
+				Type:    metav1.RowConditionType(c.GetStringBytes("type")),
+				Status:  metav1.ConditionStatus(c.GetStringBytes("status")),
+				Reason:  string(c.GetStringBytes("reason")),
+				Message: string(c.GetStringBytes("message")),
+			})
+		}
+		if m := r.Get("object", "metadata"); m != nil {
+			row.Object = metaOf(m)
+		}
+		t.Rows[i] = row
+	}
+	return t, true, nil
+}
+
+// cellValue converts a cell to what encoding/json would have produced.
+func cellValue(c *fastjson.Value, interned map[string]any) (any, error) {
+	switch c.Type() {
+	case fastjson.TypeString:
+		b := c.GetStringBytes()
+		if v, ok := interned[string(b)]; ok {
+			return v, nil
+		}
+		var v any = string(b)
+		if len(interned) < 4096 {
+			interned[v.(string)] = v
+		}
+		return v, nil
+	case fastjson.TypeNumber:
+		return c.GetFloat64(), nil
+	case fastjson.TypeTrue:
+		return true, nil
+	case fastjson.TypeFalse:
+		return false, nil
+	case fastjson.TypeNull:
+		return nil, nil
+	}
+	// Objects and arrays are rare in cells; the reflective decoder is fine.
+	var out any
+	err := json.Unmarshal(c.MarshalTo(nil), &out)
+	return out, err
+}
+
+func metaOf(m *fastjson.Value) *ObjectMeta {
+	meta := &ObjectMeta{
+		Name:      string(m.GetStringBytes("name")),
+		Namespace: string(m.GetStringBytes("namespace")),
+		UID:       types.UID(m.GetStringBytes("uid")),
+	}
+	if ts := m.GetStringBytes("creationTimestamp"); len(ts) > 0 {
+		if created, err := time.Parse(time.RFC3339, string(ts)); err == nil {
+			meta.CreationTimestamp = created
+		}
+	}
+	if labels := m.GetObject("labels"); labels != nil && labels.Len() > 0 {
+		meta.Labels = make(map[string]string, labels.Len())
+		labels.Visit(func(k []byte, v *fastjson.Value) {
+			meta.Labels[string(k)] = string(v.GetStringBytes())
+		})
+	}
+	return meta
+}
