@@ -44,6 +44,9 @@ func (cs *Clusters) Client(contextName string, id Identity) (*Client, error) {
 		return nil, &UnknownContextError{Name: contextName}
 	}
 	cfg := rest.CopyConfig(base)
+	// No client-side throttling: a page may make a burst of calls for one
+	// user, and the server's priority and fairness is what should decide.
+	cfg.QPS, cfg.Burst, cfg.RateLimiter = -1, 0, nil
 	applyIdentity(cfg, id)
 	if cs.observer != nil {
 		cfg.Wrap(observeTransport(cs.observer))

@@ -59,6 +59,9 @@ type ListOptions struct {
 	Limit         int64
 	Continue      string
 	IncludeObject IncludeObject
+	// Wide keeps the cells of priority > 0 columns; without it they are
+	// left nil, as a page that hides them never reads them.
+	Wide bool
 }
 
 // Column is a Table column as the server defined it.
@@ -117,7 +120,7 @@ func (c *Client) ListTable(ctx context.Context, r Resource, opts ListOptions) (*
 		}
 		return q
 	}
-	return c.negotiateTable(ctx, req)
+	return c.negotiateTable(ctx, req, opts.Wide)
 }
 
 // GetTable fetches one object as a one-row Table, for its printer columns.
@@ -125,10 +128,10 @@ func (c *Client) GetTable(ctx context.Context, r Resource, namespace, name strin
 	return c.negotiateTable(ctx, func(accept string) *rest.Request {
 		return c.rest.Get().AbsPath(r.PathSegments(namespace, name)...).SetHeader("Accept", accept).
 			Param("includeObject", string(IncludeNone)).MaxRetries(0)
-	})
+	}, true)
 }
 
-func (c *Client) negotiateTable(ctx context.Context, req func(accept string) *rest.Request) (*Table, error) {
+func (c *Client) negotiateTable(ctx context.Context, req func(accept string) *rest.Request, wide bool) (*Table, error) {
 	body, err := do(ctx, req(acceptTable))
 	if apierrors.IsNotAcceptable(err) {
 		// Some servers refuse as=Table outright; ask again without it.
@@ -140,7 +143,7 @@ func (c *Client) negotiateTable(ctx context.Context, req func(accept string) *re
 	if err != nil {
 		return nil, err
 	}
-	return decodeTable(body)
+	return decodeTable(body, wide)
 }
 
 func setParam(r *rest.Request, name, value string) {
@@ -176,8 +179,8 @@ type wireRow struct {
 	Object     json.RawMessage            `json:"object"`
 }
 
-func decodeTable(body []byte) (*Table, error) {
-	if t, ok, err := decodeTableFast(body); ok || err != nil {
+func decodeTable(body []byte, wide bool) (*Table, error) {
+	if t, ok, err := decodeTableFast(body, wide); ok || err != nil {
 		return t, err
 	}
 	var in wireList

@@ -17,7 +17,7 @@ var tableParsers fastjson.ParserPool
 
 // decodeTableFast decodes a meta.k8s.io Table. ok is false when the body is
 // not a Table, so the caller decodes it as a list.
-func decodeTableFast(body []byte) (t *Table, ok bool, err error) {
+func decodeTableFast(body []byte, wide bool) (t *Table, ok bool, err error) {
 	p := tableParsers.Get()
 	defer tableParsers.Put(p)
 	v, err := p.ParseBytes(body)
@@ -50,13 +50,21 @@ func decodeTableFast(body []byte) (t *Table, ok bool, err error) {
 	}
 	rows := v.GetArray("rows")
 	t.Rows = make([]Row, len(rows))
-	// Cells repeat a lot ("Running", "1/1", "<none>"): one boxed string each.
-	interned := make(map[string]any)
+	// Columns repeat their values down the rows ("Running", "1/1",
+	// "<none>"): each column reuses its previous boxed string when equal.
+	prev := make([]any, len(t.Columns))
 	for i, r := range rows {
 		cells := r.GetArray("cells")
 		row := Row{Cells: make([]any, len(cells))}
 		for j, c := range cells {
-			if row.Cells[j], err = cellValue(c, interned); err != nil {
+			if !wide && j < len(t.Columns) && t.Columns[j].Priority > 0 {
+				continue // hidden unless wide: not worth converting
+			}
+			var last *any
+			if j < len(prev) {
+				last = &prev[j]
+			}
+			if row.Cells[j], err = cellValue(c, last); err != nil {
 				return nil, true, fmt.Errorf("decoding row %d cell %d: %w", i, j, err)
 			}
 		}
@@ -77,16 +85,19 @@ func decodeTableFast(body []byte) (t *Table, ok bool, err error) {
 }
 
 // cellValue converts a cell to what encoding/json would have produced.
-func cellValue(c *fastjson.Value, interned map[string]any) (any, error) {
+// last, when set, holds the column's previous value, reused if equal.
+func cellValue(c *fastjson.Value, last *any) (any, error) {
 	switch c.Type() {
 	case fastjson.TypeString:
 		b := c.GetStringBytes()
-		if v, ok := interned[string(b)]; ok {
-			return v, nil
+		if last != nil {
+			if s, ok := (*last).(string); ok && s == string(b) {
+				return *last, nil
+			}
 		}
 		var v any = string(b)
-		if len(interned) < 4096 {
-			interned[v.(string)] = v
+		if last != nil {
+			*last = v
 		}
 		return v, nil
 	case fastjson.TypeNumber:

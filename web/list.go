@@ -123,6 +123,7 @@ func (s *Server) list(c echo.Context, client *apiclient.Client, r apiclient.Reso
 		Limit:         lq.Limit,
 		Continue:      lq.Continue,
 		IncludeObject: apiclient.IncludeNone,
+		Wide:          lq.Wide,
 	}
 	if r.Namespaced && p.Namespace == "" {
 		// Rows of an all-namespaces list need their namespace to be linked.
