@@ -6,8 +6,9 @@ package apiclient
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
-	"sort"
+	"slices"
 	"time"
 
 	"k8s.io/client-go/rest"
@@ -103,7 +104,7 @@ func fromKubeconfig(raw clientcmdapi.Config, opts LoadOptions) (*Clusters, error
 		if current != "" {
 			return nil, &UnknownContextError{Name: current}
 		}
-		current = sortedKeys(raw.Contexts)[0]
+		current = slices.Sorted(maps.Keys(raw.Contexts))[0]
 	}
 	cs := &Clusters{
 		contexts:  map[string]Context{},
@@ -112,7 +113,7 @@ func fromKubeconfig(raw clientcmdapi.Config, opts LoadOptions) (*Clusters, error
 		observer:  opts.Observer,
 		discovery: newDiscoveryCache(opts.DiscoveryTTL),
 	}
-	for _, name := range sortedKeys(raw.Contexts) {
+	for _, name := range slices.Sorted(maps.Keys(raw.Contexts)) {
 		kctx := raw.Contexts[name]
 		cfg, err := clientcmd.NewNonInteractiveClientConfig(raw, name, &clientcmd.ConfigOverrides{}, nil).ClientConfig()
 		if err != nil {
@@ -172,15 +173,6 @@ func (cs *Clusters) Context(name string) (Context, error) {
 		return Context{}, &UnknownContextError{Name: name}
 	}
 	return c, nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func anyFileExists(paths []string) bool {

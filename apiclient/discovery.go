@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -59,6 +60,11 @@ type Discovery struct {
 	// Failed lists group versions the server could not describe (for example an
 	// aggregated API whose backend is down). The rest is still usable.
 	Failed map[string]error
+
+	// names is Names' answer, computed once: a Discovery is shared by every
+	// page of its context until it is refreshed.
+	namesOnce sync.Once
+	names     []string
 }
 
 // Discover asks the server for its groups and resources, preferring

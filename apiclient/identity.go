@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
+	"slices"
 
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -94,7 +96,7 @@ func (c *Client) ContextName() string { return c.context }
 func (id Identity) Key() string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%q|%q|%q|%q|", id.BearerToken, id.Impersonate.UserName, id.Impersonate.UID, id.Impersonate.Groups)
-	for _, k := range sortedKeys(id.Impersonate.Extra) {
+	for _, k := range slices.Sorted(maps.Keys(id.Impersonate.Extra)) {
 		fmt.Fprintf(h, "%q=%q|", k, id.Impersonate.Extra[k])
 	}
 	return hex.EncodeToString(h.Sum(nil))

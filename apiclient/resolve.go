@@ -97,8 +97,14 @@ func (d *Discovery) category(name string) []Resource {
 	return out
 }
 
-// Names lists every name Resolve understands, for autocompletion.
+// Names lists every name Resolve understands, for autocompletion. The
+// slice is shared: callers must not modify it.
 func (d *Discovery) Names() []string {
+	d.namesOnce.Do(func() { d.names = d.computeNames() })
+	return d.names
+}
+
+func (d *Discovery) computeNames() []string {
 	seen := map[string]bool{}
 	var out []string
 	add := func(s string) {

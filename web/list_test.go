@@ -2,7 +2,6 @@ package web
 
 import (
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -10,9 +9,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/apiclient/apitest"
-	"github.com/tabula-console/tabula/static"
 )
 
 // newVariant starts a console against a fake server following opts, seeded
@@ -30,18 +27,7 @@ func newVariant(t *testing.T, opts apitest.Options) (*harness, *apitest.Server) 
 		apitest.CSMSession("boot-x3000", "boot", "compute-23.7", "running"),
 		apitest.CSMSession("shutdown-x3001", "shutdown", "compute-23.7", "complete"),
 	)
-	metrics := NewMetrics()
-	clusters, err := apiclient.FromKubeconfig(fake.Kubeconfig("dev"), apiclient.LoadOptions{Observer: metrics})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := New(Deps{Clusters: clusters, Metrics: metrics, Static: static.FS})
-	if err != nil {
-		t.Fatal(err)
-	}
-	console := httptest.NewServer(srv.Handler())
-	t.Cleanup(console.Close)
-	return &harness{server: srv, fake: fake, console: console, metrics: metrics}, fake
+	return newConsole(t, fake, "dev"), fake
 }
 
 func headers(doc *goquery.Document) []string {

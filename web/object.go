@@ -2,9 +2,10 @@ package web
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -137,14 +138,14 @@ func (s *Server) genericDescribe(c echo.Context, client *apiclient.Client, r api
 	ns := obj.GetNamespace()
 	g := &views.GenericDescribe{Finalizers: obj.GetFinalizers()}
 	listInNS := consolePath(cname, r, ns, "")
-	for _, k := range sortedKeys(obj.GetLabels()) {
+	for _, k := range slices.Sorted(maps.Keys(obj.GetLabels())) {
 		v := obj.GetLabels()[k]
 		g.Labels = append(g.Labels, views.Chip{
 			Text: k + "=" + v,
 			Href: listInNS + "?labelSelector=" + url.QueryEscape(k+"="+v),
 		})
 	}
-	for _, k := range sortedKeys(obj.GetAnnotations()) {
+	for _, k := range slices.Sorted(maps.Keys(obj.GetAnnotations())) {
 		v := obj.GetAnnotations()[k]
 		g.Annotations = append(g.Annotations, views.Annotation{Key: k, Value: v, Long: len(v) > longAnnotation || strings.Contains(v, "\n")})
 	}
@@ -168,7 +169,7 @@ func (s *Server) genericDescribe(c echo.Context, client *apiclient.Client, r api
 		}
 	}
 	secret := r.Group == "" && r.Name == "secrets"
-	for _, k := range sortedKeys(obj.Object) {
+	for _, k := range slices.Sorted(maps.Keys(obj.Object)) {
 		switch k {
 		case "apiVersion", "kind", "metadata":
 			continue
@@ -248,7 +249,7 @@ func treeOf(v any, masked bool) []views.TreeNode {
 	switch val := v.(type) {
 	case map[string]any:
 		out := make([]views.TreeNode, 0, len(val))
-		for _, k := range sortedKeys(val) {
+		for _, k := range slices.Sorted(maps.Keys(val)) {
 			out = append(out, node(k, val[k], masked))
 		}
 		return out
@@ -326,13 +327,4 @@ func objectYAML(obj *unstructured.Unstructured, managedFields bool) (string, err
 		return "", fmt.Errorf("rendering YAML: %w", err)
 	}
 	return string(b), nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

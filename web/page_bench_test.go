@@ -10,7 +10,6 @@ import (
 
 	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/apiclient/apitest"
-	"github.com/tabula-console/tabula/static"
 )
 
 // BenchmarkListPage500 serves a whole list page, handler to HTML, against
@@ -23,16 +22,7 @@ func BenchmarkListPage500(b *testing.B) {
 		w.Header().Set("Content-Type", "application/json;as=Table;v=v1;g=meta.k8s.io")
 		_, _ = w.Write(body)
 	})
-	metrics := NewMetrics()
-	clusters, err := apiclient.FromKubeconfig(fake.Kubeconfig("admin"), apiclient.LoadOptions{Observer: metrics})
-	if err != nil {
-		b.Fatal(err)
-	}
-	srv, err := New(Deps{Clusters: clusters, Metrics: metrics, Static: static.FS})
-	if err != nil {
-		b.Fatal(err)
-	}
-	h := srv.Handler()
+	h := newConsole(b, fake, "admin").server.Handler()
 	get := func() *httptest.ResponseRecorder {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/c/admin/api/v1/namespaces/bulk/pods", nil))

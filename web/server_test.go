@@ -34,6 +34,12 @@ func newHarness(t *testing.T, contexts ...string) *harness {
 	if len(contexts) == 0 {
 		contexts = []string{"dev"}
 	}
+	return newConsole(t, fake, contexts...)
+}
+
+// newConsole serves a console for the contexts, all pointing at fake.
+func newConsole(t testing.TB, fake *apitest.Server, contexts ...string) *harness {
+	t.Helper()
 	metrics := NewMetrics()
 	clusters, err := apiclient.FromKubeconfig(fake.Kubeconfig(contexts...), apiclient.LoadOptions{Observer: metrics})
 	if err != nil {
