@@ -260,3 +260,15 @@ func TestNamespacePickerRedirectsKeepingFilters(t *testing.T) {
 		t.Errorf("namespace options = %v", options)
 	}
 }
+
+func TestThrottledListPassesRetryAfterOn(t *testing.T) {
+	h, fake := newVariant(t, apitest.Options{})
+	fake.FailResource("", "pods", apitest.TooManyRequests(9))
+	resp, body := h.get(t, "/c/dev/api/v1/namespaces/demo/pods", http.StatusTooManyRequests)
+	if got := resp.Header.Get("Retry-After"); got != "9" {
+		t.Errorf("Retry-After = %q, want 9", got)
+	}
+	if parse(t, body).Find("[data-testid=error-retry]").Length() != 1 {
+		t.Error("no retry link")
+	}
+}
