@@ -54,6 +54,7 @@ type Clusters struct {
 	current   string
 	observer  Observer
 	discovery *discoveryCache
+	pools     *decodePools
 }
 
 // ErrUnknownContext is returned for a context name the configuration does not have.
@@ -112,6 +113,7 @@ func fromKubeconfig(raw clientcmdapi.Config, opts LoadOptions) (*Clusters, error
 		current:   current,
 		observer:  opts.Observer,
 		discovery: newDiscoveryCache(opts.DiscoveryTTL),
+		pools:     newDecodePools(),
 	}
 	for _, name := range slices.Sorted(maps.Keys(raw.Contexts)) {
 		kctx := raw.Contexts[name]
@@ -143,6 +145,7 @@ func inCluster(cfg *rest.Config, opts LoadOptions) *Clusters {
 		current:   InClusterContext,
 		observer:  opts.Observer,
 		discovery: newDiscoveryCache(opts.DiscoveryTTL),
+		pools:     newDecodePools(),
 	}
 	cs.add(Context{Name: InClusterContext, Cluster: InClusterContext, Server: cfg.Host}, cfg)
 	return cs

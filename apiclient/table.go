@@ -132,18 +132,34 @@ func (c *Client) GetTable(ctx context.Context, r Resource, namespace, name strin
 }
 
 func (c *Client) negotiateTable(ctx context.Context, req func(accept string) *rest.Request, wide bool) (*Table, error) {
-	body, err := do(ctx, req(acceptTable))
+	decode := func(body []byte) (*Table, error) { return c.decodeTable(body, wide) }
+	t, err := fetch(ctx, c.pools, req(acceptTable), decode)
 	if apierrors.IsNotAcceptable(err) {
 		// Some servers refuse as=Table outright; ask again without it.
-		body, err = do(ctx, req(acceptNoTable))
+		t, err = fetch(ctx, c.pools, req(acceptNoTable), decode)
 		if apierrors.IsNotAcceptable(err) {
-			body, err = do(ctx, req(MediaTypeJSON))
+			t, err = fetch(ctx, c.pools, req(MediaTypeJSON), decode)
 		}
 	}
+	return t, err
+}
+
+// fetch streams the response into a pooled buffer and decodes it there, so
+// list pages do not allocate their bodies afresh. Error statuses come back
+// as the server's Status (client-go decodes them for Stream too).
+func fetch[T any](ctx context.Context, pools *decodePools, r *rest.Request, decode func([]byte) (T, error)) (T, error) {
+	var zero T
+	rc, err := r.Stream(ctx)
 	if err != nil {
-		return nil, err
+		return zero, err
 	}
-	return decodeTable(body, wide)
+	defer rc.Close()
+	buf := pools.body()
+	defer pools.releaseBody(buf)
+	if _, err := buf.ReadFrom(rc); err != nil {
+		return zero, fmt.Errorf("reading response: %w", err)
+	}
+	return decode(buf.Bytes())
 }
 
 func setParam(r *rest.Request, name, value string) {
@@ -152,15 +168,6 @@ func setParam(r *rest.Request, name, value string) {
 	}
 }
 
-// do runs the request and returns the body, or the server's Status as an
-// error (Result.Raw would lose it).
-func do(ctx context.Context, r *rest.Request) ([]byte, error) {
-	res := r.Do(ctx)
-	if err := res.Error(); err != nil {
-		return nil, err
-	}
-	return res.Raw()
-}
 
 // wireList is every list shape a server may answer with (Table, metadata
 // list, plain list), so the body is parsed once whatever came back.
@@ -179,8 +186,8 @@ type wireRow struct {
 	Object     json.RawMessage            `json:"object"`
 }
 
-func decodeTable(body []byte, wide bool) (*Table, error) {
-	if t, ok, err := decodeTableFast(body, wide); ok || err != nil {
+func (c *Client) decodeTable(body []byte, wide bool) (*Table, error) {
+	if t, ok, err := decodeTableFast(&c.pools.parsers, body, wide); ok || err != nil {
 		return t, err
 	}
 	var in wireList

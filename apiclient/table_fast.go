@@ -10,16 +10,14 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// Tables are the one large body on the console's hot path: decoding them
-// with reflection into []any cost more than the API server took to serve
-// them. fastjson parses without reflection, into pooled memory.
-var tableParsers fastjson.ParserPool
-
-// decodeTableFast decodes a meta.k8s.io Table. ok is false when the body is
-// not a Table, so the caller decodes it as a list.
-func decodeTableFast(body []byte, wide bool) (t *Table, ok bool, err error) {
-	p := tableParsers.Get()
-	defer tableParsers.Put(p)
+// decodeTableFast decodes a meta.k8s.io Table. Tables are the one large body
+// on the console's hot path: decoding them with reflection into []any cost
+// more than the API server took to serve them, so fastjson parses them
+// without reflection, into pooled memory. Nothing returned refers to body.
+// ok is false when the body is not a Table, so the caller decodes a list.
+func decodeTableFast(parsers *fastjson.ParserPool, body []byte, wide bool) (t *Table, ok bool, err error) {
+	p := parsers.Get()
+	defer parsers.Put(p)
 	v, err := p.ParseBytes(body)
 	if err != nil {
 		return nil, false, fmt.Errorf("decoding response: %w", err)

@@ -4,63 +4,71 @@ import (
 	"context"
 	"html"
 	"io"
-	"strings"
 
 	"github.com/a-h/templ"
 )
 
 // listRows writes a list's table rows directly. It is the console's one hot
 // loop (a page may hold 5,000 rows), so it skips templ's per-attribute
-// machinery; every value is still HTML-escaped, and hrefs are the console's
-// own paths.
+// machinery and writes straight into the page buffer; every value is still
+// HTML-escaped, and hrefs are the console's own paths.
 func listRows(rows []ListRow) templ.Component {
 	return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
-		var b strings.Builder
+		out := rowWriter{w: w}
 		for _, r := range rows {
-			b.Reset()
-			b.WriteString(`<tr data-key="`)
-			b.WriteString(html.EscapeString(r.Key))
+			out.s(`<tr data-key="`)
+			out.esc(r.Key)
 			if len(r.Conditions) > 0 {
-				b.WriteString(`" class="row-done`)
+				out.s(`" class="row-done`)
 			}
-			b.WriteString(`">`)
+			out.s(`">`)
 			for i, c := range r.Cells {
 				if c.Numeric {
-					b.WriteString(`<td class="num">`)
+					out.s(`<td class="num">`)
 				} else {
-					b.WriteString(`<td>`)
+					out.s(`<td>`)
 				}
-				text := html.EscapeString(c.Text)
 				switch {
 				case c.Href != "":
-					b.WriteString(`<a href="`)
-					b.WriteString(html.EscapeString(c.Href))
-					b.WriteString(`">`)
-					b.WriteString(text)
-					b.WriteString(`</a>`)
+					out.s(`<a href="`)
+					out.esc(c.Href)
+					out.s(`">`)
+					out.esc(c.Text)
+					out.s(`</a>`)
 				case c.Time:
-					b.WriteString(`<time title="`)
-					b.WriteString(html.EscapeString(c.Title))
-					b.WriteString(`">`)
-					b.WriteString(text)
-					b.WriteString(`</time>`)
+					out.s(`<time title="`)
+					out.esc(c.Title)
+					out.s(`">`)
+					out.esc(c.Text)
+					out.s(`</time>`)
 				default:
-					b.WriteString(text)
+					out.esc(c.Text)
 				}
 				if i == 0 {
 					for _, cond := range r.Conditions {
-						b.WriteString(` <span class="tag tag-cond">`)
-						b.WriteString(html.EscapeString(cond))
-						b.WriteString(`</span>`)
+						out.s(` <span class="tag tag-cond">`)
+						out.esc(cond)
+						out.s(`</span>`)
 					}
 				}
-				b.WriteString(`</td>`)
+				out.s(`</td>`)
 			}
-			b.WriteString("</tr>\n")
-			if _, err := io.WriteString(w, b.String()); err != nil {
-				return err
-			}
+			out.s("</tr>\n")
 		}
-		return nil
+		return out.err
 	})
 }
+
+// rowWriter keeps the first write error, so the loop stays readable.
+type rowWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (o *rowWriter) s(s string) {
+	if o.err == nil {
+		_, o.err = io.WriteString(o.w, s)
+	}
+}
+
+func (o *rowWriter) esc(s string) { o.s(html.EscapeString(s)) }

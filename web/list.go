@@ -164,7 +164,7 @@ func (s *Server) list(c echo.Context, client *apiclient.Client, r apiclient.Reso
 	if r.Namespaced {
 		page.Picker = s.namespacePicker(c, client, r, p.Namespace, lq)
 	}
-	return render(c, http.StatusOK, views.List(page))
+	return s.render(c, http.StatusOK, views.List(page))
 }
 
 func listFilter(base string, lq listQuery) views.ListFilter {
@@ -261,8 +261,14 @@ func tableView(contextName string, r apiclient.Resource, namespace string, t *ap
 	// Rows of a one-namespace (or cluster-scoped) list share their link prefix.
 	rowBase := consolePath(contextName, r, namespace, "") + "/"
 	out := make([]views.ListRow, len(rows))
+	width := len(visible)
+	if withNamespace {
+		width++
+	}
+	// One allocation for every cell of the page, sliced per row.
+	cells := make([]views.Cell, 0, len(rows)*width)
 	for ri, row := range rows {
-		vr := views.ListRow{Cells: make([]views.Cell, 0, len(visible))}
+		vr := views.ListRow{Cells: cells[len(cells):len(cells):len(cells)+width]}
 		name, ns := "", namespace
 		if nameCol >= 0 && nameCol < len(row.Cells) {
 			name, _ = row.Cells[nameCol].(string)
@@ -305,6 +311,7 @@ func tableView(contextName string, r apiclient.Resource, namespace string, t *ap
 				vr.Conditions = append(vr.Conditions, string(cond.Type))
 			}
 		}
+		cells = cells[:len(cells)+len(vr.Cells)]
 		out[ri] = vr
 	}
 	return cols, out, hidden

@@ -84,7 +84,7 @@ func (s *Server) object(c echo.Context, client *apiclient.Client, r apiclient.Re
 		}
 	}
 	page.Summary = summaryFields(c, client, r, p)
-	return render(c, http.StatusOK, views.Object(page))
+	return s.render(c, http.StatusOK, views.Object(page))
 }
 
 func firstNonEmpty(a, b string) string {

@@ -113,7 +113,7 @@ func benchmarkRenderList(b *testing.B, rows int) {
 	var size int
 	b.ReportAllocs()
 	for b.Loop() {
-		// A fresh buffer each time, as render() in handlers.go uses.
+		// A fresh buffer each time: the worst case of Server.render, which reuses them.
 		var buf bytes.Buffer
 		if err := views.List(benchListPage(table)).Render(ctx, &buf); err != nil {
 			b.Fatal(err)

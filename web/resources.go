@@ -78,7 +78,7 @@ func (s *Server) jump(c echo.Context) error {
 	if len(matches) == 0 {
 		status = http.StatusNotFound
 	}
-	return render(c, status, views.Jump(page))
+	return s.render(c, status, views.Jump(page))
 }
 
 // namespace is the namespace picker's form target: it redirects to the same

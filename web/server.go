@@ -4,6 +4,7 @@
 package web
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -43,6 +45,7 @@ type Server struct {
 	log      *slog.Logger
 	echo     *echo.Echo
 	nsCache  *namespaceCache
+	pages    sync.Pool
 }
 
 // New builds the server and its routes.
@@ -59,6 +62,7 @@ func New(d Deps) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{clusters: d.Clusters, metrics: d.Metrics, assets: a, log: log, nsCache: newNamespaceCache()}
+	s.pages.New = func() any { return new(bytes.Buffer) }
 	s.echo = s.routes()
 	return s, nil
 }
