@@ -168,7 +168,6 @@ func setParam(r *rest.Request, name, value string) {
 	}
 }
 
-
 // wireList is every list shape a server may answer with (Table, metadata
 // list, plain list), so the body is parsed once whatever came back.
 type wireList struct {

@@ -268,7 +268,7 @@ func tableView(contextName string, r apiclient.Resource, namespace string, t *ap
 	// One allocation for every cell of the page, sliced per row.
 	cells := make([]views.Cell, 0, len(rows)*width)
 	for ri, row := range rows {
-		vr := views.ListRow{Cells: cells[len(cells):len(cells):len(cells)+width]}
+		vr := views.ListRow{Cells: cells[len(cells) : len(cells) : len(cells)+width]}
 		name, ns := "", namespace
 		if nameCol >= 0 && nameCol < len(row.Cells) {
 			name, _ = row.Cells[nameCol].(string)
