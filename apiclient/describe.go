@@ -78,6 +78,9 @@ type DescribeResult struct {
 // which case Result.Description is nil and Result.Object is set. A 406 for the
 // describe type is retried once asking for plain JSON.
 func (c *Client) Describe(ctx context.Context, r Resource, namespace, name string) (*DescribeResult, error) {
+	if err := checkNames(namespace, name); err != nil {
+		return nil, err
+	}
 	body, _, err := doRaw(ctx, c.get(r, namespace, name, describeAccept))
 	if apierrors.IsNotAcceptable(err) {
 		obj, err := c.GetObject(ctx, r, namespace, name)

@@ -15,6 +15,9 @@ import (
 // DefaultDiscoveryTTL is how long discovery is trusted before it is fetched again.
 const DefaultDiscoveryTTL = 2 * time.Minute
 
+// discoveryTimeout bounds one discovery fetch.
+const discoveryTimeout = 30 * time.Second
+
 // minRefreshInterval bounds refreshes forced by unknown resources, so a
 // stream of bad URLs cannot turn into a stream of discovery requests.
 const minRefreshInterval = 5 * time.Second
@@ -59,7 +62,11 @@ func (dc *discoveryCache) load(ctx context.Context, contextName string, force bo
 		}
 	}
 	v, err, _ := dc.flight.Do(contextName, func() (any, error) {
-		d, err := fetch(ctx)
+		// Others may be waiting on this fetch: the first caller leaving (a
+		// closed tab) must not fail them, so it gets its own deadline.
+		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), discoveryTimeout)
+		defer cancel()
+		d, err := fetch(fctx)
 		if err != nil {
 			return nil, err
 		}

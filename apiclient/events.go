@@ -54,6 +54,9 @@ var (
 // a user may be allowed only the core events). A 403 on the fallback comes
 // back as *EventsForbiddenError; any other failure as the server's Status.
 func (c *Client) EventsFor(ctx context.Context, namespace string, uid types.UID) ([]Event, error) {
+	if err := checkNames(namespace); err != nil {
+		return nil, err
+	}
 	body, err := c.listEvents(ctx, eventsV1, namespace, "regarding.uid", uid)
 	if err == nil {
 		var list eventsv1.EventList

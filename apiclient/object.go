@@ -17,9 +17,9 @@ import (
 // ready to go into a URL string, for example
 // "/api/v1/namespaces/demo/pods/web-1" or "/apis/apps/v1/deployments".
 //
-// rest.Request.AbsPath escapes its argument once more; with names that need
-// escaping (kube-apiserver rejects most of them anyway) pass PathSegments to
-// AbsPath instead.
+// rest.Request.AbsPath joins its segments with path.Join and escapes the
+// result: pass it PathSegments, never Path, and only names that pass
+// ValidPathSegment (the exported Client methods check).
 func (r Resource) Path(namespace, name string) string {
 	segs := r.PathSegments(namespace, name)
 	for i, s := range segs {
@@ -90,6 +90,9 @@ func decodeObject(body []byte) (*unstructured.Unstructured, error) {
 
 // GetObject fetches one object as JSON (Accept: application/json).
 func (c *Client) GetObject(ctx context.Context, r Resource, namespace, name string) (*unstructured.Unstructured, error) {
+	if err := checkNames(namespace, name); err != nil {
+		return nil, err
+	}
 	body, _, err := doRaw(ctx, c.get(r, namespace, name, MediaTypeJSON))
 	if err != nil {
 		return nil, fmt.Errorf("getting %s %q: %w", r.Name, name, err)

@@ -36,8 +36,12 @@ type Related struct {
 	Ready string
 }
 
-// pageSize bounds every list this file makes; it follows continue tokens.
-const pageSize = 500
+// pageSize bounds every list this file makes; it follows continue tokens,
+// for at most maxRelatedPages pages.
+const (
+	pageSize        = 500
+	maxRelatedPages = 10
+)
 
 var (
 	gkDeployment  = schema.GroupKind{Group: "apps", Kind: "Deployment"}
@@ -153,7 +157,11 @@ func (c *Client) ownedBy(ctx context.Context, d *Discovery, gk schema.GroupKind,
 	}
 	var out []Related
 	cont := ""
-	for {
+	for page := 0; ; page++ {
+		if page == maxRelatedPages {
+			// A page shows related objects, it does not inventory them.
+			return out, fmt.Errorf("listing %s: stopped after %d objects", r.Name, page*pageSize)
+		}
 		req := c.get(r, namespace, "", accept).Param("limit", strconv.Itoa(pageSize))
 		if !sel.Empty() {
 			req = req.Param("labelSelector", sel.String())

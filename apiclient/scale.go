@@ -20,6 +20,9 @@ type Scale struct {
 // r.Subresources contains "scale"; otherwise it returns (nil, nil) without a
 // request.
 func (c *Client) GetScale(ctx context.Context, r Resource, namespace, name string) (*Scale, error) {
+	if err := checkNames(namespace, name); err != nil {
+		return nil, err
+	}
 	if !slices.Contains(r.Subresources, "scale") {
 		return nil, nil
 	}

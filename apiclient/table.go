@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 
@@ -104,6 +105,9 @@ type Table struct {
 // ListTable fetches one page of r as a server-side Table, falling back to
 // v1beta1, then to a metadata or plain list rendered as Name/Namespace/Age.
 func (c *Client) ListTable(ctx context.Context, r Resource, opts ListOptions) (*Table, error) {
+	if err := checkNames(opts.Namespace); err != nil {
+		return nil, err
+	}
 	req := func(accept string) *rest.Request {
 		q := c.rest.Get().AbsPath(r.PathSegments(opts.Namespace, "")...).SetHeader("Accept", accept).
 			// A console page must answer; client-go would otherwise sleep
@@ -125,6 +129,9 @@ func (c *Client) ListTable(ctx context.Context, r Resource, opts ListOptions) (*
 
 // GetTable fetches one object as a one-row Table, for its printer columns.
 func (c *Client) GetTable(ctx context.Context, r Resource, namespace, name string) (*Table, error) {
+	if err := checkNames(namespace, name); err != nil {
+		return nil, err
+	}
 	return c.negotiateTable(ctx, func(accept string) *rest.Request {
 		return c.rest.Get().AbsPath(r.PathSegments(namespace, name)...).SetHeader("Accept", accept).
 			Param("includeObject", string(IncludeNone)).MaxRetries(0)
@@ -248,7 +255,7 @@ var genericColumns = []Column{
 func fromList(in *wireList) (*Table, error) {
 	out := &Table{
 		Served:             JSONFallback,
-		Columns:            genericColumns,
+		Columns:            slices.Clone(genericColumns),
 		ResourceVersion:    in.Metadata.ResourceVersion,
 		Continue:           in.Metadata.Continue,
 		RemainingItemCount: in.Metadata.RemainingItemCount,

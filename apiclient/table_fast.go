@@ -1,9 +1,13 @@
 package apiclient
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/valyala/fastjson"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -16,6 +20,11 @@ import (
 // without reflection, into pooled memory. Nothing returned refers to body.
 // ok is false when the body is not a Table, so the caller decodes a list.
 func decodeTableFast(parsers *fastjson.ParserPool, body []byte, wide bool) (t *Table, ok bool, err error) {
+	if !plainJSON(body) {
+		// fastjson passes invalid UTF-8 and lone surrogates through where
+		// encoding/json replaces them; leave such bodies to encoding/json.
+		return nil, false, nil
+	}
 	p := parsers.Get()
 	defer parsers.Put(p)
 	v, err := p.ParseBytes(body)
@@ -99,7 +108,11 @@ func cellValue(c *fastjson.Value, last *any) (any, error) {
 		}
 		return v, nil
 	case fastjson.TypeNumber:
-		return c.GetFloat64(), nil
+		f := c.GetFloat64()
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil, fmt.Errorf("invalid number %s", c.String())
+		}
+		return f, nil
 	case fastjson.TypeTrue:
 		return true, nil
 	case fastjson.TypeFalse:
@@ -131,4 +144,22 @@ func metaOf(m *fastjson.Value) *ObjectMeta {
 		})
 	}
 	return meta
+}
+
+// plainJSON reports whether body is valid UTF-8 without surrogate escapes,
+// the only inputs on which fastjson and encoding/json decode strings alike.
+func plainJSON(body []byte) bool {
+	if !utf8.Valid(body) {
+		return false
+	}
+	for rest := body; ; {
+		i := bytes.Index(rest, []byte(`\u`))
+		if i < 0 || i+3 >= len(rest) {
+			return true
+		}
+		if d := rest[i+2]; (d == 'd' || d == 'D') && strings.IndexByte("89abcdefABCDEF", rest[i+3]) >= 0 {
+			return false
+		}
+		rest = rest[i+2:]
+	}
 }

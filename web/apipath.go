@@ -33,7 +33,8 @@ func parseAPIPath(escaped string) (apiPath, error) {
 	segs := make([]string, len(raw))
 	for i, s := range raw {
 		dec, err := url.PathUnescape(s)
-		if err != nil || dec == "" {
+		// A decoded "/" or ".." would address another path upstream.
+		if err != nil || !apiclient.ValidPathSegment(dec) {
 			return apiPath{}, badPath(escaped)
 		}
 		segs[i] = dec

@@ -21,7 +21,6 @@ func TestParseAPIPath(t *testing.T) {
 		{"/api/v1/namespaces/demo/pods/web-1/log", apiPath{Version: "v1", Namespace: "demo", Resource: "pods", Name: "web-1", Subresource: "log"}},
 		{"/apis/apps/v1/deployments", apiPath{Group: "apps", Version: "v1", Resource: "deployments"}},
 		{"/apis/rbac.authorization.k8s.io/v1/clusterroles/system:controller:job-controller", apiPath{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles", Name: "system:controller:job-controller"}},
-		{"/apis/policy.example.com/v1/sessions/a%2Fb", apiPath{Group: "policy.example.com", Version: "v1", Resource: "sessions", Name: "a/b"}},
 	}
 	for _, tt := range tests {
 		got, err := parseAPIPath(tt.in)
@@ -29,7 +28,10 @@ func TestParseAPIPath(t *testing.T) {
 			t.Errorf("parseAPIPath(%q) = %+v, %v; want %+v", tt.in, got, err, tt.want)
 		}
 	}
-	for _, bad := range []string{"/api", "/api/v1", "/apis/apps", "/apis/apps/v1", "/api/v1/namespaces/demo/pods/a/b/c", "/api/v1/pods//x", "/api/v1/%zz"} {
+	for _, bad := range []string{
+		"/api/v1/namespaces/demo/pods/x%2F..%2F..%2Fsecrets%2Fs1", "/api/v1/namespaces/demo/pods/..", "/api/v1/namespaces/%2E%2E/pods",
+		"/api/v1/namespaces/demo/pods/a%25b", "/apis/policy.example.com/v1/sessions/a%2Fb",
+		"/api", "/api/v1", "/apis/apps", "/apis/apps/v1", "/api/v1/namespaces/demo/pods/a/b/c", "/api/v1/pods//x", "/api/v1/%zz"} {
 		if _, err := parseAPIPath(bad); err == nil {
 			t.Errorf("parseAPIPath(%q) accepted", bad)
 		}
@@ -48,7 +50,7 @@ func TestConsolePathRoundTrips(t *testing.T) {
 		{pods, "demo", "web-1", "/c/dev/api/v1/namespaces/demo/pods/web-1", apiPath{Version: "v1", Namespace: "demo", Resource: "pods", Name: "web-1"}},
 		{pods, "", "", "/c/dev/api/v1/pods", apiPath{Version: "v1", Resource: "pods"}},
 		// A cluster-scoped resource never gets a namespace segment.
-		{sessions, "demo", "a/b", "/c/dev/apis/policy.example.com/v1/sessions/a%2Fb", apiPath{Group: "policy.example.com", Version: "v1", Resource: "sessions", Name: "a/b"}},
+		{sessions, "demo", "boot:x3000", "/c/dev/apis/policy.example.com/v1/sessions/boot:x3000", apiPath{Group: "policy.example.com", Version: "v1", Resource: "sessions", Name: "boot:x3000"}},
 	} {
 		got := consolePath("dev", tc.r, tc.ns, tc.name)
 		if got != tc.want {

@@ -124,7 +124,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 	if p.RetryAfterSeconds > 0 {
 		c.Response().Header().Set("Retry-After", strconv.Itoa(p.RetryAfterSeconds))
 	}
-	if c.Request().Method == http.MethodGet && p.Code >= 500 || p.Code == http.StatusTooManyRequests {
+	if c.Request().Method == http.MethodGet && (p.Code >= 500 || p.Code == http.StatusTooManyRequests) {
 		p.RetryHref = c.Request().URL.RequestURI()
 	}
 	ctxName := pathParam(c, "context")
@@ -140,7 +140,10 @@ func (s *Server) handleError(err error, c echo.Context) {
 		}
 	}
 	var buf bytes.Buffer
-	if rerr := views.Error(p).Render(c.Request().Context(), &buf); rerr != nil {
+	// The page's deadline may be what failed; the error page still renders
+	// (with the request's values, such as the CSP nonce).
+	renderCtx := context.WithoutCancel(c.Request().Context())
+	if rerr := views.Error(p).Render(renderCtx, &buf); rerr != nil {
 		s.log.Error("rendering error page", "error", rerr, "original", err)
 		_ = c.String(p.Code, p.Title+": "+p.Message)
 		return

@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/duration"
 
 	"github.com/tabula-console/tabula/apiclient"
@@ -58,9 +60,9 @@ func parseListQuery(q url.Values) (listQuery, error) {
 			lq.Page = n
 		}
 	}
-	if v, ok := q["back"]; ok && len(v) > 0 {
-		lq.Back = strings.Split(v[0], ",")
-	}
+	// Each earlier page's token is its own "back" value: tokens of servers
+	// other than kube-apiserver may contain any character.
+	lq.Back = q["back"]
 	if lq.Continue == "" {
 		lq.Page, lq.Back = 1, nil
 	}
@@ -87,8 +89,8 @@ func (lq listQuery) values() url.Values {
 	if lq.Continue != "" {
 		v.Set("continue", lq.Continue)
 		v.Set("page", strconv.Itoa(lq.Page))
-		if len(lq.Back) > 0 {
-			v.Set("back", strings.Join(lq.Back, ","))
+		for _, b := range lq.Back {
+			v.Add("back", b)
 		}
 	}
 	return v
@@ -418,7 +420,8 @@ func (s *Server) namespacePicker(c echo.Context, client *apiclient.Client, r api
 		Hidden:  hiddenFields(carried),
 	}
 	names, ok := s.namespaces(c, client)
-	picker.Options, picker.FreeText = names, !ok
+	// The cached slice is shared between requests: never append to it.
+	picker.Options, picker.FreeText = slices.Clip(names), !ok
 	if current != "" && !contains(picker.Options, current) {
 		picker.Options = append(picker.Options, current)
 	}
@@ -435,15 +438,24 @@ func (s *Server) namespaces(c echo.Context, client *apiclient.Client) (names []s
 	}
 	e := namespaceEntry{fetched: now}
 	ctx := c.Request().Context()
-	if nsRes, _, err := client.Resource(ctx, "", "v1", "namespaces"); err == nil {
-		if t, err := client.ListTable(ctx, nsRes, apiclient.ListOptions{Limit: 1000, IncludeObject: apiclient.IncludeNone}); err == nil {
-			e.allowed = true
-			for _, row := range t.Rows {
-				if len(row.Cells) > 0 {
-					if name, isString := row.Cells[0].(string); isString {
-						e.names = append(e.names, name)
-					}
-				}
+	nsRes, _, err := client.Resource(ctx, "", "v1", "namespaces")
+	var t *apiclient.Table
+	if err == nil {
+		t, err = client.ListTable(ctx, nsRes, apiclient.ListOptions{Limit: 1000, IncludeObject: apiclient.IncludeNone})
+	}
+	if err != nil {
+		// Only a refusal is worth remembering; a passing failure is retried
+		// by the next page.
+		if apierrors.IsForbidden(err) {
+			s.nsCache.put(key, e)
+		}
+		return nil, false
+	}
+	e.allowed = true
+	for _, row := range t.Rows {
+		if len(row.Cells) > 0 {
+			if name, isString := row.Cells[0].(string); isString {
+				e.names = append(e.names, name)
 			}
 		}
 	}

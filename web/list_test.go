@@ -1,15 +1,21 @@
 package web
 
 import (
+	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/apiclient/apitest"
+	"github.com/tabula-console/tabula/static"
 )
 
 // newVariant starts a console against a fake server following opts, seeded
@@ -271,4 +277,49 @@ func TestThrottledListPassesRetryAfterOn(t *testing.T) {
 	if parse(t, body).Find("[data-testid=error-retry]").Length() != 1 {
 		t.Error("no retry link")
 	}
+}
+
+func TestAHungServerGivesA504Page(t *testing.T) {
+	fake := apitest.NewServer(t, apitest.CoreV1())
+	fake.Override("/api/v1/namespaces/demo/pods", func(w http.ResponseWriter, r *http.Request) {
+		<-r.Context().Done() // never answers; returns when the console gives up
+	})
+	metrics := NewMetrics()
+	clusters, err := apiclient.FromKubeconfig(fake.Kubeconfig("dev"), apiclient.LoadOptions{Observer: metrics})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := New(Deps{Clusters: clusters, Metrics: metrics, Static: static.FS, RequestTimeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	console := httptest.NewServer(srv.Handler())
+	t.Cleanup(console.Close)
+	h := &harness{server: srv, fake: fake, console: console, metrics: metrics}
+	_, body := h.get(t, "/c/dev/api/v1/namespaces/demo/pods", http.StatusGatewayTimeout)
+	if got := parse(t, body).Find("[data-testid=error-title]").Text(); got != "The API server did not answer in time" {
+		t.Errorf("title = %q", got)
+	}
+}
+
+// The namespace picker's cached options are shared by concurrent pages;
+// adding the current namespace must not write into them (run with -race).
+func TestConcurrentPagesDoNotShareNamespaceOptions(t *testing.T) {
+	h, _ := newVariant(t, apitest.Options{})
+	h.get(t, "/c/dev/api/v1/namespaces/demo/pods", http.StatusOK) // fills the cache
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			ns := fmt.Sprintf("ns-%d", i)
+			_, body := h.get(t, "/c/dev/api/v1/namespaces/"+ns+"/pods", http.StatusOK)
+			var options []string
+			parse(t, body).Find("[data-testid=namespace-select] option").Each(func(_ int, s *goquery.Selection) {
+				options = append(options, s.AttrOr("value", ""))
+			})
+			if options[len(options)-1] != ns {
+				t.Errorf("page for %s offers %v", ns, options)
+			}
+		})
+	}
+	wg.Wait()
 }

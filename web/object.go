@@ -1,6 +1,7 @@
 package web
 
 import (
+	"encoding/base64"
 	"fmt"
 	"maps"
 	"net/http"
@@ -21,6 +22,17 @@ import (
 
 // longAnnotation is the length past which an annotation starts collapsed.
 const longAnnotation = 100
+
+// lastApplied is where kubectl apply keeps the applied object.
+const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
+
+// secretSize is the decoded size of a Secret's base64 value.
+func secretSize(b64 string) int {
+	if n, err := base64.StdEncoding.DecodeString(b64); err == nil {
+		return len(n)
+	}
+	return len(b64)
+}
 
 // object serves an object's page: the overview (server describe or the
 // generic describe) or, with ?view=yaml, its YAML.
@@ -145,8 +157,14 @@ func (s *Server) genericDescribe(c echo.Context, client *apiclient.Client, r api
 			Href: listInNS + "?labelSelector=" + url.QueryEscape(k+"="+v),
 		})
 	}
+	// Whether values are hidden follows what the object is, not the URL.
+	secret := obj.GetAPIVersion() == "v1" && obj.GetKind() == "Secret"
 	for _, k := range slices.Sorted(maps.Keys(obj.GetAnnotations())) {
 		v := obj.GetAnnotations()[k]
+		if secret && k == lastApplied {
+			// kubectl apply keeps the whole Secret, data included, here.
+			v = fmt.Sprintf("hidden (%d bytes)", len(v))
+		}
 		g.Annotations = append(g.Annotations, views.Annotation{Key: k, Value: v, Long: len(v) > longAnnotation || strings.Contains(v, "\n")})
 	}
 	d, err := client.Discovery(ctx)
@@ -168,7 +186,6 @@ func (s *Server) genericDescribe(c echo.Context, client *apiclient.Client, r api
 			g.Scale = &views.ScaleView{Desired: sc.Desired, Current: sc.Current, Selector: sc.Selector}
 		}
 	}
-	secret := r.Group == "" && r.Name == "secrets"
 	for _, k := range slices.Sorted(maps.Keys(obj.Object)) {
 		switch k {
 		case "apiVersion", "kind", "metadata":
@@ -276,7 +293,7 @@ func node(key string, v any, masked bool) views.TreeNode {
 	default:
 		n.Value = scalar(val)
 		if masked {
-			n.Value = fmt.Sprintf("hidden (%d bytes)", len(n.Value))
+			n.Value = fmt.Sprintf("hidden (%d bytes)", secretSize(n.Value))
 		}
 	}
 	return n

@@ -109,13 +109,21 @@ func TestYAMLTabHidesManagedFieldsByDefault(t *testing.T) {
 
 func TestSecretValuesAreHiddenInTheOverview(t *testing.T) {
 	h, fake := newVariant(t, apitest.Options{})
-	fake.Add(apitest.Object("v1", "Secret", "demo", "creds", map[string]any{"data": map[string]any{"password": "aHVudGVyMg=="}}))
+	secret := apitest.Object("v1", "Secret", "demo", "creds", map[string]any{"data": map[string]any{"password": "aHVudGVyMg=="}})
+	secret.SetAnnotations(map[string]string{
+		"kubectl.kubernetes.io/last-applied-configuration": `{"apiVersion":"v1","data":{"password":"aHVudGVyMg=="},"kind":"Secret"}`,
+		"team": "payments",
+	})
+	fake.Add(secret)
 	_, body := h.get(t, "/c/dev/api/v1/namespaces/demo/secrets/creds", http.StatusOK)
 	if strings.Contains(body, "aHVudGVyMg==") {
 		t.Error("the overview shows a secret value")
 	}
-	if !strings.Contains(body, "hidden (12 bytes)") {
-		t.Error("the overview does not say the value is hidden")
+	if !strings.Contains(body, "hidden (7 bytes)") {
+		t.Error("the overview does not say the value (7 bytes decoded) is hidden")
+	}
+	if !strings.Contains(body, "payments") {
+		t.Error("ordinary annotations of a Secret are hidden too")
 	}
 }
 

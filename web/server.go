@@ -35,6 +35,9 @@ type Deps struct {
 	Metrics  *Metrics
 	Static   fs.FS
 	Log      *slog.Logger
+	// RequestTimeout bounds the upstream work of one page (default 30 s),
+	// so a hung API server gives a 504 page rather than a hung tab.
+	RequestTimeout time.Duration
 }
 
 // Server is the console's HTTP application.
@@ -46,6 +49,7 @@ type Server struct {
 	echo     *echo.Echo
 	nsCache  *namespaceCache
 	pages    sync.Pool
+	timeout  time.Duration
 }
 
 // New builds the server and its routes.
@@ -63,6 +67,10 @@ func New(d Deps) (*Server, error) {
 	}
 	s := &Server{clusters: d.Clusters, metrics: d.Metrics, assets: a, log: log, nsCache: newNamespaceCache()}
 	s.pages.New = func() any { return new(bytes.Buffer) }
+	s.timeout = d.RequestTimeout
+	if s.timeout <= 0 {
+		s.timeout = 30 * time.Second
+	}
 	s.echo = s.routes()
 	return s, nil
 }
@@ -85,7 +93,7 @@ func (s *Server) routes() *echo.Echo {
 	e.GET(assetPrefix+":file", s.assets.handle)
 
 	e.GET("/", s.root)
-	c := e.Group("/c/:context", s.requireContext)
+	c := e.Group("/c/:context", s.withTimeout, s.requireContext)
 	c.GET("", s.contextRoot)
 	c.GET("/", s.home)
 	c.GET("/jump", s.jump)
@@ -124,4 +132,14 @@ func (s *Server) Serve(ctx context.Context, addr string, ready func(addr string)
 		return fmt.Errorf("shutting down HTTP server: %w", err)
 	}
 	return nil
+}
+
+// withTimeout gives a page's upstream calls one deadline.
+func (s *Server) withTimeout(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		ctx, cancel := context.WithTimeout(c.Request().Context(), s.timeout)
+		defer cancel()
+		c.SetRequest(c.Request().WithContext(ctx))
+		return next(c)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"time"
 )
 
 // config is everything the console is started with. Every flag can also be
@@ -17,6 +18,8 @@ type config struct {
 	Listen     string
 	LogLevel   slog.Level
 	LogFormat  string
+	// RequestTimeout bounds the upstream work of one page.
+	RequestTimeout time.Duration
 }
 
 func parseConfig(args []string, getenv func(string) string) (config, error) {
@@ -28,6 +31,7 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	fs.StringVar(&cfg.Listen, "listen", "127.0.0.1:8080", "address to serve HTTP on")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	fs.StringVar(&cfg.LogFormat, "log-format", "text", "log format: text or json")
+	fs.DurationVar(&cfg.RequestTimeout, "request-timeout", 30*time.Second, "how long one page may wait for the API server")
 
 	// Environment first, so explicit flags override it.
 	var envErr error
