@@ -86,5 +86,4 @@ type Pager struct {
 	FirstHref string
 	// Remaining is the server's estimate of the items after this page, or -1.
 	Remaining int64
-	Limit     int64
 }

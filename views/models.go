@@ -59,7 +59,6 @@ type ContextOption struct {
 type NavItem struct {
 	Label   string
 	Href    string
-	Count   int
 	Current bool
 }
 

@@ -192,7 +192,7 @@ func hiddenFields(v url.Values) []views.HiddenField {
 }
 
 func pagerView(base string, lq listQuery, t *apiclient.Table) views.Pager {
-	p := views.Pager{Page: lq.Page, Remaining: -1, Limit: lq.Limit}
+	p := views.Pager{Page: lq.Page, Remaining: -1}
 	if t.RemainingItemCount != nil {
 		p.Remaining = *t.RemainingItemCount
 	}
