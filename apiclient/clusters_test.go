@@ -124,15 +124,7 @@ func TestIdentityChangesTheCredentialsSent(t *testing.T) {
 }
 
 func TestDiscoverModelsResourcesAndOrdersGroups(t *testing.T) {
-	fake := apitest.NewServer(t, apitest.AppsV1(), apitest.CoreV1())
-	cs, err := apiclient.FromKubeconfig(fake.Kubeconfig("dev"), apiclient.LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := cs.Client("dev", apiclient.Identity{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := clientFor(t, apitest.NewServer(t, apitest.AppsV1(), apitest.CoreV1()))
 	d, err := c.Discover(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -167,9 +159,7 @@ func TestDiscoverKeepsTheServersStatus(t *testing.T) {
 	fake.Override("/api", func(w http.ResponseWriter, _ *http.Request) {
 		apitest.WriteStatus(w, metav1.Status{Status: metav1.StatusFailure, Code: 403, Reason: metav1.StatusReasonForbidden, Message: "no discovery for you"})
 	})
-	cs, _ := apiclient.FromKubeconfig(fake.Kubeconfig("dev"), apiclient.LoadOptions{})
-	c, _ := cs.Client("dev", apiclient.Identity{})
-	_, err := c.Discover(context.Background())
+	_, err := clientFor(t, fake).Discover(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "no discovery for you") {
 		t.Fatalf("err = %v, want the server's message", err)
 	}

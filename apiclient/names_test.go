@@ -15,14 +15,7 @@ import (
 // Secret through a Pod URL.
 func TestNamesThatEscapeThePathAreRefused(t *testing.T) {
 	fake := apitest.NewServer(t, apitest.CoreV1())
-	cs, err := apiclient.FromKubeconfig(fake.Kubeconfig("dev"), apiclient.LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := cs.Client("dev", apiclient.Identity{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := clientFor(t, fake)
 	pods := apiclient.Resource{Version: "v1", Name: "pods", Namespaced: true}
 	ctx := context.Background()
 	fake.ResetRequests()

@@ -3,7 +3,6 @@ package web
 import (
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync"
@@ -13,9 +12,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/apiclient/apitest"
-	"github.com/tabula-console/tabula/static"
 )
 
 // newVariant starts a console against a fake server following opts, seeded
@@ -284,18 +281,7 @@ func TestAHungServerGivesA504Page(t *testing.T) {
 	fake.Override("/api/v1/namespaces/demo/pods", func(w http.ResponseWriter, r *http.Request) {
 		<-r.Context().Done() // never answers; returns when the console gives up
 	})
-	metrics := NewMetrics()
-	clusters, err := apiclient.FromKubeconfig(fake.Kubeconfig("dev"), apiclient.LoadOptions{Observer: metrics})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := New(Deps{Clusters: clusters, Metrics: metrics, Static: static.FS, RequestTimeout: 300 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	console := httptest.NewServer(srv.Handler())
-	t.Cleanup(console.Close)
-	h := &harness{server: srv, fake: fake, console: console, metrics: metrics}
+	h := newConsoleWithTimeout(t, fake, 300*time.Millisecond, "dev")
 	_, body := h.get(t, "/c/dev/api/v1/namespaces/demo/pods", http.StatusGatewayTimeout)
 	if got := parse(t, body).Find("[data-testid=error-title]").Text(); got != "The API server did not answer in time" {
 		t.Errorf("title = %q", got)

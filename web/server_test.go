@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/labstack/echo/v4"
@@ -40,12 +41,18 @@ func newHarness(t *testing.T, contexts ...string) *harness {
 // newConsole serves a console for the contexts, all pointing at fake.
 func newConsole(t testing.TB, fake *apitest.Server, contexts ...string) *harness {
 	t.Helper()
+	return newConsoleWithTimeout(t, fake, 0, contexts...)
+}
+
+// newConsoleWithTimeout is newConsole with a page deadline (0: the default).
+func newConsoleWithTimeout(t testing.TB, fake *apitest.Server, timeout time.Duration, contexts ...string) *harness {
+	t.Helper()
 	metrics := NewMetrics()
 	clusters, err := apiclient.FromKubeconfig(fake.Kubeconfig(contexts...), apiclient.LoadOptions{Observer: metrics})
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := New(Deps{Clusters: clusters, Metrics: metrics, Static: static.FS})
+	srv, err := New(Deps{Clusters: clusters, Metrics: metrics, Static: static.FS, RequestTimeout: timeout})
 	if err != nil {
 		t.Fatal(err)
 	}
