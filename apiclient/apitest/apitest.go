@@ -20,6 +20,27 @@
 // Failures are injected with Override (any handler for a path), FailPath and
 // FailResource (a metav1.Status such as Forbidden, NotFound, TooManyRequests),
 // and ExpireContinueTokens (410 Expired for continue tokens issued so far).
+//
+// Every Add, Update, Modify and Delete bumps one resourceVersion counter and
+// is kept in a bounded history, which watches (?watch=1 or watch=true on any
+// collection with the watch verb, one namespace or all) stream as
+// kube-apiserver does: labelSelector, fieldSelector, resourceVersion (""
+// and "0" start with an ADDED per object; too old a version gets an ERROR
+// event with a 410 Expired Status), allowWatchBookmarks, timeoutSeconds,
+// includeObject, and the Accept negotiation of lists (a Table stream sends
+// columnDefinitions in its first event only). Test controls:
+//
+//	ResourceVersion()        the current version, to watch from
+//	ExpireWatchHistory()     every version before now becomes too old (410)
+//	CloseWatches()           cuts every open watch connection
+//	SendBookmarks()          a BOOKMARK now on watches that allow them
+//	Options.BookmarkInterval periodic BOOKMARKs
+//	OpenWatches(), AwaitOpenWatches(n, d)  watch requests being served
+//
+// Pod logs (GET pods/{name}/log, plain text, with container, follow,
+// tailLines, sinceSeconds, sinceTime, timestamps, previous and limitBytes)
+// come from AppendLog and AppendLogAt; EndLog ends the streams following a
+// container, RestartLog makes its log so far the previous one.
 package apitest
 
 import (
@@ -32,6 +53,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -82,6 +104,10 @@ type Options struct {
 	// /api and /apis answer APIVersions and APIGroupList whatever is asked.
 	LegacyDiscovery bool
 	Describe        DescribeMode
+	// BookmarkInterval, when set, makes watches with allowWatchBookmarks
+	// send a BOOKMARK that often (kube-apiserver: about once a minute).
+	// SendBookmarks sends one at any time.
+	BookmarkInterval time.Duration
 }
 
 // GroupVersion is one served group version and its resources.
@@ -157,6 +183,20 @@ func (s *Server) Options() Options {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.opts
+}
+
+// Close ends the open watches and log streams (the client sees the server
+// close them), then shuts the server down: httptest would otherwise wait for
+// them forever.
+func (s *Server) Close() {
+	s.mu.Lock()
+	select {
+	case <-s.store.shutdown:
+	default:
+		close(s.store.shutdown)
+	}
+	s.mu.Unlock()
+	s.Server.Close()
 }
 
 // Override makes path answer with h instead of the fake's own handling.

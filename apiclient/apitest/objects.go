@@ -65,7 +65,7 @@ func Pod(namespace, name string, labels map[string]string, owners ...*unstructur
 			"phase": "Running",
 			"podIP": "10.0.0.1",
 			"containerStatuses": []any{
-				map[string]any{"name": "app", "ready": true, "restartCount": int64(0)},
+				map[string]any{"name": "app", "ready": true, "restartCount": int64(0), "state": map[string]any{"running": map[string]any{"startedAt": "2026-01-01T00:00:00Z"}}},
 			},
 			"conditions": []any{map[string]any{"type": "Ready", "status": "True"}},
 		},

@@ -97,10 +97,12 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, req resou
 	}
 	q := r.URL.Query()
 	if q.Get("watch") == "true" || q.Get("watch") == "1" {
-		WriteStatus(w, methodNotAllowed("the fake API server does not serve watches"))
+		s.serveWatch(w, r, req, opts)
 		return
 	}
 	switch {
+	case req.sub == "log" && req.res.Name == "pods":
+		s.serveLog(w, r, req)
 	case req.sub != "":
 		s.serveSubresource(w, req)
 	case req.name != "":
@@ -241,10 +243,31 @@ func (s *Server) serveList(w http.ResponseWriter, r *http.Request, req resourceR
 	}
 }
 
-// filter applies label and field selectors. Field selectors support
-// metadata.name, metadata.namespace and the resource's FieldLabels (dotted
-// paths into the object), with =, == and !=.
+// filter applies label and field selectors.
 func (s *Server) filter(req resourceRequest, items []*unstructured.Unstructured, labelSel, fieldSel string) ([]*unstructured.Unstructured, *metav1.Status) {
+	sel, st := compileSelectors(req, labelSel, fieldSel)
+	if st != nil {
+		return nil, st
+	}
+	var out []*unstructured.Unstructured
+	for _, o := range items {
+		if sel.matches(o) {
+			out = append(out, o)
+		}
+	}
+	return out, nil
+}
+
+// selectors are a request's label and field selectors. Field selectors
+// support metadata.name, metadata.namespace and the resource's FieldLabels
+// (dotted paths into the object), with =, == and !=.
+type selectors struct {
+	labels  labels.Selector
+	fields  fields.Selector
+	allowed []string
+}
+
+func compileSelectors(req resourceRequest, labelSel, fieldSel string) (*selectors, *metav1.Status) {
 	ls, err := labels.Parse(labelSel)
 	if err != nil {
 		st := badRequest(fmt.Sprintf("unable to parse requirement: %v", err))
@@ -262,21 +285,21 @@ func (s *Server) filter(req resourceRequest, items []*unstructured.Unstructured,
 			return nil, &st
 		}
 	}
-	var out []*unstructured.Unstructured
-	for _, o := range items {
-		if !ls.Matches(labels.Set(o.GetLabels())) {
-			continue
-		}
-		set := fields.Set{}
-		for _, f := range allowed {
-			set[f] = fieldValue(o, f)
-		}
-		if !fs.Matches(set) {
-			continue
-		}
-		out = append(out, o)
+	return &selectors{labels: ls, fields: fs, allowed: allowed}, nil
+}
+
+func (sel *selectors) matches(o *unstructured.Unstructured) bool {
+	if !sel.labels.Matches(labels.Set(o.GetLabels())) {
+		return false
 	}
-	return out, nil
+	if sel.fields.Empty() {
+		return true
+	}
+	set := fields.Set{}
+	for _, f := range sel.allowed {
+		set[f] = fieldValue(o, f)
+	}
+	return sel.fields.Matches(set)
 }
 
 func fieldValue(o *unstructured.Unstructured, path string) string {

@@ -1,0 +1,259 @@
+package apiclient
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
+	"k8s.io/client-go/rest"
+)
+
+// WatchOptions select what a watch sees.
+type WatchOptions struct {
+	// Namespace restricts a namespaced resource; "" watches all namespaces.
+	Namespace     string
+	LabelSelector string
+	FieldSelector string
+	// ResourceVersion resumes after that version (a list's, or the last
+	// event's). "" starts with an ADDED event for every current object.
+	ResourceVersion string
+}
+
+// Watch event types.
+const (
+	WatchAdded    = "ADDED"
+	WatchModified = "MODIFIED"
+	WatchDeleted  = "DELETED"
+	WatchBookmark = "BOOKMARK"
+)
+
+// WatchEvent is one event of a watch.
+type WatchEvent struct {
+	Type string // ADDED, MODIFIED, DELETED, BOOKMARK
+	// ResourceVersion is the object's (or the bookmark's): resume from it.
+	ResourceVersion string
+	UID             string
+	Name, Namespace string
+	// Table is a one-row Table for ADDED, MODIFIED and DELETED from
+	// WatchTable (nil for BOOKMARK and from WatchMeta), with the cells of
+	// every column, wide or not. Its Columns are the stream's, shared by
+	// every event: do not modify them.
+	Table *Table
+}
+
+// MediaTypePartialObjectMetadata asks for an object's metadata only; a
+// watch asks for it, not for ...List.
+const MediaTypePartialObjectMetadata = "application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io"
+
+// The Accept headers of WatchTable, in the order a 406 walks them, and of
+// WatchMeta. A server without Tables answers the metadata cheaply.
+var (
+	watchTableAccepts = []string{
+		mediaTableV1 + "," + mediaTableV1Beta1 + "," + MediaTypePartialObjectMetadata + "," + MediaTypeJSON,
+		MediaTypePartialObjectMetadata + "," + MediaTypeJSON,
+		MediaTypeJSON,
+	}
+	watchMetaAccepts = []string{MediaTypePartialObjectMetadata + "," + MediaTypeJSON, MediaTypeJSON}
+)
+
+// WatchTable watches r as Table rows (includeObject=Metadata, bookmarks
+// allowed), falling back like ListTable: Table v1, v1beta1, then metadata or
+// plain objects as generic Name/Namespace/Age rows; a 406 retries without
+// as=Table. It calls emit for each event until ctx ends (it returns
+// ctx.Err()), the server ends the stream or the connection drops (nil: resume
+// from the last ResourceVersion), or the server sends an ERROR event (its
+// *apierrors.StatusError; IsExpired holds for a 410: relist). Errors before
+// the stream starts are the server's Status too.
+func (c *Client) WatchTable(ctx context.Context, r Resource, opts WatchOptions, emit func(WatchEvent)) error {
+	var columns []Column // from the stream's first Table; later ones have none
+	return c.watch(ctx, r, opts, watchTableAccepts, func(typ string, raw []byte) error {
+		t, err := c.decodeWatchObject(raw)
+		if err != nil {
+			return err
+		}
+		if len(t.Columns) > 0 {
+			columns = t.Columns
+		} else {
+			t.Columns = columns
+		}
+		ev := WatchEvent{Type: typ, ResourceVersion: t.ResourceVersion}
+		if ev.ResourceVersion == "" {
+			ev.ResourceVersion = rowResourceVersion(raw)
+		}
+		if typ == WatchBookmark {
+			emit(ev)
+			return nil
+		}
+		if len(t.Rows) != 1 {
+			return fmt.Errorf("decoding %s watch event: %d rows, want 1", typ, len(t.Rows))
+		}
+		if meta := t.Rows[0].Object; meta != nil {
+			ev.UID, ev.Name, ev.Namespace = string(meta.UID), meta.Name, meta.Namespace
+		} else {
+			ev.Name = nameCell(t) // the server left out the object
+		}
+		ev.Table = t
+		emit(ev)
+		return nil
+	})
+}
+
+// WatchMeta watches r's objects as PartialObjectMetadata (plain objects on
+// servers without it), for pages that only need to know that something
+// changed. Events carry no Table. It ends as WatchTable does.
+func (c *Client) WatchMeta(ctx context.Context, r Resource, opts WatchOptions, emit func(WatchEvent)) error {
+	return c.watch(ctx, r, opts, watchMetaAccepts, func(typ string, raw []byte) error {
+		var obj struct {
+			Metadata struct {
+				Name, Namespace, UID, ResourceVersion string
+			} `json:"metadata"`
+		}
+		if err := json.Unmarshal(raw, &obj); err != nil {
+			return fmt.Errorf("decoding %s watch event: %w", typ, err)
+		}
+		m := obj.Metadata
+		emit(WatchEvent{Type: typ, ResourceVersion: m.ResourceVersion, UID: m.UID, Name: m.Name, Namespace: m.Namespace})
+		return nil
+	})
+}
+
+// watch streams a watch of r, asking with each Accept of accepts in turn
+// while the server answers 406, and hands each event's object to handle.
+func (c *Client) watch(ctx context.Context, r Resource, opts WatchOptions, accepts []string, handle func(typ string, raw []byte) error) error {
+	if err := checkNames(opts.Namespace); err != nil {
+		return err
+	}
+	return c.stream(ctx, func(accept string) *rest.Request {
+		req := c.rest.Get().AbsPath(r.PathSegments(opts.Namespace, "")...).SetHeader("Accept", accept).MaxRetries(0).
+			Param("watch", "true").Param("allowWatchBookmarks", "true").Param("includeObject", string(IncludeMetadata))
+		setParam(req, "labelSelector", opts.LabelSelector)
+		setParam(req, "fieldSelector", opts.FieldSelector)
+		setParam(req, "resourceVersion", opts.ResourceVersion)
+		return req
+	}, accepts, handle)
+}
+
+// wireEvent is a watch event as it goes on the wire (metav1.WatchEvent).
+type wireEvent struct {
+	Type   string          `json:"type"`
+	Object json.RawMessage `json:"object"`
+}
+
+// stream runs a watch request and decodes its events one by one as they
+// arrive, never holding more than one.
+func (c *Client) stream(ctx context.Context, build func(accept string) *rest.Request, accepts []string, handle func(typ string, raw []byte) error) error {
+	var body io.ReadCloser
+	var err error
+	for _, accept := range accepts {
+		body, err = build(accept).Stream(ctx)
+		if !apierrors.IsNotAcceptable(err) {
+			break
+		}
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return err
+	}
+	defer body.Close()
+	dec := json.NewDecoder(body)
+	for {
+		var ev wireEvent
+		if err := dec.Decode(&ev); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			// As client-go's StreamWatcher: an end, even mid-event, is the
+			// stream closing, and the caller resumes; anything else is not.
+			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || utilnet.IsProbableEOF(err) {
+				return nil
+			}
+			return fmt.Errorf("reading the watch stream: %w", err)
+		}
+		switch ev.Type {
+		case WatchAdded, WatchModified, WatchDeleted, WatchBookmark:
+			if err := handle(ev.Type, ev.Object); err != nil {
+				return err
+			}
+		case "ERROR":
+			return watchError(ev.Object)
+		default:
+			return fmt.Errorf("watch stream: unknown event type %q", ev.Type)
+		}
+	}
+}
+
+// watchError is the Status of an ERROR event as the error client-go would
+// return for it, so apierrors' predicates (and IsExpired) work.
+func watchError(raw []byte) error {
+	var st metav1.Status
+	if err := json.Unmarshal(raw, &st); err != nil || st.Kind != "Status" {
+		return fmt.Errorf("watch stream: ERROR event without a Status: %s", raw)
+	}
+	return &apierrors.StatusError{ErrStatus: st}
+}
+
+// decodeWatchObject decodes one watch event's object into a Table: a
+// server-side Table as it is, any other object as the generic row ListTable
+// makes of a list item.
+func (c *Client) decodeWatchObject(raw []byte) (*Table, error) {
+	if t, ok, err := decodeTableFast(&c.pools.parsers, raw, true); ok || err != nil {
+		return t, err
+	}
+	var head struct {
+		Kind     string `json:"kind"`
+		Metadata struct {
+			ResourceVersion string `json:"resourceVersion"`
+		} `json:"metadata"`
+	}
+	if err := json.Unmarshal(raw, &head); err != nil {
+		return nil, fmt.Errorf("decoding watch event: %w", err)
+	}
+	if head.Kind == "Table" { // one fastjson passed over (see plainJSON)
+		var in wireList
+		if err := json.Unmarshal(raw, &in); err != nil {
+			return nil, fmt.Errorf("decoding watch event: %w", err)
+		}
+		return fromServerTable(&in)
+	}
+	return fromList(&wireList{
+		Kind:     head.Kind + "List", // PartialObjectMetadataList: Served is MetadataList
+		Metadata: metav1.ListMeta{ResourceVersion: head.Metadata.ResourceVersion},
+		Items:    []json.RawMessage{raw},
+	})
+}
+
+// rowResourceVersion is the resourceVersion of a Table event's row object,
+// for servers that leave the Table's own empty.
+func rowResourceVersion(raw []byte) string {
+	var t struct {
+		Rows []struct {
+			Object struct {
+				Metadata struct {
+					ResourceVersion string `json:"resourceVersion"`
+				} `json:"metadata"`
+			} `json:"object"`
+		} `json:"rows"`
+	}
+	if json.Unmarshal(raw, &t) != nil || len(t.Rows) == 0 {
+		return ""
+	}
+	return t.Rows[0].Object.Metadata.ResourceVersion
+}
+
+// nameCell is the first row's cell of the column that names the object.
+func nameCell(t *Table) string {
+	for i, col := range t.Columns {
+		if col.Format == "name" && i < len(t.Rows[0].Cells) {
+			s, _ := t.Rows[0].Cells[i].(string)
+			return s
+		}
+	}
+	return ""
+}
