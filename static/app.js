@@ -56,10 +56,10 @@ function initResourceFilter() {
   });
 }
 
-// Selects marked data-autosubmit submit their form on change; their
-// fallback button is only needed without JavaScript.
+// Selects and checkboxes marked data-autosubmit submit their form on change;
+// the fallback button is only needed without JavaScript.
 function initAutosubmit() {
-  for (const select of document.querySelectorAll("select[data-autosubmit]")) {
+  for (const select of document.querySelectorAll("select[data-autosubmit], input[type=checkbox][data-autosubmit]")) {
     const form = select.form;
     form.querySelector("[data-autosubmit-fallback]")?.setAttribute("hidden", "");
     select.addEventListener("change", () => form.requestSubmit());

@@ -56,3 +56,11 @@ func emptySuffix(p ListPage) string {
 }
 
 func i32toa(n int32) string { return strconv.FormatInt(int64(n), 10) }
+
+// liveAttr names a page's live behaviour, or none.
+func liveAttr(on bool, kind string) string {
+	if on {
+		return kind
+	}
+	return ""
+}

@@ -24,6 +24,17 @@ type ListPage struct {
 	// SortedBy names the column the page is sorted by, if any.
 	SortedBy string
 	Notices  []string
+	Live     LiveList
+}
+
+// LiveList is what the page needs to follow its list live.
+type LiveList struct {
+	// Watch is false for resources the server does not let anyone watch.
+	Watch bool
+	// ResourceVersion is the list's, where the watch starts.
+	ResourceVersion string
+	// ReloadHref shows rows that arrived outside the page.
+	ReloadHref string
 }
 
 // NamespacePicker offers the namespaces the user may list, or a free-text

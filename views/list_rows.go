@@ -59,6 +59,12 @@ func listRows(rows []ListRow) templ.Component {
 	})
 }
 
+// WriteRows writes rows exactly as a list page does, for live updates that
+// replace or add single rows.
+func WriteRows(ctx context.Context, w io.Writer, rows []ListRow) error {
+	return listRows(rows).Render(ctx, w)
+}
+
 // rowWriter keeps the first write error, so the loop stays readable.
 type rowWriter struct {
 	w   io.Writer

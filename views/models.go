@@ -37,6 +37,8 @@ type JumpBox struct {
 type Assets struct {
 	CSS string
 	JS  string
+	// Live is the module behind live pages: lists, object pages and logs.
+	Live string
 }
 
 // ContextBar is the header's view of the current context and the switcher.

@@ -1,5 +1,7 @@
 package views
 
+import "github.com/a-h/templ"
+
 // ObjectPage describes one object: the server's own description when it
 // offers one, otherwise Tabula's generic describe; or its YAML.
 type ObjectPage struct {
@@ -20,6 +22,23 @@ type ObjectPage struct {
 	Source         string
 	ServerDescribe []Section
 	Generic        *GenericDescribe
+	// Live follows the object: its header, scale, conditions and events
+	// re-render when it or its events change.
+	Live bool
+	// LogsHref opens the logs of a pod or of a workload's pods.
+	LogsHref string
+}
+
+// ObjectLiveSections are the parts of an object page a live page replaces,
+// by their data-live-section id.
+func ObjectLiveSections(p ObjectPage) map[string]templ.Component {
+	out := map[string]templ.Component{"header": objectHead(p)}
+	if g := p.Generic; g != nil {
+		out["scale"] = scaleSection(g.Scale)
+		out["conditions"] = conditionsSection(g.Conditions)
+		out["events"] = eventsSection(*g)
+	}
+	return out
 }
 
 // Tab is one view of the object.

@@ -118,19 +118,7 @@ func (s *Server) list(c echo.Context, client *apiclient.Client, r apiclient.Reso
 		return err
 	}
 	ctx := c.Request().Context()
-	opts := apiclient.ListOptions{
-		Namespace:     p.Namespace,
-		LabelSelector: lq.LabelSelector,
-		FieldSelector: lq.FieldSelector,
-		Limit:         lq.Limit,
-		Continue:      lq.Continue,
-		IncludeObject: apiclient.IncludeNone,
-		Wide:          lq.Wide,
-	}
-	if r.Namespaced && p.Namespace == "" {
-		// Rows of an all-namespaces list need their namespace to be linked.
-		opts.IncludeObject = apiclient.IncludeMetadata
-	}
+	opts := listOptions(lq, r, p.Namespace)
 	var notices []string
 	table, err := client.ListTable(ctx, r, opts)
 	if err != nil && lq.Continue != "" && apiclient.IsExpired(err) {
@@ -163,10 +151,33 @@ func (s *Server) list(c echo.Context, client *apiclient.Client, r apiclient.Reso
 	page.WideHref = withQuery(base, wide.values())
 	page.Filter = listFilter(base, lq)
 	page.Pager = pagerView(base, lq, table)
+	page.Live = views.LiveList{
+		Watch:           r.Can("watch"),
+		ResourceVersion: table.ResourceVersion,
+		ReloadHref:      withQuery(base, lq.values()),
+	}
 	if r.Namespaced {
 		page.Picker = s.namespacePicker(c, client, r, p.Namespace, lq)
 	}
 	return s.render(c, http.StatusOK, views.List(page))
+}
+
+// listOptions are the upstream list call of a page.
+func listOptions(lq listQuery, r apiclient.Resource, namespace string) apiclient.ListOptions {
+	opts := apiclient.ListOptions{
+		Namespace:     namespace,
+		LabelSelector: lq.LabelSelector,
+		FieldSelector: lq.FieldSelector,
+		Limit:         lq.Limit,
+		Continue:      lq.Continue,
+		IncludeObject: apiclient.IncludeNone,
+		Wide:          lq.Wide,
+	}
+	if r.Namespaced && namespace == "" {
+		// Rows of an all-namespaces list need their namespace to be linked.
+		opts.IncludeObject = apiclient.IncludeMetadata
+	}
+	return opts
 }
 
 func listFilter(base string, lq listQuery) views.ListFilter {
@@ -282,11 +293,9 @@ func tableView(contextName string, r apiclient.Resource, namespace string, t *ap
 			if row.Object.Namespace != "" {
 				ns = row.Object.Namespace
 			}
-			vr.Key = string(row.Object.UID)
 		}
-		if vr.Key == "" {
-			vr.Key = ns + "/" + name
-		}
+		// Live updates find rows by this key, with or without object metadata.
+		vr.Key = ns + "/" + name
 		if withNamespace {
 			vr.Cells = append(vr.Cells, views.Cell{Text: ns, Href: consolePath(contextName, r, ns, "")})
 		}

@@ -3,6 +3,7 @@ package web
 import (
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -21,6 +22,7 @@ type Metrics struct {
 	apiDuration  *prometheus.HistogramVec
 	// WebSockets counts open browser WebSocket connections.
 	WebSockets prometheus.Gauge
+	watches    sync.Once
 }
 
 // NewMetrics registers Tabula's collectors on a fresh registry.
@@ -58,6 +60,16 @@ func NewMetrics() *Metrics {
 	return m
 }
 
+// upstreamWatches exports how many upstream watches live lists share.
+func (m *Metrics) upstreamWatches(count func() float64) {
+	m.watches.Do(func() {
+		m.registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "tabula_upstream_watches",
+			Help: "Upstream list watches open, each shared by the live pages of one identity.",
+		}, count))
+	})
+}
+
 // ObserveAPICall implements apiclient.Observer.
 func (m *Metrics) ObserveAPICall(verb, resource, code string, elapsed time.Duration) {
 	m.apiCalls.WithLabelValues(verb, resource, code).Inc()
@@ -84,7 +96,10 @@ func (m *Metrics) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 			code = statusOf(err)
 		}
 		m.httpRequests.WithLabelValues(route, c.Request().Method, strconv.Itoa(code)).Inc()
-		m.httpDuration.WithLabelValues(route).Observe(time.Since(start).Seconds())
+		// A WebSocket's lifetime is not a response time.
+		if code != http.StatusSwitchingProtocols {
+			m.httpDuration.WithLabelValues(route).Observe(time.Since(start).Seconds())
+		}
 		return err
 	}
 }

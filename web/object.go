@@ -37,11 +37,19 @@ func secretSize(b64 string) int {
 // object serves an object's page: the overview (server describe or the
 // generic describe) or, with ?view=yaml, its YAML.
 func (s *Server) object(c echo.Context, client *apiclient.Client, r apiclient.Resource, p apiPath) error {
+	page, err := s.objectPage(c, client, r, p, c.QueryParam("view"))
+	if err != nil {
+		return err
+	}
+	return s.render(c, http.StatusOK, views.Object(page))
+}
+
+// objectPage builds an object page's model; live pages rebuild it on change.
+func (s *Server) objectPage(c echo.Context, client *apiclient.Client, r apiclient.Resource, p apiPath, view string) (views.ObjectPage, error) {
 	ctx := c.Request().Context()
 	cname := client.ContextName()
 	base := consolePath(cname, r, p.Namespace, p.Name)
 	listHref := consolePath(cname, r, "", "")
-	view := c.QueryParam("view")
 	page := views.ObjectPage{
 		Layout:       s.contextLayout(c, client, p.Name+" · "+r.Kind, &r, p.Namespace),
 		Kind:         r.Kind,
@@ -61,13 +69,13 @@ func (s *Server) object(c echo.Context, client *apiclient.Client, r apiclient.Re
 	if view == "yaml" {
 		o, err := client.GetObject(ctx, r, p.Namespace, p.Name)
 		if err != nil {
-			return withAction(err, "get", r, p.Namespace, firstNonEmpty(page.NamespaceHref, listHref))
+			return page, withAction(err, "get", r, p.Namespace, firstNonEmpty(page.NamespaceHref, listHref))
 		}
 		obj = o
 		showManaged := c.QueryParam("managedFields") == "1"
 		text, err := objectYAML(obj, showManaged)
 		if err != nil {
-			return err
+			return page, err
 		}
 		toggle := base + "?view=yaml"
 		if !showManaged {
@@ -78,7 +86,7 @@ func (s *Server) object(c echo.Context, client *apiclient.Client, r apiclient.Re
 	} else {
 		res, err := client.Describe(ctx, r, p.Namespace, p.Name)
 		if err != nil {
-			return withAction(err, "get", r, p.Namespace, firstNonEmpty(page.NamespaceHref, listHref))
+			return page, withAction(err, "get", r, p.Namespace, firstNonEmpty(page.NamespaceHref, listHref))
 		}
 		if res.Description != nil {
 			page.Source = "Server describe"
@@ -96,7 +104,25 @@ func (s *Server) object(c echo.Context, client *apiclient.Client, r apiclient.Re
 		}
 	}
 	page.Summary = summaryFields(c, client, r, p)
-	return s.render(c, http.StatusOK, views.Object(page))
+	page.Live = view != "yaml" && r.Can("watch")
+	if hasLogs(r, obj) {
+		page.LogsHref = base + "/log"
+	}
+	return page, nil
+}
+
+// hasLogs says whether an object has logs to show: a pod, or anything that
+// selects pods (workloads, Services, CRDs that follow the spec.selector
+// convention).
+func hasLogs(r apiclient.Resource, obj *unstructured.Unstructured) bool {
+	if r.Group == "" && r.Name == "pods" {
+		return true
+	}
+	if obj == nil || !r.Namespaced {
+		return false
+	}
+	_, found, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "selector")
+	return found
 }
 
 func firstNonEmpty(a, b string) string {

@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/tabula-console/tabula/apiclient"
+	"github.com/tabula-console/tabula/streaming"
 	"github.com/tabula-console/tabula/views"
 )
 
@@ -32,11 +33,18 @@ func (s *Server) resource(c echo.Context) error {
 	if p.Namespace != "" && !r.Namespaced {
 		return echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("%s is cluster-scoped and has no namespace %q", r.Name, p.Namespace))
 	}
+	live := streaming.IsUpgrade(c.Request())
 	switch {
+	case p.Name == "" && live:
+		return s.liveList(c, client, r, p)
 	case p.Name == "":
 		return s.list(c, client, r, p)
+	case p.Subresource == "" && live:
+		return s.liveObject(c, client, r, p)
 	case p.Subresource == "":
 		return s.object(c, client, r, p)
+	case p.Subresource == "log":
+		return s.logs(c, client, r, p)
 	default:
 		return s.notBuilt(c)
 	}

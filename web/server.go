@@ -18,6 +18,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/tabula-console/tabula/apiclient"
+	"github.com/tabula-console/tabula/streaming"
 )
 
 // Clusters is what the web layer needs from apiclient: the known contexts and
@@ -50,6 +51,9 @@ type Server struct {
 	nsCache  *namespaceCache
 	pages    sync.Pool
 	timeout  time.Duration
+	// watches shares upstream list watches among live pages.
+	watches   *watchHub
+	wsOptions streaming.Options
 }
 
 // New builds the server and its routes.
@@ -71,6 +75,8 @@ func New(d Deps) (*Server, error) {
 	if s.timeout <= 0 {
 		s.timeout = 30 * time.Second
 	}
+	s.watches = newWatchHub(log)
+	s.metrics.upstreamWatches(func() float64 { return float64(s.watches.Upstreams()) })
 	s.echo = s.routes()
 	return s, nil
 }
@@ -98,6 +104,7 @@ func (s *Server) routes() *echo.Echo {
 	c.GET("/", s.home)
 	c.GET("/jump", s.jump)
 	c.GET("/namespace", s.namespace)
+	c.GET("/logs/:namespace", s.selectorLogs)
 	c.GET("/api/*", s.resource)
 	c.GET("/apis/*", s.resource)
 	return e
@@ -134,9 +141,13 @@ func (s *Server) Serve(ctx context.Context, addr string, ready func(addr string)
 	return nil
 }
 
-// withTimeout gives a page's upstream calls one deadline.
+// withTimeout gives a page's upstream calls one deadline. Streams (live
+// pages, log downloads) last as long as the browser wants them.
 func (s *Server) withTimeout(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
+		if streaming.IsUpgrade(c.Request()) || c.QueryParam("download") == "1" {
+			return next(c)
+		}
 		ctx, cancel := context.WithTimeout(c.Request().Context(), s.timeout)
 		defer cancel()
 		c.SetRequest(c.Request().WithContext(ctx))

@@ -175,8 +175,8 @@ func TestUnknownContextIs404Page(t *testing.T) {
 
 func TestSubresourcePagesAreNotBuiltYet(t *testing.T) {
 	h := newHarness(t)
-	_, body := h.get(t, "/c/dev/api/v1/namespaces/demo/pods/web-1/log", http.StatusNotImplemented)
-	if !strings.Contains(parse(t, body).Find("[data-testid=not-built] code").Text(), "/api/v1/namespaces/demo/pods/web-1/log") {
+	_, body := h.get(t, "/c/dev/api/v1/namespaces/demo/pods/web-1/exec", http.StatusNotImplemented)
+	if !strings.Contains(parse(t, body).Find("[data-testid=not-built] code").Text(), "/api/v1/namespaces/demo/pods/web-1/exec") {
 		t.Error("the page does not name the API path")
 	}
 }
