@@ -1,10 +1,23 @@
-// Command bench measures the console's list page for 5,000 pods against the
-// raw Table GET the console makes for it, in the same run.
+// Command bench measures the console against the API server it fronts, in
+// one run, and prints a Markdown summary. Targets are reported, not asserted:
+// the exit code is non-zero only on errors.
 //
 // It starts the dev control plane seeded with -pods kwok pods in namespace
-// bulk, waits until they are listable, starts the console, then alternates
-// -n requests of each kind after a warm-up and prints a Markdown summary.
-// Targets are reported, not asserted: the exit code is non-zero only on errors.
+// bulk (and, for the log measurement, the -log-mb MiB log of pod
+// logbench/big), waits until they are listable, starts the console, then
+// runs the measurements chosen with -measure, in this order:
+//
+//   - list: the console's list page for the bulk pods against the raw Table
+//     GET it makes, -n requests of each kind alternated after a warm-up;
+//   - logs: the whole log of logbench/big straight from the API server
+//     against the console's live log WebSocket, in bytes/s;
+//   - watch: the latency from a ConfigMap PATCH to its event on a live list
+//     page, at -watch-rate changes per second;
+//   - clients: the console's resident memory and upstream watch count with
+//     -clients live list WebSockets open.
+//
+// A live measurement that fails (the console may not serve WebSockets yet)
+// is reported as not measured, the others still run, and the exit code is 1.
 //
 //	TABULA_BIN_DIR=bin go run ./e2e/bench
 package main
@@ -23,12 +36,14 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -48,7 +63,12 @@ const (
 	// Targets from the issue.
 	targetRatio       = 1.2
 	targetBytesPerRow = 400
+	// targetLogRatio is the console's log throughput over the raw one.
+	targetLogRatio = 0.8
 )
+
+// measurements, in the order they run.
+var measurements = []string{"list", "logs", "watch", "clients"}
 
 type options struct {
 	requests int
@@ -58,6 +78,20 @@ type options struct {
 	dataDir  string
 	keep     bool
 	timeout  time.Duration
+	measure  map[string]bool
+
+	logMB   int
+	logRuns int
+
+	watchRate       int
+	watchDuration   time.Duration
+	watchConfigMaps int
+	watchWorkers    int
+	watchNamespace  string
+
+	clients          int
+	clientNamespaces []string
+	clientSettle     time.Duration
 }
 
 func main() {
@@ -69,11 +103,48 @@ func main() {
 	flag.StringVar(&o.dataDir, "data-dir", "", "dev control plane data directory (default: a temporary directory)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the data directory and logs")
 	flag.DurationVar(&o.timeout, "timeout", 10*time.Minute, "overall deadline")
+	measure := flag.String("measure", strings.Join(measurements, ","), "comma-separated measurements to run: "+strings.Join(measurements, ", "))
+	flag.IntVar(&o.logMB, "log-mb", 64, "MiB of log served for pod "+logNamespace+"/"+logPod+" (devcluster --log-bench-mb)")
+	flag.IntVar(&o.logRuns, "log-runs", 3, "complete reads of the log through each path")
+	flag.IntVar(&o.watchRate, "watch-rate", 200, "ConfigMap changes per second")
+	flag.DurationVar(&o.watchDuration, "watch-duration", 10*time.Second, "how long to send changes")
+	flag.IntVar(&o.watchConfigMaps, "watch-configmaps", 20, "ConfigMaps the changes rotate over")
+	flag.IntVar(&o.watchWorkers, "watch-workers", 16, "goroutines sending the PATCHes")
+	flag.StringVar(&o.watchNamespace, "watch-namespace", "watchbench", "namespace of the watched ConfigMaps (created)")
+	flag.IntVar(&o.clients, "clients", 500, "concurrent live list WebSockets for the memory measurement")
+	clientNamespaces := flag.String("clients-namespaces", namespace, "comma-separated namespaces whose pod lists the clients open, round robin")
+	flag.DurationVar(&o.clientSettle, "clients-settle", 3*time.Second, "wait after the last client connected (and after closing them) before reading memory")
 	flag.Parse()
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, nil)))
-	if o.requests < 20 {
-		fmt.Fprintln(os.Stderr, "bench: -n must be at least 20")
+	usage := func(msg string) {
+		fmt.Fprintln(os.Stderr, "bench:", msg)
 		os.Exit(2)
+	}
+	if o.requests < 20 {
+		usage("-n must be at least 20")
+	}
+	o.measure = map[string]bool{}
+	for _, m := range strings.Split(*measure, ",") {
+		if m = strings.TrimSpace(m); m == "" {
+			continue
+		}
+		if !slices.Contains(measurements, m) {
+			usage(fmt.Sprintf("-measure: unknown measurement %q (known: %s)", m, strings.Join(measurements, ", ")))
+		}
+		o.measure[m] = true
+	}
+	for _, ns := range strings.Split(*clientNamespaces, ",") {
+		if ns = strings.TrimSpace(ns); ns != "" {
+			o.clientNamespaces = append(o.clientNamespaces, ns)
+		}
+	}
+	switch {
+	case o.logMB < 1 || o.logRuns < 1:
+		usage("-log-mb and -log-runs must be at least 1")
+	case o.watchRate < 1 || o.watchDuration <= 0 || o.watchConfigMaps < 1 || o.watchWorkers < 1:
+		usage("-watch-rate, -watch-duration, -watch-configmaps and -watch-workers must be positive")
+	case o.clients < 1 || len(o.clientNamespaces) == 0:
+		usage("-clients and -clients-namespaces must not be empty")
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
@@ -104,9 +175,13 @@ func run(ctx context.Context, o options) (err error) {
 	}
 	t0 := time.Now()
 	slog.Info("starting dev control plane", "pods", o.pods, "dir", dir)
-	dc, err := harness.StartDevCluster(ctx, harness.DevClusterOptions{
+	dcOpts := harness.DevClusterOptions{
 		DataDir: filepath.Join(dir, "cluster"), Seed: true, Pods: o.pods, Timeout: 5 * time.Minute,
-	})
+	}
+	if o.measure["logs"] {
+		dcOpts.LogBenchMB = o.logMB
+	}
+	dc, err := harness.StartDevCluster(ctx, dcOpts)
 	if err != nil {
 		return err
 	}
@@ -144,13 +219,64 @@ func run(ctx context.Context, o options) (err error) {
 	}
 	defer stopProcess("console", console.Process, 10*time.Second)
 	slog.Info("console ready", "url", console.URL)
+	browser := &http.Client{Timeout: time.Minute}
 
+	if o.measure["list"] {
+		if err := benchList(ctx, o, kube, browser, podsURL, console); err != nil {
+			return err
+		}
+	}
+
+	ws, err := newWSClient(console.URL)
+	if err != nil {
+		return err
+	}
+	// Enough for -watch-rate PATCHes per second without client-side throttling.
+	fast := rest.CopyConfig(cfg)
+	fast.QPS, fast.Burst = 1000, 1000
+	client, err := kubernetes.NewForConfig(fast)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	if o.measure["logs"] {
+		slog.Info("measuring log throughput", "mib", o.logMB, "runs", o.logRuns)
+		res, err := measureLogs(ctx, o, kube, server, ws)
+		reportLogs(os.Stdout, o, res, err)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("log throughput: %w", err))
+		} else if res.consoleErr != nil {
+			errs = append(errs, fmt.Errorf("log throughput through the console: %w", res.consoleErr))
+		}
+	}
+	if o.measure["watch"] {
+		slog.Info("measuring watch latency", "rate", o.watchRate, "duration", o.watchDuration)
+		res, err := measureWatch(ctx, o, client, ws)
+		reportWatch(os.Stdout, o, res, err)
+		if err != nil {
+			err = fmt.Errorf("watch latency: %w", err)
+		}
+		errs = append(errs, err)
+	}
+	if o.measure["clients"] {
+		slog.Info("measuring console memory with live clients", "clients", o.clients)
+		res, err := measureClients(ctx, o, client, ws, browser, console.URL, console.Pid())
+		reportClients(os.Stdout, o, res, err)
+		if err != nil {
+			err = fmt.Errorf("live clients: %w", err)
+		}
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// benchList measures the console's list page against the raw Table GET.
+func benchList(ctx context.Context, o options, kube, browser *http.Client, podsURL string, console *harness.Console) error {
 	pageURL := console.URL + "/c/" + contextName + "/api/v1/namespaces/" + namespace + "/pods"
 	if o.limit != 500 {
 		pageURL += "?limit=" + strconv.Itoa(o.limit)
 	}
 	rawURL := podsURL + "?limit=" + strconv.Itoa(o.limit) + "&includeObject=None"
-	browser := &http.Client{Timeout: time.Minute}
 	getPage := func() (sample, error) { return fetch(ctx, browser, pageURL, "text/html") }
 	getRaw := func() (sample, error) { return fetch(ctx, kube, rawURL, tableAccept) }
 
@@ -377,13 +503,8 @@ func summarize(samples []sample) stats {
 		ds[i] = s.d
 		sum += s.d
 	}
-	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
-	// Nearest rank: the smallest value with at least p of the samples at or below it.
-	rank := func(p float64) time.Duration {
-		i := int(math.Ceil(p*float64(len(ds)))) - 1
-		return ds[max(i, 0)]
-	}
-	return stats{p50: rank(0.50), p95: rank(0.95), mean: sum / time.Duration(len(ds))}
+	slices.Sort(ds)
+	return stats{p50: percentile(ds, 0.50), p95: percentile(ds, 0.95), mean: sum / time.Duration(len(ds))}
 }
 
 func report(w io.Writer, o options, page, raw []sample, rss, hwm string) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sync"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -22,13 +21,7 @@ func createBulkPods(ctx context.Context, client kubernetes.Interface, n int) err
 	if err := ensureNamespace(ctx, client, bulkNamespace); err != nil {
 		return err
 	}
-	// The ServiceAccount admission plugin rejects pods until the
-	// controller-manager has created the namespace's default ServiceAccount.
-	err := poll(ctx, 100*time.Millisecond, "default service account in "+bulkNamespace, func(ctx context.Context) (bool, string, error) {
-		_, err := client.CoreV1().ServiceAccounts(bulkNamespace).Get(ctx, "default", metav1.GetOptions{})
-		return err == nil, fmt.Sprint(err), nil
-	})
-	if err != nil {
+	if err := waitForDefaultServiceAccount(ctx, client, bulkNamespace); err != nil {
 		return err
 	}
 

@@ -29,7 +29,9 @@ var stageFiles embed.FS
 
 // writeKwokConfig writes kwok's --config file: the stages plus a ClusterLogs
 // object that serves the growing demo log file as the log of every container.
-func writeKwokConfig(path, demoLogPath string) error {
+// With benchLogPath, a ClusterLogs for namespace logbench comes first and
+// serves that file instead (see benchLogsConfig).
+func writeKwokConfig(path, demoLogPath, benchLogPath string) error {
 	names, err := fs.Glob(stageFiles, "stages/*.yaml")
 	if err != nil {
 		return err
@@ -42,6 +44,9 @@ func writeKwokConfig(path, demoLogPath string) error {
 			return err
 		}
 		docs = append(docs, strings.TrimSpace(string(data)))
+	}
+	if benchLogPath != "" {
+		docs = append(docs, benchLogsConfig(benchLogPath))
 	}
 	docs = append(docs, fmt.Sprintf(`apiVersion: kwok.x-k8s.io/v1alpha1
 kind: ClusterLogs

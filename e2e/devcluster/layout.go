@@ -25,6 +25,7 @@ func (l layout) frontProxyKey() string     { return l.path("pki", "front-proxy-c
 func (l layout) tokenFile() string         { return l.path("tokens.csv") }
 func (l layout) kwokConfig() string        { return l.path("kwok", "kwok.yaml") }
 func (l layout) demoLog() string           { return l.path("demo.log") }
+func (l layout) benchLog() string          { return l.path("logbench.log") }
 func (l layout) logDir() string            { return l.path("logs") }
 func (l layout) logFile(name string) string {
 	return l.path("logs", name+".log")

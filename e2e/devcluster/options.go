@@ -19,6 +19,7 @@ type options struct {
 	seed          bool
 	port          int
 	logInterval   time.Duration
+	logBenchMB    int
 	readyTimeout  time.Duration
 }
 
@@ -33,6 +34,7 @@ func parseFlags(args []string) (*options, error) {
 	fs.BoolVar(&o.seed, "seed", false, "create demo content (namespaces demo and team-a, workloads, Lighthouse CRD and instances)")
 	fs.IntVar(&o.port, "port", 0, "kube-apiserver secure port on 127.0.0.1 (0 = pick a free port)")
 	fs.DurationVar(&o.logInterval, "log-interval", time.Second, "how often a line is appended to the demo container log")
+	fs.IntVar(&o.logBenchMB, "log-bench-mb", 0, "serve a fixed log of this many MiB as the log of pod logbench/big (created with its namespace); 0 = off")
 	fs.DurationVar(&o.readyTimeout, "ready-timeout", 5*time.Minute, "give up if the cluster is not ready within this time")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: %s [flags]\n\nRuns a development Kubernetes control plane with kwok fake nodes.\n\nFlags:\n", filepath.Base(os.Args[0]))
@@ -49,6 +51,9 @@ func parseFlags(args []string) (*options, error) {
 	}
 	if o.pods < 0 {
 		return nil, errors.New("--pods must not be negative")
+	}
+	if o.logBenchMB < 0 {
+		return nil, errors.New("--log-bench-mb must not be negative")
 	}
 	if o.logInterval <= 0 {
 		return nil, errors.New("--log-interval must be positive")

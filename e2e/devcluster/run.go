@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strconv"
 	"time"
 
 	"k8s.io/client-go/kubernetes"
@@ -18,6 +19,8 @@ type readyLine struct {
 	Kubeconfig string `json:"kubeconfig"`
 	Server     string `json:"server"`
 	DataDir    string `json:"dataDir"`
+	// Etcd is the embedded etcd's client URL, for tests that compact it.
+	Etcd string `json:"etcd"`
 }
 
 // run brings the cluster up, announces it and keeps it running until ctx is
@@ -43,7 +46,18 @@ func run(ctx context.Context, opts *options) error {
 	if err != nil {
 		return err
 	}
-	if err := writeKwokConfig(l.kwokConfig(), l.demoLog()); err != nil {
+	benchLog := ""
+	if opts.logBenchMB > 0 {
+		benchLog = l.benchLog()
+		t := time.Now()
+		reused, err := ensureBenchLog(benchLog, opts.logBenchMB)
+		if err != nil {
+			return fmt.Errorf("writing bench log: %w", err)
+		}
+		slog.Info("bench log ready", "path", benchLog, "mib", opts.logBenchMB, "reused", reused,
+			"after", time.Since(t).Round(time.Millisecond))
+	}
+	if err := writeKwokConfig(l.kwokConfig(), l.demoLog(), benchLog); err != nil {
 		return err
 	}
 	demo := newDemoLog(l.demoLog())
@@ -73,7 +87,7 @@ func run(ctx context.Context, opts *options) error {
 		return err
 	}
 
-	line, err := json.Marshal(readyLine{Ready: true, Kubeconfig: opts.kubeconfigOut, Server: cp.server(), DataDir: opts.dataDir})
+	line, err := json.Marshal(readyLine{Ready: true, Kubeconfig: opts.kubeconfigOut, Server: cp.server(), DataDir: opts.dataDir, Etcd: "http://127.0.0.1:" + strconv.Itoa(cp.ports.etcdClient)})
 	if err != nil {
 		return err
 	}
@@ -148,6 +162,11 @@ func bringUp(ctx context.Context, opts *options, cp *controlPlane, tokens map[st
 		}
 		slog.Info("seed applied", "after", time.Since(t).Round(time.Millisecond))
 	}
+	if opts.logBenchMB > 0 {
+		if err := ensureLogBenchPod(ctx, client); err != nil {
+			return fmt.Errorf("creating the log bench pod: %w", err)
+		}
+	}
 	if opts.pods > 0 {
 		t := time.Now()
 		if err := createBulkPods(ctx, client, opts.pods); err != nil {
@@ -162,6 +181,11 @@ func bringUp(ctx context.Context, opts *options, cp *controlPlane, tokens map[st
 	if opts.seed {
 		if err := waitForDeployments(ctx, client, demoNamespaces...); err != nil {
 			return fmt.Errorf("waiting for demo deployments: %w", err)
+		}
+	}
+	if opts.logBenchMB > 0 {
+		if err := waitForRunningPods(ctx, client, logBenchNamespace, 1); err != nil {
+			return fmt.Errorf("waiting for the log bench pod: %w", err)
 		}
 	}
 	if opts.pods > 0 {
