@@ -72,11 +72,14 @@ test: check unit e2e
 run: build
 	e2e/run-dev.sh $(BIN) $(DATA_DIR) $(LISTEN)
 
-# Renderer benchmarks, then the console's list page for 5,000 pods against
-# the raw Table GET it makes, in one run (see e2e/bench).
+# Renderer benchmarks, then, in one run against a dev control plane (see
+# e2e/bench): the console's list page for 5,000 pods against the raw Table GET
+# it makes, log throughput, live-list watch latency, and console memory with
+# 500 live clients. BENCH_FLAGS passes flags, e.g. BENCH_FLAGS='-measure logs'.
+BENCH_FLAGS ?=
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./web/
-	TABULA_BIN_DIR=$(BIN) $(GO) run ./e2e/bench
+	TABULA_BIN_DIR=$(BIN) $(GO) run ./e2e/bench $(BENCH_FLAGS)
 
 clean:
 	rm -rf $(BIN) $(ARTIFACTS)
