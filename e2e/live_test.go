@@ -18,6 +18,7 @@ import (
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 )
 
@@ -300,4 +301,65 @@ func TestJourneyLogFollowAndSearch(t *testing.T) {
 	must(t, expect.Locator(visible.First()).ToContainText("GET /"))
 	must(t, expect.Locator(hidden).Not().ToHaveCount(0))
 	screenshot(t, page, "log-follow-search.png")
+}
+
+// Rows that belong on another page of a paged list are counted, not
+// appended; rows within the page's range are inserted in order.
+func TestLivePagedListCountsRowsOutsideThePage(t *testing.T) {
+	cs, _ := clientset(t, "admin")
+	ns := "live-paged"
+	freshNamespace(t, cs, ns)
+	for _, name := range []string{"a-1", "a-3", "a-5"} {
+		configMap(t, cs, ns, name)
+	}
+	// The controller-manager publishes kube-root-ca.crt into every new
+	// namespace; it must not count as a new row below.
+	err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		_, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, "kube-root-ca.crt", metav1.GetOptions{})
+		return err == nil, nil
+	})
+	must(t, err)
+	page := newPage(t)
+	goTo(t, page, "/c/admin/api/v1/namespaces/"+ns+"/configmaps?limit=2")
+	must(t, expect.Locator(page.GetByTestId("live-status")).ToHaveText("Live"))
+	rows := page.Locator("[data-testid=list-table] tbody tr")
+	must(t, expect.Locator(rows.Locator("td:first-child")).ToHaveText([]string{"a-1", "a-3"}))
+
+	configMap(t, cs, ns, "a-2") // sorts inside this page
+	configMap(t, cs, ns, "z-9") // sorts after it
+	must(t, expect.Locator(rows.Locator("td:first-child")).ToHaveText([]string{"a-1", "a-2", "a-3"}))
+	newRows := page.GetByTestId("live-new")
+	must(t, expect.Locator(newRows).ToHaveText("1 new – show"))
+	must(t, expect.Locator(page.GetByTestId("page-info")).ToContainText("3 rows"))
+	screenshot(t, page, "live-paged-list.png")
+}
+
+// An open object page follows its object: scaling the Deployment updates
+// the page's scale section without a reload.
+func TestLiveObjectPageFollowsAScale(t *testing.T) {
+	cs, _ := clientset(t, "admin")
+	t.Cleanup(func() { scaleDeployment(t, cs, "demo", "api", 2) })
+	page := newPage(t)
+	goTo(t, page, "/c/admin/apis/apps/v1/namespaces/demo/deployments/api")
+	must(t, expect.Locator(page.GetByTestId("live-status")).ToHaveText("Live"))
+	must(t, expect.Locator(page.GetByTestId("scale-desired")).ToHaveText("2"))
+	scaleDeployment(t, cs, "demo", "api", 4)
+	must(t, expect.Locator(page.GetByTestId("scale-desired")).ToHaveText("4", playwright.LocatorAssertionsToHaveTextOptions{Timeout: playwright.Float(30000)}))
+	must(t, expect.Locator(page.GetByTestId("object-summary")).ToContainText("4/4", playwright.LocatorAssertionsToContainTextOptions{Timeout: playwright.Float(60000)}))
+}
+
+// The log page keeps only the last N lines and says so.
+func TestLogPageKeepsABoundedNumberOfLines(t *testing.T) {
+	cs, _ := clientset(t, "admin")
+	pod := runningPod(t, cs)
+	page := newPage(t, playwright.BrowserNewContextOptions{
+		Viewport: &playwright.Size{Width: 1360, Height: 900}, ColorScheme: playwright.ColorSchemeDark,
+	})
+	goTo(t, page, "/c/admin/api/v1/namespaces/demo/pods/"+pod.Name+"/log?tailLines=all&max=20&timestamps=1&follow=1")
+	lines := page.Locator("[data-testid=log-output] .log-line")
+	// The demo log starts with 40 lines and grows by one a second.
+	must(t, expect.Locator(lines).ToHaveCount(20))
+	must(t, expect.Locator(page.GetByTestId("log-count")).ToContainText("showing the last 20"))
+	must(t, expect.Locator(lines.First().Locator(".log-ts")).ToBeVisible())
+	screenshot(t, page, "log-bounded-dark.png")
 }

@@ -272,7 +272,7 @@ function liveObject(root) {
 // A log page. Lines arrive whole on channel 1, each starting with the
 // server's RFC 3339 timestamp (and, merged, its "pod/container" and a tab).
 function liveLog(out) {
-  const max = Math.max(100, Number(out.dataset.max) || 5000);
+  const max = Math.max(10, Number(out.dataset.max) || 5000);
   const multi = out.dataset.multi === "true";
   const follow = out.dataset.follow === "true";
   const form = document.querySelector("[data-log-controls]");

@@ -307,3 +307,35 @@ func TestLiveObjectPushesItsSectionsOnChange(t *testing.T) {
 	}
 	t.Fatal("no SECTIONS message with the new phase")
 }
+
+// While the API server is away (a restart), the live list keeps its tab and
+// retries; when the server is back the tab sees what changed meanwhile.
+func TestLiveListRecoversWhenTheAPIServerComesBack(t *testing.T) {
+	h := liveHarness(t)
+	const path = "/c/dev/api/v1/namespaces/demo/pods"
+	c := h.dial(t, path+"?resourceVersion="+pageRV(t, h, path))
+	if !h.fake.AwaitOpenWatches(1, 5*time.Second) {
+		t.Fatal("no upstream watch")
+	}
+	down := make(chan struct{}, 100)
+	h.fake.Override("/api/v1/namespaces/demo/pods", func(w http.ResponseWriter, _ *http.Request) {
+		down <- struct{}{}
+		apitest.WriteStatus(w, metav1.Status{Status: metav1.StatusFailure, Code: http.StatusServiceUnavailable,
+			Reason: metav1.StatusReasonServiceUnavailable, Message: "apiserver is shutting down"})
+	})
+	h.fake.CloseWatches()
+	// Two refused attempts: the console is retrying, not giving up.
+	for range 2 {
+		select {
+		case <-down:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the console stopped retrying")
+		}
+	}
+	h.fake.Modify(podGVK, "demo", "web-2", setPhase("Failed"))
+	h.fake.Override("/api/v1/namespaces/demo/pods", nil)
+	m := c.listMessage(15*time.Second, func(m listMessage) bool { return m.Type == "MODIFIED" })
+	if m.Key != "demo/web-2" || !strings.Contains(m.HTML, "Failed") {
+		t.Fatalf("after recovery: %+v", m)
+	}
+}

@@ -211,7 +211,7 @@ func TestParseLogQueryDefaultsAndErrors(t *testing.T) {
 		t.Fatalf("submitted form: %+v %v", submitted, err)
 	}
 	for _, bad := range []map[string][]string{
-		{"tailLines": {"-1"}}, {"tailLines": {"lots"}}, {"since": {"yesterday"}}, {"max": {"5"}}, {"sinceTime": {"noon"}},
+		{"tailLines": {"-1"}}, {"tailLines": {"lots"}}, {"since": {"yesterday"}}, {"max": {"5"}}, {"max": {"200000"}}, {"sinceTime": {"noon"}},
 	} {
 		if _, err := parseLogQuery(bad); statusOf(err) != 400 {
 			t.Errorf("%v: %v, want a 400", bad, err)

@@ -95,8 +95,8 @@ func parseLogQuery(q url.Values) (logQuery, error) {
 	}
 	if s := q.Get("max"); s != "" {
 		n, err := strconv.Atoi(s)
-		if err != nil || n < 100 || n > maxKeepLines {
-			return lq, echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Keep lines must be a number from 100 to %d.", maxKeepLines))
+		if err != nil || n < 10 || n > maxKeepLines {
+			return lq, echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Keep lines must be a number from 10 to %d.", maxKeepLines))
 		}
 		lq.Keep = n
 	}

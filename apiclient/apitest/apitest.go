@@ -199,7 +199,8 @@ func (s *Server) Close() {
 	s.Server.Close()
 }
 
-// Override makes path answer with h instead of the fake's own handling.
+// Override makes path answer with h instead of the fake's own handling;
+// a nil h restores it.
 func (s *Server) Override(path string, h http.HandlerFunc) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
