@@ -36,7 +36,9 @@ type logResult struct {
 // raw path is fatal for the measurement; one of the console path is kept in
 // the result (the raw figures still say something).
 func measureLogs(ctx context.Context, o options, kube *http.Client, server string, ws *wsClient) (logResult, error) {
-	rawURL := server + "/api/v1/namespaces/" + logNamespace + "/pods/" + logPod + "/log"
+	// The console always asks for timestamps (it merges and resumes by
+	// them), so the raw read asks too: both carry the same bytes.
+	rawURL := server + "/api/v1/namespaces/" + logNamespace + "/pods/" + logPod + "/log?timestamps=true"
 	consolePath := "/c/" + contextName + "/api/v1/namespaces/" + logNamespace + "/pods/" + logPod + "/log?tailLines=all"
 	var res logResult
 	for i := range o.logRuns {
@@ -164,7 +166,7 @@ func reportLogs(w io.Writer, o options, res logResult, err error) {
 	}
 	fmt.Fprintln(w, "| path | median | min | max | first byte (median) | bytes |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|")
-	raw := row(fmt.Sprintf("raw `GET /api/v1/namespaces/%s/pods/%s/log`", logNamespace, logPod), res.raw)
+	raw := row(fmt.Sprintf("raw `GET /api/v1/namespaces/%s/pods/%s/log?timestamps=true`", logNamespace, logPod), res.raw)
 	consoleName := fmt.Sprintf("console WebSocket `/c/%s/api/v1/namespaces/%s/pods/%s/log?tailLines=all` (%s)",
 		contextName, logNamespace, logPod, channelProtocol)
 	if len(res.console) == 0 {
