@@ -146,7 +146,7 @@ func TestLiveListRelistsWhenTheWatchExpired(t *testing.T) {
 	template := func(name string) {
 		_, err := cs.CoreV1().PodTemplates(ns).Create(t.Context(), &corev1.PodTemplate{
 			ObjectMeta: metav1.ObjectMeta{Name: name},
-			Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "registry.example/app:1"}}}},
+			Template:   corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "registry.example/app:1"}}}},
 		}, metav1.CreateOptions{})
 		must(t, err)
 	}

@@ -98,10 +98,10 @@ func statusFor(err error) metav1.Status {
 
 // listMessage is one channel-1 message of a live list.
 type listMessage struct {
-	Type   string `json:"type"`
-	UID    string `json:"uid,omitempty"`
-	Key    string `json:"key,omitempty"`
-	RV     string `json:"rv,omitempty"`
+	Type string `json:"type"`
+	UID  string `json:"uid,omitempty"`
+	Key  string `json:"key,omitempty"`
+	RV   string `json:"rv,omitempty"`
 	// Resume is the version a reconnecting page may watch from: set only
 	// when nothing coalesced is still queued behind this event.
 	Resume string `json:"resume,omitempty"`

@@ -347,7 +347,9 @@ func (s *Server) streamLogs(c echo.Context, client *apiclient.Client, t logTarge
 		failStream(ctx, conn, pumpLines(rc, send))
 		return nil
 	}
-	notify := func(msg string) { _ = conn.SendJSON(ctx, streaming.ChannelDiagnostics, map[string]string{"message": msg}) }
+	notify := func(msg string) {
+		_ = conn.SendJSON(ctx, streaming.ChannelDiagnostics, map[string]string{"message": msg})
+	}
 	m := newLogMerger(send, func(dst []byte, src string, line []byte) []byte {
 		dst = append(dst, src...)
 		dst = append(dst, '\t')

@@ -167,4 +167,3 @@ func TestSelectorLogsNeedASelector(t *testing.T) {
 		t.Error("not a merged log page")
 	}
 }
-
