@@ -121,8 +121,8 @@ func Upgrade(w http.ResponseWriter, r *http.Request, opts Options) (*Conn, error
 	return newConn(ws, protocol, opts), nil
 }
 
-// requestOrigin is the origin the browser shows for r. Forwarded headers are
-// not trusted: anyone can send them.
+// requestOrigin is the origin the browser shows for r, as far as the
+// console can tell. Forwarded headers are not trusted: anyone can send them.
 func requestOrigin(r *http.Request) string {
 	scheme := "http"
 	if r.TLS != nil {
@@ -131,13 +131,25 @@ func requestOrigin(r *http.Request) string {
 	return scheme + "://" + normalizeHost(scheme, r.Host)
 }
 
+// sameOrigin compares the Origin header with the console's origin by host
+// and port. The scheme may differ: behind a proxy that terminates TLS the
+// console sees http while the browser shows https, and no other site can
+// serve pages from the console's own host.
 func sameOrigin(origin, self string) bool {
 	u, err := url.Parse(origin)
 	if err != nil || u.Host == "" || u.User != nil || u.Path != "" || u.RawQuery != "" || u.Fragment != "" {
 		return false // browsers send scheme://host[:port] and nothing else
 	}
 	scheme := strings.ToLower(u.Scheme)
-	return scheme+"://"+normalizeHost(scheme, u.Host) == self
+	if scheme != "http" && scheme != "https" {
+		return false
+	}
+	own, err := url.Parse(self)
+	if err != nil {
+		return false
+	}
+	return normalizeHost(scheme, u.Host) == normalizeHost(own.Scheme, own.Host) ||
+		normalizeHost(scheme, u.Host) == normalizeHost(scheme, own.Host)
 }
 
 // normalizeHost lower-cases host and drops the scheme's default port.

@@ -195,7 +195,8 @@ func TestUpgradeChecksOrigin(t *testing.T) {
 	}{
 		{"http://evil.example", "WebSocket upgrade refused: origin http://evil.example is not this console's origin " + self},
 		{"", "WebSocket upgrade refused: no Origin header; expected this console's origin " + self},
-		{"https" + strings.TrimPrefix(self, "http"), "is not this console's origin"},
+		{"ftp" + strings.TrimPrefix(self, "http"), "is not this console's origin"},
+		{"http://127.0.0.2:" + strings.Split(self, ":")[2], "is not this console's origin"},
 		{"null", "is not this console's origin"},
 	} {
 		_, resp, err := s.dial(tc.origin, ProtocolV4Base64Channel)
@@ -228,8 +229,11 @@ func TestSameOrigin(t *testing.T) {
 		{true, "console.example", "https://console.example:443", true},
 		{true, "[::1]:443", "https://[::1]", true},
 		{false, "console.example:8080", "http://console.example:8080", true},
-		{false, "console.example", "https://console.example", false},
-		{true, "console.example", "http://console.example", false},
+		// Behind a proxy that terminates TLS the console sees plain HTTP.
+		{false, "console.example", "https://console.example", true},
+		{false, "console.example:443", "https://console.example", true},
+		{false, "console.example", "https://evil.example", false},
+		{false, "console.example", "ws://console.example", false},
 		{false, "console.example", "http://console.example:8080", false},
 		{false, "console.example", "http://user@console.example", false},
 		{false, "console.example", "console.example", false},
