@@ -228,7 +228,7 @@ func readSource(ctx context.Context, idx int, src logSource, out chan<- mergedLi
 		return
 	}
 	defer rc.Close()
-	err = eachLine(rc, func(line []byte) error {
+	err = eachLine(rc, func(line []byte, _ bool) error {
 		text := bytes.Clone(line)
 		if !send(mergedLine{src: idx, at: lineTime(text), arrived: time.Now(), text: text}) {
 			return ctx.Err()
@@ -238,9 +238,10 @@ func readSource(ctx context.Context, idx int, src logSource, out chan<- mergedLi
 	send(mergedLine{src: idx, done: true, err: err})
 }
 
-// eachLine calls fn with every line of r, newline included; lines longer
-// than maxLogLine arrive in pieces. fn must not keep line.
-func eachLine(r io.Reader, fn func(line []byte) error) error {
+// eachLine calls fn with every line of r, newline included, and whether
+// more is already buffered; lines longer than maxLogLine arrive in pieces.
+// fn must not keep line.
+func eachLine(r io.Reader, fn func(line []byte, more bool) error) error {
 	br := bufio.NewReaderSize(r, maxLogLine)
 	for {
 		line, err := br.ReadSlice('\n')
@@ -250,7 +251,7 @@ func eachLine(r io.Reader, fn func(line []byte) error) error {
 				// overwrite what is buffered after it.
 				line = append(line[:len(line):len(line)], '\n')
 			}
-			if ferr := fn(line); ferr != nil {
+			if ferr := fn(line, br.Buffered() > 0); ferr != nil {
 				return ferr
 			}
 		}
@@ -278,26 +279,14 @@ func lineTime(line []byte) time.Time {
 // has whenever upstream pauses, so a followed log shows each line at once.
 // write may keep the batch.
 func pumpLines(r io.Reader, write func(batch []byte) error) error {
-	br := bufio.NewReaderSize(r, maxLogLine)
 	batch := make([]byte, 0, logBatch)
-	for {
-		line, err := br.ReadSlice('\n')
+	return eachLine(r, func(line []byte, more bool) error {
 		batch = append(batch, line...)
-		if len(line) > 0 && line[len(line)-1] != '\n' {
-			batch = append(batch, '\n')
-		}
-		if len(batch) >= logBatch || len(batch) > 0 && (br.Buffered() == 0 || err != nil) {
-			if werr := write(batch); werr != nil {
-				return werr
-			}
-			batch = make([]byte, 0, logBatch)
-		}
-		switch {
-		case err == nil, errors.Is(err, bufio.ErrBufferFull):
-		case err == io.EOF:
+		if more && len(batch) < logBatch {
 			return nil
-		default:
-			return err
 		}
-	}
+		err := write(batch)
+		batch = make([]byte, 0, logBatch)
+		return err
+	})
 }

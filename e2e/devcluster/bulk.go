@@ -64,19 +64,23 @@ feed:
 	return context.Cause(ctx)
 }
 
-func bulkPod(name string) *corev1.Pod {
+func bulkPod(name string) *corev1.Pod { return sleeperPod(bulkNamespace, name, "bulk", "sleeper") }
+
+// sleeperPod is a bare pod for kwok to run: it has no image to pull, so the
+// image only documents intent, and its requests are tiny.
+func sleeperPod(namespace, name, app, container string) *corev1.Pod {
 	return &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:      name,
-			Namespace: bulkNamespace,
+			Namespace: namespace,
 			Labels: map[string]string{
-				"app.kubernetes.io/name":       "bulk",
+				"app.kubernetes.io/name":       app,
 				"app.kubernetes.io/managed-by": "devcluster",
 			},
 		},
 		Spec: corev1.PodSpec{
 			Containers: []corev1.Container{{
-				Name:  "sleeper",
+				Name:  container,
 				Image: "busybox:1.36",
 				Args:  []string{"sleep", "infinity"},
 				Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{

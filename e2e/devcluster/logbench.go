@@ -8,7 +8,6 @@ import (
 	"os"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 )
@@ -143,28 +142,7 @@ func ensureLogBenchPod(ctx context.Context, client kubernetes.Interface) error {
 	if err := waitForDefaultServiceAccount(ctx, client, logBenchNamespace); err != nil {
 		return err
 	}
-	pod := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{
-			Name:      logBenchPod,
-			Namespace: logBenchNamespace,
-			Labels: map[string]string{
-				"app.kubernetes.io/name":       "logbench",
-				"app.kubernetes.io/managed-by": "devcluster",
-			},
-		},
-		Spec: corev1.PodSpec{
-			Containers: []corev1.Container{{
-				Name:  logBenchContainer,
-				Image: "busybox:1.36",
-				Args:  []string{"sleep", "infinity"},
-				Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
-					corev1.ResourceCPU:    mustQuantity("1m"),
-					corev1.ResourceMemory: mustQuantity("4Mi"),
-				}},
-			}},
-			TerminationGracePeriodSeconds: new(int64(0)),
-		},
-	}
+	pod := sleeperPod(logBenchNamespace, logBenchPod, "logbench", logBenchContainer)
 	if err := ignoreExists(client.CoreV1().Pods(logBenchNamespace).Create(ctx, pod, metav1.CreateOptions{})); err != nil {
 		return fmt.Errorf("pod %s/%s: %w", logBenchNamespace, logBenchPod, err)
 	}
