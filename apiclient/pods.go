@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -25,7 +26,10 @@ type LogOptions struct {
 	Follow, Timestamps, Previous bool
 	TailLines                    *int64 // nil: the whole log
 	SinceSeconds                 *int64
-	LimitBytes                   *int64
+	// SinceTime is an absolute start (whole seconds), which unlike
+	// SinceSeconds does not depend on this machine's clock.
+	SinceTime  *time.Time
+	LimitBytes *int64
 }
 
 // Logs streams a container's log (pods/{name}/log) straight from the
@@ -54,6 +58,9 @@ func (c *Client) Logs(ctx context.Context, namespace, pod string, opts LogOption
 		if n.v != nil {
 			req.Param(n.name, strconv.FormatInt(*n.v, 10))
 		}
+	}
+	if opts.SinceTime != nil {
+		req.Param("sinceTime", opts.SinceTime.UTC().Format(time.RFC3339))
 	}
 	rc, err := req.Stream(ctx)
 	if err != nil {

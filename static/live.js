@@ -116,6 +116,9 @@ export class ChannelSocket {
 
 const utf8 = new TextDecoder();
 
+// The RFC 3339 time the API server puts before each log line.
+const TIMESTAMP = /^\d{4}-\d\d-\d\dT[\d:.]+(Z|[+-]\d\d:\d\d)$/;
+
 function parseJSON(bytes) {
   try {
     return JSON.parse(utf8.decode(bytes));
@@ -124,11 +127,20 @@ function parseJSON(bytes) {
   }
 }
 
+function statusEl(root) {
+  return root.querySelector("[data-live-status]") || document.querySelector("[data-live-status]");
+}
+
 function setStatus(root, state, text) {
-  const el = root.querySelector("[data-live-status]") || document.querySelector("[data-live-status]");
+  const el = statusEl(root);
   if (!el) return;
   el.dataset.state = state;
   el.textContent = text;
+}
+
+// ended reports a closed stream, unless an error already says why.
+function ended(root, text) {
+  if (statusEl(root)?.dataset.state !== "error") setStatus(root, "error", text);
 }
 
 // rowsFrom parses server-rendered <tr> markup into row elements.
@@ -150,7 +162,7 @@ function liveList(root) {
   const page = Number(root.dataset.page || "1");
   const sorted = root.dataset.sorted === "true";
   let rv = root.dataset.rv;
-  let outside = 0;
+  const outside = new Set();
 
   const keyOf = (tr) => tr.dataset.key;
   const rowsNow = () => [...tbody.children];
@@ -164,7 +176,9 @@ function liveList(root) {
   // sorts within the page's range (or the page is the whole list).
   const belongsHere = (key) => {
     const rows = rowsNow();
-    if (rows.length === 0) return !more && page === 1;
+    if (!more && page === 1) return true;
+    // A sorted page's rows are not in key order: its range is unknown.
+    if (sorted || rows.length === 0) return false;
     if (page > 1 && key < keyOf(rows[0])) return false;
     return !more || key < keyOf(rows[rows.length - 1]);
   };
@@ -193,14 +207,18 @@ function liveList(root) {
         } else if (belongsHere(msg.key)) {
           row.classList.add("row-added");
           insert(row);
-        } else {
-          outside++;
-          newLink.textContent = `${outside} new – show`;
+        } else if (msg.type === "ADDED") {
+          outside.add(msg.key);
+          newLink.textContent = `${outside.size} new – show`;
           newLink.hidden = false;
         }
         break;
       }
       case "DELETED":
+        if (outside.delete(msg.key)) {
+          newLink.textContent = `${outside.size} new – show`;
+          newLink.hidden = outside.size === 0;
+        }
         if (!existing) return;
         existing.classList.add("row-deleted");
         existing.setAttribute("aria-hidden", "true");
@@ -213,7 +231,7 @@ function liveList(root) {
         break;
       case "RELIST":
         tbody.replaceChildren(...rowsFrom(msg.html));
-        outside = 0;
+        outside.clear();
         newLink.hidden = true;
         if (msg.notice) showNotice(root, msg.notice);
         break;
@@ -232,12 +250,14 @@ function liveList(root) {
       frame: (channel, payload) => {
         const msg = parseJSON(payload);
         if (!msg) return;
-        if (channel === CHANNEL.data) apply(msg);
-        else if (channel === CHANNEL.diagnostics) setStatus(root, "retrying", msg.message);
+        if (channel === CHANNEL.data) {
+          if (statusEl(root)?.dataset.state !== "live") setStatus(root, "live", "Live");
+          apply(msg);
+        } else if (channel === CHANNEL.diagnostics) setStatus(root, "retrying", msg.message);
       },
       error: (st) => setStatus(root, "error", `Live updates stopped: ${st?.message || "server error"}`),
       status: (state, text) => setStatus(root, state, text),
-      closed: () => setStatus(root, "error", "Live updates ended. Reload to resume."),
+      closed: () => ended(root, "Live updates ended. Reload to resume."),
     },
   );
 }
@@ -265,7 +285,7 @@ function liveObject(root) {
     },
     error: (st) => setStatus(root, "error", `Live updates stopped: ${st?.message || "server error"}`),
     status: (state, text) => setStatus(root, state, text),
-    closed: () => setStatus(root, "error", "Live updates ended. Reload to resume."),
+    closed: () => ended(root, "Live updates ended. Reload to resume."),
   });
 }
 
@@ -281,16 +301,17 @@ function liveLog(out) {
   const pause = document.querySelector("[data-log-pause]");
   const counter = document.querySelector("[data-log-count]");
   const stamps = form?.querySelector("[name=timestamps]");
-  const decoder = new TextDecoder();
+  let decoder = new TextDecoder();
   const sources = new Map();
   let partial = "";
-  let total = 0;
   let dropped = 0;
   let paused = false;
   let waiting = [];
   let pending = [];
-  let lastTS = "";
-  let atLastTS = new Set();
+  // The newest timestamp seen per source ("" for a single container), and
+  // the lines at it; after a reconnect, what to skip per source.
+  const lastSeen = new Map();
+  let resuming = new Map();
   let frameQueued = false;
   let query = (search?.value || "").toLowerCase();
 
@@ -335,7 +356,7 @@ function liveLog(out) {
       }
     }
     const sp = rest.indexOf(" ");
-    if (sp > 0 && /^\d{4}-\d\d-\d\dT/.test(rest)) {
+    if (sp > 0 && TIMESTAMP.test(rest.slice(0, sp))) {
       const ts = document.createElement("span");
       ts.className = "log-ts";
       ts.textContent = rest.slice(0, sp);
@@ -361,7 +382,6 @@ function liveLog(out) {
     const stick = out.scrollTop + out.clientHeight >= out.scrollHeight - 24;
     const frag = document.createDocumentFragment();
     for (const line of pending.slice(-max)) frag.append(render(line));
-    total += pending.length;
     pending = [];
     out.append(frag);
     while (out.childElementCount > max) {
@@ -384,24 +404,22 @@ function liveLog(out) {
       requestAnimationFrame(flush);
     }
   };
-  // After a reconnect the server resends from the last timestamp seen;
-  // lines at or before it were shown already.
+  // After a reconnect the server resends each source from the oldest
+  // timestamp the page has; what a source had already shown is skipped.
   const fresh = (line) => {
-    const body = multi ? line.slice(line.indexOf("\t") + 1) : line;
+    const tab = multi ? line.indexOf("\t") : -1;
+    const src = tab > 0 ? line.slice(0, tab) : "";
+    const body = line.slice(tab + 1);
     const ts = body.slice(0, body.indexOf(" "));
-    if (!ts || !lastTS) {
-      lastTS = ts;
-      atLastTS = new Set([line]);
-      return true;
+    if (!TIMESTAMP.test(ts)) return true;
+    const skip = resuming.get(src);
+    if (skip) {
+      if (ts < skip.ts || (ts === skip.ts && skip.lines.has(line))) return false;
+      resuming.delete(src);
     }
-    if (ts < lastTS) return false;
-    if (ts === lastTS) {
-      if (atLastTS.has(line)) return false;
-      atLastTS.add(line);
-      return true;
-    }
-    lastTS = ts;
-    atLastTS = new Set([line]);
+    const seen = lastSeen.get(src);
+    if (seen?.ts === ts) seen.lines.add(line);
+    else lastSeen.set(src, { ts, lines: new Set([line]) });
     return true;
   };
   const note = (text) => {
@@ -446,8 +464,14 @@ function liveLog(out) {
     () => {
       const u = new URL(location.href);
       for (const k of ["q", "filter", "wrap", "max"]) u.searchParams.delete(k);
-      if (lastTS) {
-        u.searchParams.set("sinceTime", lastTS);
+      u.searchParams.set("follow", follow ? "1" : "0");
+      // A line cut off by the drop comes again whole.
+      partial = "";
+      decoder = new TextDecoder();
+      if (lastSeen.size > 0) {
+        resuming = new Map([...lastSeen].map(([src, seen]) => [src, { ts: seen.ts, lines: new Set(seen.lines) }]));
+        const oldest = [...lastSeen.values()].map((seen) => seen.ts).sort()[0];
+        u.searchParams.set("sinceTime", oldest);
         u.searchParams.delete("tailLines");
         u.searchParams.delete("since");
       }
@@ -474,6 +498,7 @@ function liveLog(out) {
       closed: (e) => {
         if (partial) add([partial]);
         partial = "";
+        if (statusEl(document)?.dataset.state === "error") return;
         if (e.code === 1000) setStatus(document, "", follow ? "Stream ended" : "Complete");
         else setStatus(document, "error", "Disconnected");
       },

@@ -76,6 +76,10 @@ type Subscription[E any] struct {
 	// subscriber joined with a version newer than the hub had seen.
 	after string
 
+	// trouble carries upstream failures that are being retried, so the
+	// subscriber can say its view may be stale.
+	trouble chan error
+
 	mu  sync.Mutex
 	err error // what Next returns once q is closed
 }
@@ -115,7 +119,7 @@ func NewHub[E any](cfg HubConfig[E]) *Hub[E] {
 // and only new events when the versions cannot be compared.
 // Always Close the subscription.
 func (h *Hub[E]) Subscribe(key, fromVersion string, start Upstream[E]) *Subscription[E] {
-	s := &Subscription[E]{hub: h, q: NewCoalescer[string, E](h.cfg.QueueMax)}
+	s := &Subscription[E]{hub: h, q: NewCoalescer[string, E](h.cfg.QueueMax), trouble: make(chan error, 1)}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
@@ -242,6 +246,7 @@ func (h *Hub[E]) run(ctx context.Context, st *stream[E], start Upstream[E]) {
 		}
 		if err != nil {
 			log.Warn("upstream failed; restarting", "from", from, "err", err, "after", backoff)
+			h.warn(st, err)
 		} else {
 			log.Debug("upstream ended; restarting", "from", from, "after", backoff) // watches time out routinely
 		}
@@ -253,6 +258,19 @@ func (h *Hub[E]) run(ctx context.Context, st *stream[E], start Upstream[E]) {
 			return
 		}
 		backoff = min(2*backoff, max(maxBackoff, h.cfg.Backoff))
+	}
+}
+
+// warn tells st's subscribers that the upstream failed and is retried; a
+// subscriber that has not read the last warning keeps that one.
+func (h *Hub[E]) warn(st *stream[E], err error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for s := range st.subs {
+		select {
+		case s.trouble <- err:
+		default:
+		}
 	}
 }
 
@@ -320,6 +338,10 @@ func (s *Subscription[E]) Next(ctx context.Context) (E, error) {
 	}
 	return e, err
 }
+
+// Trouble reports upstream failures the hub is retrying. It is never
+// closed.
+func (s *Subscription[E]) Trouble() <-chan error { return s.trouble }
 
 // Pending is how many events wait for this subscriber. A browser may
 // resume from an event's version only when none wait: coalesced events can

@@ -206,6 +206,33 @@ func TestHubRestartsFromLastVersion(t *testing.T) {
 	expect(t, a, ev{"u1", "16"}, ev{"u2", "17"})
 }
 
+// A failing upstream is retried, and its subscribers hear about it, so a
+// page can say its rows may be stale; a watch that simply ended is not news.
+func TestHubReportsRetriedFailures(t *testing.T) {
+	h := newTestHub(t, nil)
+	f := newFakeUpstream()
+	a := h.Subscribe("k", "10", f.start)
+	defer a.Close()
+	f.next(t).stop(t, nil)
+	f.next(t).stop(t, errors.New("503 apiserver is shutting down"))
+	select {
+	case err := <-a.Trouble():
+		if err.Error() != "503 apiserver is shutting down" {
+			t.Fatalf("trouble = %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no trouble reported")
+	}
+	r := f.next(t)
+	r.emit(t, ev{"u1", "11"})
+	expect(t, a, ev{"u1", "11"})
+	select {
+	case err := <-a.Trouble():
+		t.Fatalf("a second report: %v", err)
+	default:
+	}
+}
+
 func TestHubExpiredResyncsEveryone(t *testing.T) {
 	h := newTestHub(t, nil)
 	f := newFakeUpstream()

@@ -8,12 +8,14 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gorilla/websocket"
 	"github.com/labstack/echo/v4"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 
 	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/streaming"
@@ -27,11 +29,24 @@ type watchHub = streaming.Hub[apiclient.WatchEvent]
 func newWatchHub(log *slog.Logger) *watchHub {
 	return streaming.NewHub(streaming.HubConfig[apiclient.WatchEvent]{
 		Log:     log,
-		Key:     func(e apiclient.WatchEvent) string { return e.UID },
+		Key:     watchEventKey,
 		Version: func(e apiclient.WatchEvent) string { return e.ResourceVersion },
 		Expired: apiclient.IsExpired,
 		Fatal:   permanentWatchError,
 	})
+}
+
+// watchEventKey coalesces a slow page's events per object: by uid, or by
+// namespace/name when the server sent rows without object metadata.
+// Bookmarks share the empty key, so only the latest is kept.
+func watchEventKey(e apiclient.WatchEvent) string {
+	switch {
+	case e.Type == apiclient.WatchBookmark:
+		return ""
+	case e.UID != "":
+		return e.UID
+	}
+	return e.Namespace + "/" + e.Name
 }
 
 // permanentWatchError is an upstream refusal that retrying cannot fix.
@@ -45,9 +60,11 @@ func permanentWatchError(err error) bool {
 }
 
 // upgrade turns the request into a channel-framed WebSocket. On refusal the
-// response (403 or 400 with its reason) is already written.
-func (s *Server) upgrade(c echo.Context) (*streaming.Conn, context.Context, func(), error) {
-	conn, err := streaming.Upgrade(c.Response(), c.Request(), s.wsOptions)
+// response (403 or 400 with its reason) is already written. finish ends the
+// stream: with err's Status on channel 3 unless the browser left, then a
+// close code that tells the browser whether reconnecting can help.
+func (s *Server) upgrade(c echo.Context) (conn *streaming.Conn, ctx context.Context, finish func(error), err error) {
+	conn, err = streaming.Upgrade(c.Response(), c.Request(), s.wsOptions)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -62,22 +79,23 @@ func (s *Server) upgrade(c echo.Context) (*streaming.Conn, context.Context, func
 		case <-ctx.Done():
 		}
 	}()
-	done := func() {
-		cancel()
-		_ = conn.Close(websocket.CloseNormalClosure, "")
-		s.metrics.WebSockets.Dec()
+	var once sync.Once
+	finish = func(err error) {
+		once.Do(func() {
+			code := websocket.CloseNormalClosure
+			if err != nil && ctx.Err() == nil {
+				st := statusFor(err)
+				_ = conn.SendStatus(ctx, &st)
+				if st.Code >= 500 || st.Code == http.StatusTooManyRequests {
+					code = websocket.CloseTryAgainLater
+				}
+			}
+			cancel()
+			_ = conn.Close(code, "")
+			s.metrics.WebSockets.Dec()
+		})
 	}
-	return conn, ctx, done, nil
-}
-
-// failStream sends err as the stream's channel 3 Status, unless the stream
-// simply ended because the browser left.
-func failStream(ctx context.Context, conn *streaming.Conn, err error) {
-	if err == nil || ctx.Err() != nil {
-		return
-	}
-	st := statusFor(err)
-	_ = conn.SendStatus(ctx, &st)
+	return conn, ctx, finish, nil
 }
 
 // statusFor is the metav1.Status a stream reports for err: the API
@@ -120,18 +138,17 @@ func (s *Server) liveList(c echo.Context, client *apiclient.Client, r apiclient.
 	if err != nil {
 		return err
 	}
-	conn, ctx, done, err := s.upgrade(c)
+	conn, ctx, finish, err := s.upgrade(c)
 	if err != nil {
 		return nil
 	}
-	defer done()
 	l := &listFollower{
 		s: s, conn: conn, client: client, r: r, lq: lq, namespace: p.Namespace,
 		base: consolePath(client.ContextName(), r, p.Namespace, ""),
 		key: strings.Join([]string{client.ContextName(), identityOf(c).Key(), r.Group, r.Version, r.Name,
 			p.Namespace, lq.LabelSelector, lq.FieldSelector}, "\x00"),
 	}
-	failStream(ctx, conn, l.run(ctx, c.QueryParam("resourceVersion")))
+	finish(l.run(ctx, c.QueryParam("resourceVersion")))
 	return nil
 }
 
@@ -154,11 +171,24 @@ func (l *listFollower) run(ctx context.Context, rv string) error {
 			return err
 		}
 	}
+	pause := time.Duration(0)
 	for {
+		began := time.Now()
 		err := l.follow(ctx, rv)
 		if !errors.Is(err, streaming.ErrResync) {
 			return err
 		}
+		// Resyncs in quick succession back off, so a page can never make
+		// the console relist in a loop.
+		if time.Since(began) > time.Minute {
+			pause = 0
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(pause):
+		}
+		pause = min(max(2*pause, time.Second), 30*time.Second)
 		if rv, err = l.relist(ctx, "The watch expired (410 Gone) or this page fell behind, so the list was fetched again."); err != nil {
 			return err
 		}
@@ -171,6 +201,20 @@ func (l *listFollower) follow(ctx context.Context, rv string) error {
 		return l.client.WatchTable(ctx, l.r, opts, emit)
 	})
 	defer sub.Close()
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case err := <-sub.Trouble():
+				_ = l.conn.SendJSON(ctx, streaming.ChannelDiagnostics, map[string]string{
+					"message": "The API server's watch failed and is being retried; rows may be out of date. (" + statusFor(err).Message + ")",
+				})
+			}
+		}
+	}()
 	var buf bytes.Buffer
 	for {
 		ev, err := sub.Next(ctx)
@@ -215,13 +259,25 @@ func (l *listFollower) relist(ctx context.Context, notice string) (string, error
 	if err != nil {
 		return "", err
 	}
+	rv := table.ResourceVersion
+	if opts.Continue != "" {
+		// A later page is served from the first page's snapshot, whose
+		// version may be too old to watch from: watch from now.
+		fresh := listOptions(l.lq.firstPage(), l.r, l.namespace)
+		fresh.Limit = 1
+		now, err := l.client.ListTable(ctx, l.r, fresh)
+		if err != nil {
+			return "", err
+		}
+		rv = now.ResourceVersion
+	}
 	_, rows, _ := tableView(l.client.ContextName(), l.r, l.namespace, table, l.lq, l.base)
 	var buf bytes.Buffer
 	if err := views.WriteRows(ctx, &buf, rows); err != nil {
 		return "", err
 	}
-	msg := listMessage{Type: "RELIST", RV: table.ResourceVersion, Resume: table.ResourceVersion, HTML: buf.String(), Notice: notice}
-	return table.ResourceVersion, l.conn.SendJSON(ctx, streaming.ChannelData, msg)
+	msg := listMessage{Type: "RELIST", RV: rv, Resume: rv, HTML: buf.String(), Notice: notice}
+	return rv, l.conn.SendJSON(ctx, streaming.ChannelData, msg)
 }
 
 // objectMessage replaces the live sections of an object page.
@@ -240,11 +296,15 @@ func (s *Server) liveObject(c echo.Context, client *apiclient.Client, r apiclien
 	if !r.Can("watch") {
 		return echo.NewHTTPError(http.StatusMethodNotAllowed, fmt.Sprintf("The server does not allow watching %s.", r.Name))
 	}
-	conn, ctx, done, err := s.upgrade(c)
+	conn, ctx, finish, err := s.upgrade(c)
 	if err != nil {
 		return nil
 	}
-	defer done()
+	finish(s.followObject(ctx, conn, c, client, r, p))
+	return nil
+}
+
+func (s *Server) followObject(ctx context.Context, conn *streaming.Conn, c echo.Context, client *apiclient.Client, r apiclient.Resource, p apiPath) error {
 	changed := make(chan struct{}, 1)
 	poke := func(apiclient.WatchEvent) {
 		select {
@@ -254,7 +314,7 @@ func (s *Server) liveObject(c echo.Context, client *apiclient.Client, r apiclien
 	}
 	watchErr := make(chan error, 2)
 	go func() {
-		opts := apiclient.WatchOptions{Namespace: p.Namespace, FieldSelector: "metadata.name=" + p.Name}
+		opts := apiclient.WatchOptions{Namespace: p.Namespace, FieldSelector: fields.OneTermEqualSelector("metadata.name", p.Name).String()}
 		watchErr <- s.keepWatching(ctx, func(ctx context.Context, rv string, emit func(apiclient.WatchEvent)) error {
 			opts.ResourceVersion = rv
 			return client.WatchMeta(ctx, r, opts, emit)
@@ -262,7 +322,7 @@ func (s *Server) liveObject(c echo.Context, client *apiclient.Client, r apiclien
 	}()
 	if events, _, err := client.Resource(ctx, "", "v1", "events"); err == nil && events.Can("watch") {
 		go func() {
-			opts := apiclient.WatchOptions{Namespace: p.Namespace, FieldSelector: "involvedObject.name=" + p.Name}
+			opts := apiclient.WatchOptions{Namespace: p.Namespace, FieldSelector: fields.OneTermEqualSelector("involvedObject.name", p.Name).String()}
 			// A refused events watch only means the page's events stay put.
 			_ = s.keepWatching(ctx, func(ctx context.Context, rv string, emit func(apiclient.WatchEvent)) error {
 				opts.ResourceVersion = rv
@@ -275,8 +335,7 @@ func (s *Server) liveObject(c echo.Context, client *apiclient.Client, r apiclien
 		case <-ctx.Done():
 			return nil
 		case err := <-watchErr:
-			failStream(ctx, conn, err)
-			return nil
+			return err
 		case <-changed:
 		}
 		// Let a burst settle, then render once.
@@ -291,11 +350,10 @@ func (s *Server) liveObject(c echo.Context, client *apiclient.Client, r apiclien
 		}
 		msg, err := s.objectSections(ctx, c, client, r, p)
 		if err != nil {
-			failStream(ctx, conn, err)
-			return nil
+			return err
 		}
 		if err := conn.SendJSON(ctx, streaming.ChannelData, msg); err != nil {
-			return nil
+			return err
 		}
 	}
 }

@@ -343,6 +343,13 @@ func TestLiveListRecoversWhenTheAPIServerComesBack(t *testing.T) {
 			t.Fatal("the console stopped retrying")
 		}
 	}
+	// The page hears that its rows may be stale.
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		ch, payload := c.frame(time.Until(deadline))
+		if ch == 2 && strings.Contains(string(payload), "being retried") {
+			break
+		}
+	}
 	h.fake.Modify(podGVK, "demo", "web-2", setPhase("Failed"))
 	h.fake.Override("/api/v1/namespaces/demo/pods", nil)
 	m := c.listMessage(15*time.Second, func(m listMessage) bool { return m.Type == "MODIFIED" })

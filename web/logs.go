@@ -61,7 +61,8 @@ func parseLogQuery(q url.Values) (logQuery, error) {
 		Download:   q.Get("download") == "1",
 	}
 	// A first visit follows the last 500 lines, as an operator expects; once
-	// the form was submitted, an unchecked box means off.
+	// the form was submitted, an unchecked box means off. A reconnecting
+	// page always says follow=0 or follow=1.
 	if _, submitted := q["tailLines"]; !submitted && !q.Has("follow") {
 		lq.Follow = true
 	}
@@ -117,8 +118,10 @@ func (lq logQuery) upstream(container string, stream bool) apiclient.LogOptions 
 	switch {
 	case !lq.SinceTime.IsZero():
 		// The API takes whole seconds; the page drops what it has seen.
-		secs := int64(math.Ceil(time.Since(lq.SinceTime).Seconds())) + 1
-		o.SinceSeconds, o.TailLines = &secs, nil
+		// An absolute time, unlike sinceSeconds, does not depend on the
+		// console's clock agreeing with the node's.
+		since := lq.SinceTime.Truncate(time.Second)
+		o.SinceTime, o.TailLines = &since, nil
 	case lq.Since > 0:
 		secs := int64(math.Ceil(lq.Since.Seconds()))
 		o.SinceSeconds = &secs
@@ -331,21 +334,23 @@ func startedContainers(pod *corev1.Pod, only string) []podSource {
 // through, or several merged by time, with pods that start during a follow
 // joining the stream.
 func (s *Server) streamLogs(c echo.Context, client *apiclient.Client, t logTarget, lq logQuery) error {
-	conn, ctx, done, err := s.upgrade(c)
+	conn, ctx, finish, err := s.upgrade(c)
 	if err != nil {
 		return nil
 	}
-	defer done()
+	finish(s.pipeLogs(ctx, conn, client, t, lq))
+	return nil
+}
+
+func (s *Server) pipeLogs(ctx context.Context, conn *streaming.Conn, client *apiclient.Client, t logTarget, lq logQuery) error {
 	send := func(batch []byte) error { return conn.Send(ctx, streaming.ChannelData, batch) }
 	if !t.multi() {
 		rc, err := client.Logs(ctx, t.Namespace, t.Pod, lq.upstream(lq.Container, true))
 		if err != nil {
-			failStream(ctx, conn, err)
-			return nil
+			return err
 		}
 		defer rc.Close()
-		failStream(ctx, conn, pumpLines(rc, send))
-		return nil
+		return pumpLines(rc, send)
 	}
 	notify := func(msg string) {
 		_ = conn.SendJSON(ctx, streaming.ChannelDiagnostics, map[string]string{"message": msg})
@@ -365,8 +370,7 @@ func (s *Server) streamLogs(c echo.Context, client *apiclient.Client, t logTarge
 	if lq.Follow {
 		go s.joinNewPods(ctx, client, t, lq, m, started, notify)
 	}
-	failStream(ctx, conn, m.Run(ctx, sources))
-	return nil
+	return m.Run(ctx, sources)
 }
 
 func (s *Server) mergeSources(client *apiclient.Client, t logTarget, lq logQuery, stream bool) ([]logSource, map[podSource]bool) {

@@ -39,6 +39,9 @@ type Deps struct {
 	// RequestTimeout bounds the upstream work of one page (default 30 s),
 	// so a hung API server gives a 504 page rather than a hung tab.
 	RequestTimeout time.Duration
+	// AllowedHosts are the host names, besides IP addresses, localhost and
+	// in-cluster Service names, that requests may address.
+	AllowedHosts []string
 }
 
 // Server is the console's HTTP application.
@@ -51,6 +54,7 @@ type Server struct {
 	nsCache  *namespaceCache
 	pages    sync.Pool
 	timeout  time.Duration
+	hosts    []string
 	// watches shares upstream list watches among live pages.
 	watches   *watchHub
 	wsOptions streaming.Options
@@ -72,6 +76,7 @@ func New(d Deps) (*Server, error) {
 	s := &Server{clusters: d.Clusters, metrics: d.Metrics, assets: a, log: log, nsCache: newNamespaceCache()}
 	s.pages.New = func() any { return new(bytes.Buffer) }
 	s.timeout = d.RequestTimeout
+	s.hosts = d.AllowedHosts
 	if s.timeout <= 0 {
 		s.timeout = 30 * time.Second
 	}
@@ -91,7 +96,7 @@ func (s *Server) routes() *echo.Echo {
 	e.HTTPErrorHandler = s.handleError
 	// Logging and metrics wrap panic recovery, so a recovered panic is still
 	// logged and counted with the status of the error page it became.
-	e.Use(requestLog(s.log), s.metrics.middleware, recoverPanics(s.log), securityHeaders)
+	e.Use(requestLog(s.log), s.metrics.middleware, recoverPanics(s.log), securityHeaders, hostCheck(s.hosts))
 
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)

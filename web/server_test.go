@@ -346,3 +346,54 @@ func TestUnknownRouteIsA404Page(t *testing.T) {
 		t.Errorf("error code = %q", got)
 	}
 }
+
+// DNS rebinding: a page on another site that resolves its own name to the
+// console gets a 421, not the console.
+func TestRequestsForUnknownHostsAreRefused(t *testing.T) {
+	h := newHarness(t)
+	for host, want := range map[string]int{
+		"evil.example:8080":               http.StatusMisdirectedRequest,
+		"127.0.0.1:8080":                  http.StatusFound,
+		"[::1]:8080":                      http.StatusFound,
+		"localhost:8080":                  http.StatusFound,
+		"tabula.tabula.svc":               http.StatusFound,
+		"tabula.tabula.svc.cluster.local": http.StatusFound,
+	} {
+		req, err := http.NewRequest(http.MethodGet, h.console.URL+"/", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Host = host
+		resp, err := (&http.Transport{}).RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("Host %s: status %d, want %d", host, resp.StatusCode, want)
+		}
+		if want == http.StatusMisdirectedRequest && !strings.Contains(string(body), "--allowed-hosts=evil.example") {
+			t.Errorf("Host %s: the page does not say how to allow it: %s", host, body)
+		}
+	}
+}
+
+func TestAllowedHostsAreServed(t *testing.T) {
+	fake := apitest.NewServer(t, apitest.CoreV1())
+	clusters, err := apiclient.FromKubeconfig(fake.Kubeconfig("dev"), apiclient.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := New(Deps{Clusters: clusters, Metrics: NewMetrics(), Static: static.FS, AllowedHosts: []string{"Tabula.Example.com"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := httptest.NewRecorder()
+	req := httptest.NewRequest(http.MethodGet, "/healthz", nil)
+	req.Host = "tabula.example.com:443"
+	srv.Handler().ServeHTTP(rec, req)
+	if rec.Code != http.StatusOK {
+		t.Fatalf("allowed host: status %d", rec.Code)
+	}
+}

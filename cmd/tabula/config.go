@@ -20,6 +20,8 @@ type config struct {
 	LogFormat  string
 	// RequestTimeout bounds the upstream work of one page.
 	RequestTimeout time.Duration
+	// AllowedHosts are extra host names requests may address.
+	AllowedHosts []string
 }
 
 func parseConfig(args []string, getenv func(string) string) (config, error) {
@@ -32,6 +34,7 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	fs.StringVar(&cfg.LogFormat, "log-format", "text", "log format: text or json")
 	fs.DurationVar(&cfg.RequestTimeout, "request-timeout", 30*time.Second, "how long one page may wait for the API server")
+	allowedHosts := fs.String("allowed-hosts", "", "comma-separated host names the console is reached by, besides IP addresses, localhost and *.svc (guards against DNS rebinding)")
 
 	// Environment first, so explicit flags override it.
 	var envErr error
@@ -57,6 +60,11 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	}
 	if err := cfg.LogLevel.UnmarshalText([]byte(*logLevel)); err != nil {
 		return config{}, fmt.Errorf("--log-level: %w", err)
+	}
+	for _, h := range strings.Split(*allowedHosts, ",") {
+		if h = strings.TrimSpace(h); h != "" {
+			cfg.AllowedHosts = append(cfg.AllowedHosts, h)
+		}
 	}
 	if cfg.LogFormat != "text" && cfg.LogFormat != "json" {
 		return config{}, fmt.Errorf("--log-format: want text or json, got %q", cfg.LogFormat)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"log/slog"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -17,17 +18,18 @@ func TestParseConfigDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := config{Listen: "127.0.0.1:8080", LogLevel: slog.LevelInfo, LogFormat: "text", RequestTimeout: 30 * time.Second}
-	if cfg != want {
+	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("cfg = %+v, want %+v", cfg, want)
 	}
 }
 
 func TestParseConfigEnvAndFlags(t *testing.T) {
 	vars := env(map[string]string{
-		"TABULA_LISTEN":     ":9000",
-		"TABULA_CONTEXT":    "from-env",
-		"TABULA_KUBECONFIG": "/env/kubeconfig",
-		"TABULA_LOG_LEVEL":  "debug",
+		"TABULA_LISTEN":        ":9000",
+		"TABULA_CONTEXT":       "from-env",
+		"TABULA_KUBECONFIG":    "/env/kubeconfig",
+		"TABULA_LOG_LEVEL":     "debug",
+		"TABULA_ALLOWED_HOSTS": "tabula.example.com, ops.example.com",
 	})
 	cfg, err := parseConfig([]string{"--context", "from-flag"}, vars)
 	if err != nil {
@@ -35,6 +37,9 @@ func TestParseConfigEnvAndFlags(t *testing.T) {
 	}
 	if cfg.Listen != ":9000" || cfg.Kubeconfig != "/env/kubeconfig" || cfg.LogLevel != slog.LevelDebug {
 		t.Errorf("environment not applied: %+v", cfg)
+	}
+	if want := []string{"tabula.example.com", "ops.example.com"}; !reflect.DeepEqual(cfg.AllowedHosts, want) {
+		t.Errorf("AllowedHosts = %q, want %q", cfg.AllowedHosts, want)
 	}
 	if cfg.Context != "from-flag" {
 		t.Errorf("Context = %q, want the flag to win over TABULA_CONTEXT", cfg.Context)

@@ -33,7 +33,7 @@ func run(ctx context.Context, cfg config, logOut io.Writer) error {
 	for _, c := range clusters.Contexts() {
 		log.Info("context", "name", c.Name, "cluster", c.Cluster, "server", c.Server, "current", c.Name == clusters.Current())
 	}
-	srv, err := web.New(web.Deps{Clusters: clusters, Metrics: metrics, Static: static.FS, Log: log, RequestTimeout: cfg.RequestTimeout})
+	srv, err := web.New(web.Deps{Clusters: clusters, Metrics: metrics, Static: static.FS, Log: log, RequestTimeout: cfg.RequestTimeout, AllowedHosts: cfg.AllowedHosts})
 	if err != nil {
 		return err
 	}
