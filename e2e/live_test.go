@@ -346,6 +346,8 @@ func TestLiveObjectPageFollowsAScale(t *testing.T) {
 	scaleDeployment(t, cs, "demo", "api", 4)
 	must(t, expect.Locator(page.GetByTestId("scale-desired")).ToHaveText("4", playwright.LocatorAssertionsToHaveTextOptions{Timeout: playwright.Float(30000)}))
 	must(t, expect.Locator(page.GetByTestId("object-summary")).ToContainText("4/4", playwright.LocatorAssertionsToContainTextOptions{Timeout: playwright.Float(60000)}))
+	must(t, expect.Locator(page.GetByTestId("related").Locator("a")).ToHaveCount(5, playwright.LocatorAssertionsToHaveCountOptions{Timeout: playwright.Float(60000)}))
+	screenshot(t, page, "live-deployment-scaled.png")
 }
 
 // The log page keeps only the last N lines and says so.
@@ -362,4 +364,22 @@ func TestLogPageKeepsABoundedNumberOfLines(t *testing.T) {
 	must(t, expect.Locator(page.GetByTestId("log-count")).ToContainText("showing the last 20"))
 	must(t, expect.Locator(lines.First().Locator(".log-ts")).ToBeVisible())
 	screenshot(t, page, "log-bounded-dark.png")
+}
+
+// A Deployment's Logs button merges its pods' logs on the server, each line
+// prefixed with its pod and container.
+func TestJourneyWorkloadLogsMergeItsPods(t *testing.T) {
+	page := newPage(t)
+	goTo(t, page, "/c/admin/apis/apps/v1/namespaces/demo/deployments/web")
+	must(t, page.GetByTestId("logs-link").Click())
+	must(t, expect.Page(page).ToHaveURL(regexp.MustCompile(`/deployments/web/log$`)))
+	must(t, expect.Locator(page.GetByTestId("log-selector")).ToHaveText("app=web"))
+	sources := page.Locator("[data-testid=log-output] .log-src")
+	must(t, expect.Locator(sources.First()).ToHaveText(regexp.MustCompile(`^web-[a-z0-9]+-[a-z0-9]+/nginx$`)))
+	distinct, err := page.Evaluate(`() => new Set([...document.querySelectorAll("[data-testid=log-output] .log-src")].map((e) => e.textContent)).size >= 2`)
+	must(t, err)
+	if distinct != true {
+		t.Fatal("fewer than 2 distinct pod/container prefixes: the deployment's pods are not merged")
+	}
+	screenshot(t, page, "log-merged-deployment.png")
 }

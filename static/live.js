@@ -280,7 +280,12 @@ function liveObject(root) {
       if (channel !== CHANNEL.data || !msg || msg.type !== "SECTIONS") return;
       for (const [id, html] of Object.entries(msg.sections)) {
         const el = document.querySelector(`[data-live-section="${CSS.escape(id)}"]`);
-        if (el) el.innerHTML = html;
+        if (!el || el.innerHTML === html) continue;
+        // Keep what the reader folded or unfolded in a tree.
+        const open = [...el.querySelectorAll("details")].map((d) => d.open);
+        el.innerHTML = html;
+        const now = el.querySelectorAll("details");
+        if (now.length === open.length) now.forEach((d, i) => (d.open = open[i]));
       }
     },
     error: (st) => setStatus(root, "error", `Live updates stopped: ${st?.message || "server error"}`),

@@ -22,8 +22,8 @@ type ObjectPage struct {
 	Source         string
 	ServerDescribe []Section
 	Generic        *GenericDescribe
-	// Live follows the object: its header, scale, conditions and events
-	// re-render when it or its events change.
+	// Live follows the object: its sections re-render when it or its
+	// events change.
 	Live bool
 	// LogsHref opens the logs of a pod or of a workload's pods.
 	LogsHref string
@@ -37,6 +37,9 @@ func ObjectLiveSections(p ObjectPage) map[string]templ.Component {
 		out["scale"] = scaleSection(g.Scale)
 		out["conditions"] = conditionsSection(g.Conditions)
 		out["events"] = eventsSection(*g)
+		out["related"] = relatedSection(*g)
+		out["spec"] = treeSection("Spec", "spec", g.Spec)
+		out["status"] = treeSection("Status", "status", g.Status)
 	}
 	return out
 }
