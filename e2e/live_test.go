@@ -383,3 +383,22 @@ func TestJourneyWorkloadLogsMergeItsPods(t *testing.T) {
 	}
 	screenshot(t, page, "log-merged-deployment.png")
 }
+
+// Pause holds arriving lines back, says how many wait, and Resume shows them.
+func TestLogPauseHoldsLinesUntilResumed(t *testing.T) {
+	cs, _ := clientset(t, "admin")
+	pod := runningPod(t, cs)
+	page := newPage(t)
+	goTo(t, page, "/c/admin/api/v1/namespaces/demo/pods/"+pod.Name+"/log?tailLines=5&follow=1")
+	lines := page.Locator("[data-testid=log-output] .log-line")
+	must(t, expect.Locator(lines).ToHaveCount(5))
+	pause := page.GetByTestId("log-pause")
+	must(t, pause.Click())
+	must(t, expect.Locator(pause).ToHaveAttribute("aria-pressed", "true"))
+	// The demo log grows by a line a second; it waits instead of showing.
+	must(t, expect.Locator(page.GetByTestId("log-count")).ToContainText(regexp.MustCompile(`[1-9]\d* waiting`), playwright.LocatorAssertionsToContainTextOptions{Timeout: playwright.Float(30000)}))
+	must(t, expect.Locator(lines).ToHaveCount(5))
+	must(t, pause.Press("Enter"))
+	must(t, expect.Locator(pause).ToHaveText("Pause"))
+	must(t, expect.Locator(lines).Not().ToHaveCount(5))
+}
