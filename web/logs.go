@@ -136,8 +136,10 @@ type logTarget struct {
 	Pod        string
 	Selector   string
 	BackHref   string
-	// Pods are the selected pods when the page was opened (multi-pod).
-	Pods []corev1.Pod
+	// Pods are the selected pods when the page was opened (multi-pod), as
+	// of PodsVersion.
+	Pods        []corev1.Pod
+	PodsVersion string
 	// Containers are what the container picker offers.
 	Containers []string
 	Default    string
@@ -198,11 +200,11 @@ func (s *Server) serveLogs(c echo.Context, client *apiclient.Client, t logTarget
 	}
 	ctx := c.Request().Context()
 	if t.multi() {
-		pods, _, err := client.ListPods(ctx, t.Namespace, t.Selector)
+		pods, rv, err := client.ListPods(ctx, t.Namespace, t.Selector)
 		if err != nil {
 			return err
 		}
-		t.Pods = pods
+		t.Pods, t.PodsVersion = pods, rv
 		for i := range pods {
 			names, _ := podContainers(&pods[i])
 			for _, n := range names {
@@ -386,14 +388,11 @@ func (s *Server) mergeSources(client *apiclient.Client, t logTarget, lq logQuery
 	return out, started
 }
 
-// joinNewPods watches the selected pods and adds each container that
-// starts to the merge, from its first line.
+// joinNewPods watches the selected pods from the list the merge started
+// with, and adds each container that starts to the merge, from its first
+// line.
 func (s *Server) joinNewPods(ctx context.Context, client *apiclient.Client, t logTarget, lq logQuery, m *logMerger, started map[podSource]bool, notify func(string)) {
-	pods, rv, err := client.ListPods(ctx, t.Namespace, t.Selector)
-	if err != nil {
-		notify("New pods will not join: " + err.Error())
-		return
-	}
+	rv := t.PodsVersion
 	newPod := func(typ string, pod *corev1.Pod) {
 		if typ != "ADDED" && typ != "MODIFIED" {
 			return
@@ -412,11 +411,7 @@ func (s *Server) joinNewPods(ctx context.Context, client *apiclient.Client, t lo
 			}
 		}
 	}
-	// Pods that started between the page's list and this one.
-	for i := range pods {
-		newPod("ADDED", &pods[i])
-	}
-	err = s.keepWatching(ctx, func(ctx context.Context, from string, emit func(apiclient.WatchEvent)) error {
+	err := s.keepWatching(ctx, func(ctx context.Context, from string, emit func(apiclient.WatchEvent)) error {
 		if from == "" {
 			// First from the list; after a 410 from now, which replays the
 			// current pods as ADDED (the started set skips known ones).
