@@ -152,7 +152,10 @@ func TestLiveListRelistsWhenTheWatchExpired(t *testing.T) {
 	}
 	list, err := cs.CoreV1().PodTemplates(ns).List(t.Context(), metav1.ListOptions{})
 	must(t, err)
+	// Two writes: the API server watches etcd from the list's version + 1,
+	// which must be older than the compaction for the watch to expire.
 	template("survivor")
+	template("survivor-2")
 	if _, err := env.cluster.CompactEtcd(t.Context()); err != nil {
 		t.Fatalf("compacting etcd: %v", err)
 	}
