@@ -303,6 +303,7 @@ func TestJourneyLogFollowAndSearch(t *testing.T) {
 	visible := page.Locator("[data-testid=log-output] .log-line:not(.log-hidden)")
 	must(t, expect.Locator(visible.First()).ToContainText("GET /"))
 	must(t, expect.Locator(hidden).Not().ToHaveCount(0))
+	must(t, expect.Locator(page.GetByTestId("log-count")).ToContainText(regexp.MustCompile(`\d+ lines · \d+ matching`)))
 	screenshot(t, page, "log-follow-search.png")
 }
 

@@ -376,7 +376,8 @@ function liveLog(out) {
     return div;
   };
   const updateCount = () => {
-    const parts = [`${out.childElementCount} lines`];
+    const parts = [`${out.querySelectorAll(".log-line").length} lines`];
+    if (filter?.checked && query) parts.push(`${out.querySelectorAll(".log-line:not(.log-hidden)").length} matching`);
     if (dropped) parts.push(`showing the last ${max}; ${dropped} older dropped from the page`);
     if (paused) parts.push(`${waiting.length} waiting`);
     counter.textContent = parts.join(" · ");
@@ -441,6 +442,7 @@ function liveLog(out) {
       const hit = paint(text, text.textContent);
       line.classList.toggle("log-hidden", Boolean(filter.checked && query && !hit));
     }
+    updateCount();
     const u = new URL(location.href);
     if (query) u.searchParams.set("q", search.value);
     else u.searchParams.delete("q");
