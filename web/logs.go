@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -472,7 +473,7 @@ func (s *Server) downloadLogs(c echo.Context, client *apiclient.Client, t logTar
 		dst = append(dst, src...)
 		dst = append(dst, ' ')
 		if !lq.Timestamps {
-			if sp := indexSpace(line); sp >= 0 {
+			if sp := bytes.IndexByte(line, ' '); sp >= 0 {
 				line = line[sp+1:]
 			}
 		}
@@ -483,15 +484,6 @@ func (s *Server) downloadLogs(c echo.Context, client *apiclient.Client, t logTar
 		s.startDownload(c, filename)
 	}
 	return s.endDownload(err)
-}
-
-func indexSpace(b []byte) int {
-	for i, c := range b {
-		if c == ' ' {
-			return i
-		}
-	}
-	return -1
 }
 
 func (s *Server) startDownload(c echo.Context, filename string) {
