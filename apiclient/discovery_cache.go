@@ -88,26 +88,26 @@ func (c *Client) Discovery(ctx context.Context) (*Discovery, error) {
 
 // Resource finds group/version/name, refreshing discovery once when it is
 // unknown (a CRD created a minute ago must not wait for the TTL).
-func (c *Client) Resource(ctx context.Context, group, version, name string) (Resource, *Discovery, error) {
+func (c *Client) Resource(ctx context.Context, group, version, name string) (Resource, error) {
 	d, err := c.Discovery(ctx)
 	if err != nil {
-		return Resource{}, nil, err
+		return Resource{}, err
 	}
 	if r, ok := d.Lookup(group, version, name); ok {
-		return r, d, nil
+		return r, nil
 	}
 	d, err = c.cache.load(ctx, c.context, true, c.Discover)
 	if err != nil {
-		return Resource{}, nil, err
+		return Resource{}, err
 	}
 	if r, ok := d.Lookup(group, version, name); ok {
-		return r, d, nil
+		return r, nil
 	}
 	gv := version
 	if group != "" {
 		gv = group + "/" + version
 	}
-	return Resource{}, d, &apierrors.StatusError{ErrStatus: metav1.Status{
+	return Resource{}, &apierrors.StatusError{ErrStatus: metav1.Status{
 		Status:  metav1.StatusFailure,
 		Code:    http.StatusNotFound,
 		Reason:  metav1.StatusReasonNotFound,

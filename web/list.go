@@ -447,7 +447,7 @@ func (s *Server) namespaces(c echo.Context, client *apiclient.Client) (names []s
 	}
 	e := namespaceEntry{fetched: now}
 	ctx := c.Request().Context()
-	nsRes, _, err := client.Resource(ctx, "", "v1", "namespaces")
+	nsRes, err := client.Resource(ctx, "", "v1", "namespaces")
 	var t *apiclient.Table
 	if err == nil {
 		t, err = client.ListTable(ctx, nsRes, apiclient.ListOptions{Limit: 1000, IncludeObject: apiclient.IncludeNone})

@@ -320,7 +320,7 @@ func (s *Server) followObject(ctx context.Context, conn *streaming.Conn, c echo.
 			return client.WatchMeta(ctx, r, opts, emit)
 		}, poke)
 	}()
-	if events, _, err := client.Resource(ctx, "", "v1", "events"); err == nil && events.Can("watch") {
+	if events, err := client.Resource(ctx, "", "v1", "events"); err == nil && events.Can("watch") {
 		go func() {
 			opts := apiclient.WatchOptions{Namespace: p.Namespace, FieldSelector: fields.OneTermEqualSelector("involvedObject.name", p.Name).String()}
 			// A refused events watch only means the page's events stay put.

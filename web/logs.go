@@ -185,7 +185,7 @@ func (s *Server) selectorLogs(c echo.Context) error {
 	if _, err := labels.Parse(sel); err != nil || sel == "" {
 		return echo.NewHTTPError(http.StatusBadRequest, "A label selector such as app=web is needed to pick the pods whose logs to show.")
 	}
-	pods, _, err := client.Resource(c.Request().Context(), "", "v1", "pods")
+	pods, err := client.Resource(c.Request().Context(), "", "v1", "pods")
 	if err != nil {
 		return err
 	}

@@ -26,7 +26,7 @@ func (s *Server) resource(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	r, _, err := client.Resource(c.Request().Context(), p.Group, p.Version, p.Resource)
+	r, err := client.Resource(c.Request().Context(), p.Group, p.Version, p.Resource)
 	if err != nil {
 		return err
 	}
@@ -97,7 +97,7 @@ func (s *Server) namespace(c echo.Context) error {
 		return err
 	}
 	q := c.QueryParams()
-	r, _, err := client.Resource(c.Request().Context(), q.Get("group"), q.Get("version"), q.Get("resource"))
+	r, err := client.Resource(c.Request().Context(), q.Get("group"), q.Get("version"), q.Get("resource"))
 	if err != nil {
 		return err
 	}
