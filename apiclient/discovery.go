@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -11,6 +12,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/version"
 	"k8s.io/client-go/discovery"
 )
 
@@ -43,14 +45,17 @@ func (r Resource) Can(verb string) bool {
 	return false
 }
 
-// Group is one API group with the resources of its preferred version.
+// Group is one API group and what it serves.
 type Group struct {
 	Name             string // "" is the core group
 	PreferredVersion string
 	Versions         []string
-	Resources        []Resource
-	// Alternates are the resources of the other served versions, so their
-	// URLs resolve too.
+	// Resources holds every resource name the group serves exactly once,
+	// sorted by name: at the preferred version when it serves the name,
+	// else at the highest-priority version that does (kubectl's choice).
+	Resources []Resource
+	// Alternates are the same resources at the other versions serving
+	// them, so their URLs resolve too.
 	Alternates []Resource
 }
 
@@ -114,18 +119,38 @@ func buildDiscovery(groups []*metav1.APIGroup, lists []*metav1.APIResourceList, 
 		if group.PreferredVersion == "" && len(group.Versions) > 0 {
 			group.PreferredVersion = group.Versions[0]
 		}
-		for _, v := range group.Versions {
+		// Every resource name the group serves appears once in Resources, at
+		// the first version of this order that serves it: the preferred
+		// version, then the others by Kubernetes version priority (v2, v1,
+		// v1beta2, v1beta1, v1alpha1), as kubectl resolves a name. A kind
+		// served only by v1alpha1 of a group preferring v1beta1 is listed too.
+		order := slices.Clone(group.Versions)
+		slices.SortStableFunc(order, func(a, b string) int {
+			switch {
+			case a == group.PreferredVersion:
+				return -1
+			case b == group.PreferredVersion:
+				return 1
+			}
+			return version.CompareKubeAwareVersionStrings(b, a)
+		})
+		listed := map[string]bool{}
+		for _, v := range order {
 			gv := schema.GroupVersion{Group: g.Name, Version: v}
 			l, ok := byGV[gv.String()]
 			if !ok {
 				continue
 			}
-			if v == group.PreferredVersion {
-				group.Resources = resourcesOf(gv, l.APIResources)
-			} else {
-				group.Alternates = append(group.Alternates, resourcesOf(gv, l.APIResources)...)
+			for _, r := range resourcesOf(gv, l.APIResources) {
+				if listed[r.Name] {
+					group.Alternates = append(group.Alternates, r)
+					continue
+				}
+				listed[r.Name] = true
+				group.Resources = append(group.Resources, r)
 			}
 		}
+		sort.SliceStable(group.Resources, func(i, j int) bool { return group.Resources[i].Name < group.Resources[j].Name })
 		out.Groups = append(out.Groups, group)
 	}
 	sort.SliceStable(out.Groups, func(i, j int) bool {

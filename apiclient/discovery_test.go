@@ -1,0 +1,88 @@
+package apiclient_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/tabula-console/tabula/apiclient"
+	"github.com/tabula-console/tabula/apiclient/apitest"
+)
+
+// widgetGroup is a group preferring v1beta1 whose older versions serve
+// resources v1beta1 does not: gadgets (v1alpha1 and v1alpha2) and
+// sprockets (v1alpha1 only). The versions are declared preferred first and
+// then not in priority order, so the client must rank them itself.
+func widgetGroup() []apitest.GroupVersion {
+	res := func(name, kind string) metav1.APIResource {
+		return metav1.APIResource{Name: name, SingularName: name[:len(name)-1], Kind: kind, Namespaced: true, Verbs: []string{"get", "list"}, Categories: []string{"widgety"}}
+	}
+	return []apitest.GroupVersion{
+		{Group: "widgets.example.com", Version: "v1beta1", Resources: []metav1.APIResource{res("widgets", "Widget")}},
+		{Group: "widgets.example.com", Version: "v1alpha1", Resources: []metav1.APIResource{res("widgets", "Widget"), res("gadgets", "Gadget"), res("sprockets", "Sprocket")}},
+		{Group: "widgets.example.com", Version: "v1alpha2", Resources: []metav1.APIResource{res("gadgets", "Gadget")}},
+	}
+}
+
+func TestDiscoveryListsResourcesServedOnlyInNonPreferredVersions(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts apitest.Options
+	}{
+		{"aggregated discovery", apitest.Options{}},
+		{"legacy discovery", apitest.Options{LegacyDiscovery: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fake := apitest.NewServerWith(t, tc.opts, append([]apitest.GroupVersion{apitest.CoreV1()}, widgetGroup()...)...)
+			d, err := clientFor(t, fake).Discover(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var g apiclient.Group
+			for _, gg := range d.Groups {
+				if gg.Name == "widgets.example.com" {
+					g = gg
+				}
+			}
+			if g.PreferredVersion != "v1beta1" {
+				t.Fatalf("preferred version %q, want v1beta1", g.PreferredVersion)
+			}
+			var got []string
+			for _, r := range g.Resources {
+				got = append(got, r.Name+"@"+r.Version)
+			}
+			// Sorted by name, each once: the preferred version when it serves
+			// the name, else the highest-priority version (v1alpha2 > v1alpha1).
+			if want := []string{"gadgets@v1alpha2", "sprockets@v1alpha1", "widgets@v1beta1"}; !slices.Equal(got, want) {
+				t.Errorf("Resources = %v, want %v", got, want)
+			}
+			var alt []string
+			for _, r := range g.Alternates {
+				alt = append(alt, r.Name+"@"+r.Version)
+			}
+			slices.Sort(alt)
+			if want := []string{"gadgets@v1alpha1", "widgets@v1alpha1"}; !slices.Equal(alt, want) {
+				t.Errorf("Alternates = %v, want %v", alt, want)
+			}
+			for _, v := range []string{"v1alpha1", "v1alpha2"} {
+				if _, ok := d.Lookup("widgets.example.com", v, "gadgets"); !ok {
+					t.Errorf("gadgets at %s does not Lookup", v)
+				}
+			}
+			if rs := d.Resolve("sprocket"); len(rs) != 1 || rs[0].Version != "v1alpha1" {
+				t.Errorf("Resolve(sprocket) = %+v", rs)
+			}
+			if rs := d.Resolve("gadgets.widgets.example.com"); len(rs) != 1 || rs[0].Version != "v1alpha2" {
+				t.Errorf("Resolve(gadgets.widgets.example.com) = %+v", rs)
+			}
+			if rs := d.Resolve("widgety"); len(rs) != 3 {
+				t.Errorf("category widgety = %d resources, want 3 (one per name)", len(rs))
+			}
+			if !slices.Contains(d.Names(), "sprockets.widgets.example.com") {
+				t.Errorf("Names() lacks sprockets: %v", d.Names())
+			}
+		})
+	}
+}
