@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/sync/singleflight"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -18,76 +17,160 @@ const DefaultDiscoveryTTL = 2 * time.Minute
 // discoveryTimeout bounds one discovery fetch.
 const discoveryTimeout = 30 * time.Second
 
-// minRefreshInterval bounds refreshes forced by unknown resources, so a
-// stream of bad URLs cannot turn into a stream of discovery requests.
-const minRefreshInterval = 5 * time.Second
-
 // discoveryCache keeps one Discovery per context. Discovery documents are the
 // same for every authenticated user of a cluster, so they are shared; every
 // other request is made with the requester's own identity.
+//
+// Fetches of one context are numbered in the order they start, and at most
+// one runs at a time: concurrent callers share it, and a flood of unknown
+// URLs costs one fetch after another, never many at once. A caller that
+// must see the server as it is now (an unknown resource: a CRD created a
+// second ago) waits for a fetch that started after it asked, never for one
+// already running, which may have left before the CRD existed.
 type discoveryCache struct {
-	ttl     time.Duration
-	now     func() time.Time
-	flight  singleflight.Group
-	mu      sync.Mutex
-	entries map[string]discoveryEntry
+	ttl time.Duration
+	now func() time.Time
+
+	mu       sync.Mutex // guards contexts and every field of their entries marked so
+	contexts map[string]*contextDiscovery
 }
 
-type discoveryEntry struct {
-	discovery *Discovery
+// contextDiscovery is one context's cached answer and its fetches.
+type contextDiscovery struct {
+	// Guarded by discoveryCache.mu.
+	discovery *Discovery // the last good answer, nil before the first
 	fetched   time.Time
+	started   uint64          // the number of the last fetch started
+	running   *discoveryFetch // nil when none runs
+	last      *discoveryFetch // the last fetch that ended
+	waiting   int             // callers waiting for a fetch (tests watch it)
+
+	// conditional belongs to the running fetch: only one runs at a time.
+	conditional conditionalDiscovery
 }
+
+// discoveryFetch is one fetch; its result is set before done is closed.
+type discoveryFetch struct {
+	n         uint64
+	done      chan struct{}
+	discovery *Discovery
+	err       error
+}
+
+// discoveryFetcher fetches discovery, using and updating cond, which holds
+// what the context's previous fetches learnt (ETags, the server's kind).
+type discoveryFetcher func(ctx context.Context, cond *conditionalDiscovery) (*Discovery, error)
 
 func newDiscoveryCache(ttl time.Duration) *discoveryCache {
 	if ttl <= 0 {
 		ttl = DefaultDiscoveryTTL
 	}
-	return &discoveryCache{ttl: ttl, now: time.Now, entries: map[string]discoveryEntry{}}
+	return &discoveryCache{ttl: ttl, now: time.Now, contexts: map[string]*contextDiscovery{}}
 }
 
-func (dc *discoveryCache) get(contextName string) (discoveryEntry, bool) {
-	dc.mu.Lock()
-	defer dc.mu.Unlock()
-	e, ok := dc.entries[contextName]
-	return e, ok
-}
-
-// load returns the cached discovery, fetching it when missing, stale or
-// when force is set and the entry is older than minRefreshInterval.
-func (dc *discoveryCache) load(ctx context.Context, contextName string, force bool, fetch func(context.Context) (*Discovery, error)) (*Discovery, error) {
-	if e, ok := dc.get(contextName); ok {
-		age := dc.now().Sub(e.fetched)
-		if age < dc.ttl && (!force || age < minRefreshInterval) {
-			return e.discovery, nil
-		}
+// entry returns the context's entry, creating it; dc.mu must be held.
+func (dc *discoveryCache) entry(contextName string) *contextDiscovery {
+	cd, ok := dc.contexts[contextName]
+	if !ok {
+		cd = &contextDiscovery{}
+		dc.contexts[contextName] = cd
 	}
-	v, err, _ := dc.flight.Do(contextName, func() (any, error) {
-		// Others may be waiting on this fetch: the first caller leaving (a
-		// closed tab) must not fail them, so it gets its own deadline.
-		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), discoveryTimeout)
-		defer cancel()
-		d, err := fetch(fctx)
-		if err != nil {
-			return nil, err
-		}
-		dc.mu.Lock()
-		dc.entries[contextName] = discoveryEntry{discovery: d, fetched: dc.now()}
+	return cd
+}
+
+// load returns the context's discovery. Without fresh, a cached answer
+// younger than the TTL does, and a missing or stale one is fetched (sharing
+// a fetch already running). With fresh, the answer comes from a fetch that
+// started after this call did. A failed fetch returns its error and keeps
+// the last good answer cached.
+func (dc *discoveryCache) load(ctx context.Context, contextName string, fresh bool, fetch discoveryFetcher) (*Discovery, error) {
+	dc.mu.Lock()
+	cd := dc.entry(contextName)
+	if !fresh && cd.discovery != nil && dc.now().Sub(cd.fetched) < dc.ttl {
+		d := cd.discovery
 		dc.mu.Unlock()
 		return d, nil
-	})
-	if err != nil {
-		return nil, err
 	}
-	return v.(*Discovery), nil
+	// need is the number of the first fetch whose answer will do.
+	need := cd.started + 1
+	if !fresh && cd.running != nil {
+		need = cd.running.n
+	}
+	for {
+		if cd.last != nil && cd.last.n >= need {
+			f := cd.last
+			dc.mu.Unlock()
+			return f.discovery, f.err
+		}
+		f := cd.running
+		if f == nil {
+			f = dc.start(ctx, cd, fetch)
+		}
+		cd.waiting++
+		dc.mu.Unlock()
+		select {
+		case <-f.done:
+		case <-ctx.Done():
+			dc.mu.Lock()
+			cd.waiting--
+			dc.mu.Unlock()
+			return nil, ctx.Err()
+		}
+		dc.mu.Lock()
+		cd.waiting--
+		if f.n >= need {
+			dc.mu.Unlock()
+			return f.discovery, f.err
+		}
+		// f started before this caller asked: wait for the next one.
+	}
 }
 
-// Discovery returns what the server serves, from the per-cluster cache.
+// start begins the context's next fetch; dc.mu must be held and none running.
+func (dc *discoveryCache) start(ctx context.Context, cd *contextDiscovery, fetch discoveryFetcher) *discoveryFetch {
+	cd.started++
+	f := &discoveryFetch{n: cd.started, done: make(chan struct{})}
+	cd.running = f
+	// Others may wait on this fetch: the caller leaving (a closed tab) must
+	// not fail them, so it gets its own deadline.
+	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), discoveryTimeout)
+	go func() {
+		defer cancel()
+		d, err := fetch(fctx, &cd.conditional)
+		dc.mu.Lock()
+		f.discovery, f.err = d, err
+		if err == nil {
+			cd.discovery, cd.fetched = d, dc.now()
+		}
+		cd.running, cd.last = nil, f
+		dc.mu.Unlock()
+		close(f.done)
+	}()
+	return f
+}
+
+// cached returns the context's last good answer, if any.
+func (dc *discoveryCache) cached(contextName string) (*Discovery, bool) {
+	dc.mu.Lock()
+	defer dc.mu.Unlock()
+	cd, ok := dc.contexts[contextName]
+	if !ok || cd.discovery == nil {
+		return nil, false
+	}
+	return cd.discovery, true
+}
+
+// Discovery returns what the server serves, from the per-context cache.
 func (c *Client) Discovery(ctx context.Context) (*Discovery, error) {
-	return c.cache.load(ctx, c.context, false, c.Discover)
+	return c.cache.load(ctx, c.context, false, c.discoverConditionally)
 }
 
-// Resource finds group/version/name, refreshing discovery once when it is
-// unknown (a CRD created a minute ago must not wait for the TTL).
+// Resource finds group/version/name. When the cached discovery does not
+// know it, discovery is fetched again at once (a CRD created a second ago
+// must not wait for the TTL), from a fetch that starts after this call;
+// concurrent callers share that fetch, and on servers with aggregated
+// discovery it is two conditional requests answered 304 when nothing
+// changed. A resource still unknown is a NotFound Status.
 func (c *Client) Resource(ctx context.Context, group, version, name string) (Resource, error) {
 	d, err := c.Discovery(ctx)
 	if err != nil {
@@ -96,7 +179,7 @@ func (c *Client) Resource(ctx context.Context, group, version, name string) (Res
 	if r, ok := d.Lookup(group, version, name); ok {
 		return r, nil
 	}
-	d, err = c.cache.load(ctx, c.context, true, c.Discover)
+	d, err = c.cache.load(ctx, c.context, true, c.discoverConditionally)
 	if err != nil {
 		return Resource{}, err
 	}

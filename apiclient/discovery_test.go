@@ -2,9 +2,14 @@ package apiclient_test
 
 import (
 	"context"
+	"fmt"
+	"maps"
 	"slices"
+	"sync"
 	"testing"
+	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/tabula-console/tabula/apiclient"
@@ -82,6 +87,104 @@ func TestDiscoveryListsResourcesServedOnlyInNonPreferredVersions(t *testing.T) {
 			}
 			if !slices.Contains(d.Names(), "sprockets.widgets.example.com") {
 				t.Errorf("Names() lacks sprockets: %v", d.Names())
+			}
+		})
+	}
+}
+
+// codeCounter counts discovery calls by status code.
+type codeCounter struct {
+	mu    sync.Mutex
+	codes map[string]int
+}
+
+func (o *codeCounter) ObserveAPICall(_, resource, code string, _ time.Duration) {
+	if resource != "discovery" {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.codes == nil {
+		o.codes = map[string]int{}
+	}
+	o.codes[code]++
+}
+
+// take returns the counts so far and starts again.
+func (o *codeCounter) take() map[string]int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	c := o.codes
+	o.codes = nil
+	return c
+}
+
+func lighthouses() apitest.GroupVersion {
+	return apitest.GroupVersion{Group: "maritime.tabula.dev", Version: "v1alpha1", Resources: []metav1.APIResource{
+		{Name: "lighthouses", SingularName: "lighthouse", Kind: "Lighthouse", Namespaced: true, Verbs: []string{"get", "list"}, ShortNames: []string{"lh"}},
+	}}
+}
+
+func TestResourceSeesANewCRDAtOnce(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts apitest.Options
+		// want are the discovery calls, by code, of the refresh that finds
+		// the CRD and of each later refresh for an unknown resource.
+		wantFound, wantUnknown map[string]int
+	}{
+		{"aggregated discovery with ETags", apitest.Options{},
+			map[string]int{"304": 1, "200": 1}, map[string]int{"304": 2}},
+		{"aggregated discovery without ETags", apitest.Options{NoDiscoveryETag: true},
+			map[string]int{"200": 2}, map[string]int{"200": 2}},
+		{"legacy discovery", apitest.Options{LegacyDiscovery: true}, nil, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fake := apitest.NewServerWith(t, tc.opts, apitest.CoreV1())
+			obs := &codeCounter{}
+			cs, err := apiclient.FromKubeconfig(fake.Kubeconfig("dev"), apiclient.LoadOptions{Observer: obs})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := cs.Client("dev", apiclient.Identity{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			if _, err := c.Discovery(ctx); err != nil {
+				t.Fatal(err)
+			}
+			obs.take()
+
+			fake.AddGroupVersions(lighthouses())
+			r, err := c.Resource(ctx, "maritime.tabula.dev", "v1alpha1", "lighthouses")
+			if err != nil || r.Kind != "Lighthouse" {
+				t.Fatalf("a CRD created after discovery was cached: %+v %v", r, err)
+			}
+			if got := obs.take(); tc.wantFound != nil && !maps.Equal(got, tc.wantFound) {
+				t.Errorf("refresh that found the CRD: discovery calls %v, want %v", got, tc.wantFound)
+			}
+			if _, err := c.Resource(ctx, "maritime.tabula.dev", "v1alpha1", "nosuch"); !apierrors.IsNotFound(err) {
+				t.Errorf("unknown resource: %v", err)
+			}
+			if got := obs.take(); tc.wantUnknown != nil && !maps.Equal(got, tc.wantUnknown) {
+				t.Errorf("refresh for an unknown resource: discovery calls %v, want %v", got, tc.wantUnknown)
+			}
+
+			// A storm of unknown URLs: every caller is answered NotFound, and
+			// with ETags it costs only 304s.
+			var wg sync.WaitGroup
+			for i := range 30 {
+				wg.Go(func() {
+					if _, err := c.Resource(ctx, "", "v1", fmt.Sprintf("nosuch%d", i)); !apierrors.IsNotFound(err) {
+						t.Errorf("storm: %v", err)
+					}
+				})
+			}
+			wg.Wait()
+			got := obs.take()
+			if tc.opts == (apitest.Options{}) && (got["200"] != 0 || got["304"] == 0) {
+				t.Errorf("storm of unknown resources: discovery calls %v, want only 304s", got)
 			}
 		})
 	}

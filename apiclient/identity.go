@@ -36,7 +36,7 @@ type Client struct {
 	context   string
 	cache     *discoveryCache
 	pools     *decodePools
-	rest      rest.Interface
+	rest      *rest.RESTClient
 	discovery *discovery.DiscoveryClient
 }
 

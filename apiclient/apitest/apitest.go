@@ -14,8 +14,12 @@
 //	Options{Table: TableNotAcceptable}     406 for any request that asks for as=Table
 //	Options{NoPartialMetadata: true}       as=PartialObjectMetadataList ignored: plain list
 //	Options{LegacyDiscovery: true}         /api and /apis answer only legacy discovery
+//	Options{NoDiscoveryETag: true}         aggregated discovery without ETag/304 (default: ETag, 304 on If-None-Match)
 //	Options{Describe: DescribeServed}      serves as=Description (see docs/describe-representation.md)
 //	Options{Describe: DescribeNotAcceptable} 406 for any request that asks for as=Description
+//
+// AddGroupVersions serves more group versions on a running server (a CRD
+// created after the client cached discovery).
 //
 // Failures are injected with Override (any handler for a path), FailPath and
 // FailResource (a metav1.Status such as Forbidden, NotFound, TooManyRequests),
@@ -50,6 +54,7 @@ import (
 	"log"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -103,6 +108,10 @@ type Options struct {
 	// LegacyDiscovery turns aggregated discovery (apidiscovery.k8s.io/v2) off:
 	// /api and /apis answer APIVersions and APIGroupList whatever is asked.
 	LegacyDiscovery bool
+	// NoDiscoveryETag serves aggregated discovery without an ETag and
+	// ignores If-None-Match. By default /api and /apis send an ETag and
+	// answer 304 Not Modified to a request naming it, as kube-apiserver does.
+	NoDiscoveryETag bool
 	Describe        DescribeMode
 	// BookmarkInterval, when set, makes watches with allowWatchBookmarks
 	// send a BOOKMARK that often (kube-apiserver: about once a minute).
@@ -128,6 +137,8 @@ type GroupVersion struct {
 // simulate failures.
 type Server struct {
 	*httptest.Server
+	// GroupVersions are what the server serves. Once it runs, add to them
+	// only with AddGroupVersions.
 	GroupVersions []GroupVersion
 	// Token, when set, is the bearer token every request must carry.
 	Token string
@@ -176,6 +187,22 @@ func (s *Server) SetOptions(opts Options) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.opts = opts
+}
+
+// AddGroupVersions serves gvs from the next request on, as a CRD or an
+// aggregated API appears on a running server; discovery documents change
+// (and so do their ETags).
+func (s *Server) AddGroupVersions(gvs ...GroupVersion) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.GroupVersions = append(s.GroupVersions, gvs...)
+}
+
+// served returns the group versions served now.
+func (s *Server) served() []GroupVersion {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.GroupVersions)
 }
 
 // Options returns the conventions the server follows.

@@ -1,6 +1,9 @@
 package apitest
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"net/http"
 	"strings"
 
@@ -15,7 +18,21 @@ func (s *Server) serveDiscoveryRoot(w http.ResponseWriter, r *http.Request, path
 	if !opts.LegacyDiscovery && wantsAggregated(r.Header.Get("Accept")) {
 		list := apidiscoveryv2.APIGroupDiscoveryList{TypeMeta: metav1.TypeMeta{Kind: "APIGroupDiscoveryList", APIVersion: "apidiscovery.k8s.io/v2"}}
 		list.Items = s.aggregated(path == "/api")
-		writeJSONAs(w, http.StatusOK, AggregatedDiscoveryMediaType, list)
+		body, _ := json.Marshal(list)
+		if !opts.NoDiscoveryETag {
+			// Like kube-apiserver: a quoted hash of the document, and 304
+			// with no body to an If-None-Match naming it.
+			sum := sha256.Sum256(body)
+			etag := `"` + hex.EncodeToString(sum[:]) + `"`
+			w.Header().Set("ETag", etag)
+			if r.Header.Get("If-None-Match") == etag {
+				w.WriteHeader(http.StatusNotModified)
+				return
+			}
+		}
+		w.Header().Set("Content-Type", AggregatedDiscoveryMediaType)
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(body)
 		return
 	}
 	if path == "/api" {
@@ -39,7 +56,7 @@ func wantsAggregated(accept string) bool {
 
 // serveDiscoveryPath answers /api/VERSION, /apis/GROUP and /apis/GROUP/VERSION.
 func (s *Server) serveDiscoveryPath(w http.ResponseWriter, path string) bool {
-	for _, gv := range s.GroupVersions {
+	for _, gv := range s.served() {
 		if path == "/api/"+gv.Version && gv.Group == "" || path == "/apis/"+gv.Group+"/"+gv.Version && gv.Group != "" {
 			writeJSON(w, http.StatusOK, metav1.APIResourceList{
 				TypeMeta:     metav1.TypeMeta{Kind: "APIResourceList", APIVersion: "v1"},
@@ -63,7 +80,7 @@ func (s *Server) serveDiscoveryPath(w http.ResponseWriter, path string) bool {
 
 func (s *Server) versionsOf(group string) []string {
 	var out []string
-	for _, gv := range s.GroupVersions {
+	for _, gv := range s.served() {
 		if gv.Group == group {
 			out = append(out, gv.Version)
 		}
@@ -74,7 +91,7 @@ func (s *Server) versionsOf(group string) []string {
 func (s *Server) groupList() metav1.APIGroupList {
 	list := metav1.APIGroupList{TypeMeta: metav1.TypeMeta{Kind: "APIGroupList", APIVersion: "v1"}}
 	index := map[string]int{}
-	for _, gv := range s.GroupVersions {
+	for _, gv := range s.served() {
 		if gv.Group == "" {
 			continue
 		}
@@ -95,7 +112,7 @@ func (s *Server) groupList() metav1.APIGroupList {
 func (s *Server) aggregated(core bool) []apidiscoveryv2.APIGroupDiscovery {
 	var out []apidiscoveryv2.APIGroupDiscovery
 	index := map[string]int{}
-	for _, gv := range s.GroupVersions {
+	for _, gv := range s.served() {
 		if (gv.Group == "") != core {
 			continue
 		}

@@ -51,7 +51,7 @@ func (s *Server) parseResourcePath(path string) (resourceRequest, bool) {
 	}
 	var gv GroupVersion
 	found := false
-	for _, g := range s.GroupVersions {
+	for _, g := range s.served() {
 		if g.Group == group && g.Version == version {
 			gv, found = g, true
 			break
