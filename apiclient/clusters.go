@@ -6,6 +6,7 @@ package apiclient
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"maps"
 	"os"
 	"slices"
@@ -43,6 +44,10 @@ type LoadOptions struct {
 	// DiscoveryTTL is how long discovery is cached per context
 	// (default DefaultDiscoveryTTL).
 	DiscoveryTTL time.Duration
+	// Log receives, at Warn level, the API servers' warnings on requests
+	// whose context has no Warnings collector (see WithWarnings). Nil
+	// discards them.
+	Log *slog.Logger
 }
 
 // Clusters holds the base configuration of every known context. It holds no
@@ -55,6 +60,7 @@ type Clusters struct {
 	observer  Observer
 	discovery *discoveryCache
 	pools     *decodePools
+	log       *slog.Logger
 }
 
 // ErrUnknownContext is returned for a context name the configuration does not have.
@@ -114,6 +120,7 @@ func fromKubeconfig(raw clientcmdapi.Config, opts LoadOptions) (*Clusters, error
 		observer:  opts.Observer,
 		discovery: newDiscoveryCache(opts.DiscoveryTTL),
 		pools:     newDecodePools(),
+		log:       loggerOf(opts),
 	}
 	for _, name := range slices.Sorted(maps.Keys(raw.Contexts)) {
 		kctx := raw.Contexts[name]
@@ -146,9 +153,17 @@ func inCluster(cfg *rest.Config, opts LoadOptions) *Clusters {
 		observer:  opts.Observer,
 		discovery: newDiscoveryCache(opts.DiscoveryTTL),
 		pools:     newDecodePools(),
+		log:       loggerOf(opts),
 	}
 	cs.add(Context{Name: InClusterContext, Cluster: InClusterContext, Server: cfg.Host}, cfg)
 	return cs
+}
+
+func loggerOf(opts LoadOptions) *slog.Logger {
+	if opts.Log != nil {
+		return opts.Log
+	}
+	return slog.New(slog.DiscardHandler)
 }
 
 func (cs *Clusters) add(c Context, cfg *rest.Config) {

@@ -51,6 +51,9 @@ func (cs *Clusters) Client(contextName string, id Identity) (*Client, error) {
 	// user, and the server's priority and fairness is what should decide.
 	cfg.QPS, cfg.Burst, cfg.RateLimiter = -1, 0, nil
 	applyIdentity(cfg, id)
+	// Warnings go to the request's collector or the log, never to klog.
+	cfg.WarningHandler = nil
+	cfg.WarningHandlerWithContext = warningHandler{log: cs.log, context: contextName}
 	if cs.observer != nil {
 		cfg.Wrap(observeTransport(cs.observer))
 	}

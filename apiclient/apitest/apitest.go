@@ -15,6 +15,7 @@
 //	Options{NoPartialMetadata: true}       as=PartialObjectMetadataList ignored: plain list
 //	Options{LegacyDiscovery: true}         /api and /apis answer only legacy discovery
 //	Options{NoDiscoveryETag: true}         aggregated discovery without ETag/304 (default: ETag, 304 on If-None-Match)
+//	Options{Warnings: {"pods": "msg"}}     a `Warning: 299 - "msg"` header on responses about pods
 //	Options{Describe: DescribeServed}      serves as=Description (see docs/describe-representation.md)
 //	Options{Describe: DescribeNotAcceptable} 406 for any request that asks for as=Description
 //
@@ -112,7 +113,11 @@ type Options struct {
 	// ignores If-None-Match. By default /api and /apis send an ETag and
 	// answer 304 Not Modified to a request naming it, as kube-apiserver does.
 	NoDiscoveryETag bool
-	Describe        DescribeMode
+	// Warnings adds a Warning header (code 299, as kube-apiserver sends for
+	// deprecations) with the message to every response about the resource
+	// named by its plural (any group, version, namespace or subresource).
+	Warnings map[string]string
+	Describe DescribeMode
 	// BookmarkInterval, when set, makes watches with allowWatchBookmarks
 	// send a BOOKMARK that often (kube-apiserver: about once a minute).
 	// SendBookmarks sends one at any time.
@@ -316,6 +321,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			})
 			return
 		}
+		if msg, ok := opts.Warnings[req.res.Name]; ok {
+			w.Header().Add("Warning", warningHeader(msg))
+		}
 		s.mu.Lock()
 		failure, failed := s.failRes[req.gv.Group+"/"+req.res.Name]
 		s.mu.Unlock()
@@ -342,4 +350,11 @@ func writeJSONAs(w http.ResponseWriter, code int, contentType string, v any) {
 	w.Header().Set("Content-Type", contentType)
 	w.WriteHeader(code)
 	_ = json.NewEncoder(w).Encode(v)
+}
+
+// warningHeader is an RFC 7234 Warning header value with code 299 and no
+// agent, as kube-apiserver writes them.
+func warningHeader(msg string) string {
+	msg = strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(msg)
+	return `299 - "` + msg + `"`
 }

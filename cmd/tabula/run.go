@@ -7,6 +7,9 @@ import (
 	"os"
 	"runtime/debug"
 
+	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
+
 	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/static"
 	"github.com/tabula-console/tabula/web"
@@ -14,6 +17,7 @@ import (
 
 func run(ctx context.Context, cfg config, logOut io.Writer) error {
 	log := newLogger(cfg, logOut)
+	routeClientGoLogs(log)
 	if os.Getenv("GOGC") == "" {
 		// The console's heap is small (tens of MB) and every page allocates
 		// its Table and HTML afresh; collecting at 4× the live heap rather
@@ -26,6 +30,7 @@ func run(ctx context.Context, cfg config, logOut io.Writer) error {
 		Context:    cfg.Context,
 		Observer:   metrics,
 		UserAgent:  "tabula",
+		Log:        log,
 	})
 	if err != nil {
 		return err
@@ -48,4 +53,24 @@ func newLogger(cfg config, out io.Writer) *slog.Logger {
 		return slog.New(slog.NewJSONHandler(out, opts))
 	}
 	return slog.New(slog.NewTextHandler(out, opts))
+}
+
+// routeClientGoLogs sends what client-go logs to log. client-go logs
+// through klog, in klog's own format on stderr, so --log-format json would
+// not give only JSON otherwise. Its default warning handler also logs
+// through klog: apiclient's clients hand warnings to the page or to
+// LoadOptions.Log, and this covers any other client-go request.
+func routeClientGoLogs(log *slog.Logger) {
+	klog.SetSlogLogger(log.With("component", "client-go"))
+	rest.SetDefaultWarningHandlerWithContext(slogWarnings{log: log})
+}
+
+// slogWarnings logs API server warnings (code 299) at Warn level.
+type slogWarnings struct{ log *slog.Logger }
+
+func (w slogWarnings) HandleWarningHeaderWithContext(ctx context.Context, code int, agent, text string) {
+	if code != 299 || text == "" {
+		return
+	}
+	w.log.LogAttrs(ctx, slog.LevelWarn, "API server warning", slog.String("agent", agent), slog.String("warning", text))
 }
