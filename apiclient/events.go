@@ -39,26 +39,83 @@ func (e *EventsForbiddenError) Error() string { return "events hidden: " + e.Err
 
 func (e *EventsForbiddenError) Unwrap() error { return e.Err }
 
-var (
-	eventsV1 = Resource{Group: "events.k8s.io", Version: "v1", Name: "events", Kind: "Event", Namespaced: true}
-	eventsV0 = Resource{Group: "", Version: "v1", Name: "events", Kind: "Event", Namespaced: true}
-)
+// ErrNoEventsAPI says the server serves neither events.k8s.io/v1 events
+// nor core v1 events (a non-Kubernetes server, for example): pages show the
+// object without an events section.
+var ErrNoEventsAPI = errors.New("the server serves no events API")
+
+// EventsResource returns the events resource a page should list and watch:
+// events.k8s.io/v1 when the server lists it, else core v1 events; false
+// when it serves neither.
+func (d *Discovery) EventsResource() (Resource, bool) {
+	if rs := d.eventsResources(); len(rs) > 0 {
+		return rs[0], true
+	}
+	return Resource{}, false
+}
+
+// eventsResources are the listable events resources, best first.
+func (d *Discovery) eventsResources() []Resource {
+	var out []Resource
+	for _, gv := range []struct{ group, version string }{{"events.k8s.io", "v1"}, {"", "v1"}} {
+		if r, ok := d.Lookup(gv.group, gv.version, "events"); ok && r.Can("list") {
+			out = append(out, r)
+		}
+	}
+	return out
+}
 
 // EventsFor lists the events about the object with uid in namespace
 // (namespace "" for a cluster-scoped object: events in every namespace),
 // newest first, merged by type, reason and message.
 //
-// It asks events.k8s.io/v1 (fieldSelector regarding.uid) first and falls
-// back to core/v1 (fieldSelector involvedObject.uid) when the server lacks
-// events.k8s.io or its field selector (404, 400, 405), or forbids it (403:
-// a user may be allowed only the core events). A 403 on the fallback comes
-// back as *EventsForbiddenError; any other failure as the server's Status.
+// It asks the events resources discovery lists (cached), best first:
+// events.k8s.io/v1 (fieldSelector regarding.uid), then core/v1
+// (fieldSelector involvedObject.uid) when the first lacks the field
+// selector or the resource (404, 400, 405) or forbids it (403: a user may
+// be allowed only the core events). A server serving neither gets
+// ErrNoEventsAPI without any request. A 403 on the last comes back as
+// *EventsForbiddenError; any other failure as the server's Status.
 func (c *Client) EventsFor(ctx context.Context, namespace string, uid types.UID) ([]Event, error) {
 	if err := checkNames(namespace); err != nil {
 		return nil, err
 	}
-	body, err := c.listEvents(ctx, eventsV1, namespace, "regarding.uid", uid)
-	if err == nil {
+	d, err := c.Discovery(ctx)
+	if err != nil {
+		return nil, err
+	}
+	candidates := d.eventsResources()
+	if len(candidates) == 0 {
+		return nil, ErrNoEventsAPI
+	}
+	best, last := candidates[:len(candidates)-1], candidates[len(candidates)-1]
+	for _, r := range best {
+		events, err := c.eventsOf(ctx, r, namespace, uid)
+		if err == nil {
+			return mergeEvents(events), nil
+		}
+		if !apierrors.IsNotFound(err) && !apierrors.IsBadRequest(err) && !apierrors.IsMethodNotSupported(err) && !apierrors.IsForbidden(err) {
+			return nil, fmt.Errorf("listing events: %w", err)
+		}
+	}
+	events, err := c.eventsOf(ctx, last, namespace, uid)
+	if err != nil {
+		if apierrors.IsForbidden(err) {
+			return nil, &EventsForbiddenError{Err: err}
+		}
+		return nil, fmt.Errorf("listing events: %w", err)
+	}
+	return mergeEvents(events), nil
+}
+
+// eventsOf lists the events about uid from r, an events resource of
+// events.k8s.io or of the core group.
+func (c *Client) eventsOf(ctx context.Context, r Resource, namespace string, uid types.UID) ([]Event, error) {
+	if r.Group == "events.k8s.io" {
+		body, err := c.listEvents(ctx, r, namespace, "regarding.uid", uid)
+		if err != nil {
+			return nil, err
+		}
 		var list eventsv1.EventList
 		if err := json.Unmarshal(body, &list); err != nil {
 			return nil, fmt.Errorf("decoding events.k8s.io/v1 events: %w", err)
@@ -67,17 +124,11 @@ func (c *Client) EventsFor(ctx context.Context, namespace string, uid types.UID)
 		for i := range list.Items {
 			out = append(out, fromEventsV1(&list.Items[i]))
 		}
-		return mergeEvents(out), nil
+		return out, nil
 	}
-	if !apierrors.IsNotFound(err) && !apierrors.IsBadRequest(err) && !apierrors.IsMethodNotSupported(err) && !apierrors.IsForbidden(err) {
-		return nil, fmt.Errorf("listing events: %w", err)
-	}
-	body, err = c.listEvents(ctx, eventsV0, namespace, "involvedObject.uid", uid)
+	body, err := c.listEvents(ctx, r, namespace, "involvedObject.uid", uid)
 	if err != nil {
-		if apierrors.IsForbidden(err) {
-			return nil, &EventsForbiddenError{Err: err}
-		}
-		return nil, fmt.Errorf("listing events: %w", err)
+		return nil, err
 	}
 	var list corev1.EventList
 	if err := json.Unmarshal(body, &list); err != nil {
@@ -87,7 +138,7 @@ func (c *Client) EventsFor(ctx context.Context, namespace string, uid types.UID)
 	for i := range list.Items {
 		out = append(out, fromCoreEvent(&list.Items[i]))
 	}
-	return mergeEvents(out), nil
+	return out, nil
 }
 
 // IsEventsForbidden reports whether err is (or wraps) an EventsForbiddenError.

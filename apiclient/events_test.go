@@ -50,15 +50,19 @@ func TestEventsFor(t *testing.T) {
 			wantField: []string{"regarding.uid=" + string(apitest.UID(pod))},
 		},
 		{
-			name: "core/v1 fallback without events.k8s.io", gvs: []apitest.GroupVersion{apitest.CoreV1()}, event: apitest.Event,
-			wantPaths: []string{"/apis/events.k8s.io/v1/namespaces/demo/events", "/api/v1/namespaces/demo/events"},
-			wantField: []string{"regarding.uid=" + string(apitest.UID(pod)), "involvedObject.uid=" + string(apitest.UID(pod))},
+			// Discovery says there is no events.k8s.io: it is not asked.
+			name: "core/v1 without events.k8s.io", gvs: []apitest.GroupVersion{apitest.CoreV1()}, event: apitest.Event,
+			wantPaths: []string{"/api/v1/namespaces/demo/events"},
+			wantField: []string{"involvedObject.uid=" + string(apitest.UID(pod))},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fake := apitest.NewServer(t, tc.gvs...)
 			seedEvents(fake, tc.event, pod, other)
 			c := clientFor(t, fake)
+			if _, err := c.Discovery(context.Background()); err != nil {
+				t.Fatal(err)
+			}
 			fake.ResetRequests()
 
 			got, err := c.EventsFor(context.Background(), "demo", apitest.UID(pod))
@@ -93,6 +97,9 @@ func TestEventsForClusterScopedObjectsListsAllNamespaces(t *testing.T) {
 	session := apitest.CSMSession("s-1", "boot", "compute", "running")
 	fake.Add(apitest.EventV1("s-1.1", session, apitest.EventSpec{Type: "Normal", Reason: "Started", Message: "boot started", First: at(1), Source: "bos", Series: true}))
 	c := clientFor(t, fake)
+	if _, err := c.Discovery(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	fake.ResetRequests()
 	got, err := c.EventsFor(context.Background(), "", apitest.UID(session))
 	if err != nil {
@@ -141,4 +148,48 @@ func TestEventsForErrors(t *testing.T) {
 			t.Error("401 reported as events hidden")
 		}
 	})
+}
+
+func TestEventsForAServerWithoutAnEventsAPI(t *testing.T) {
+	// A CSM-style server: no core group, no events.k8s.io.
+	fake := apitest.NewServer(t, apitest.CSMGroup())
+	session := apitest.CSMSession("s-1", "boot", "compute", "running")
+	fake.Add(session)
+	c := clientFor(t, fake)
+	d, err := c.Discovery(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, ok := d.EventsResource(); ok {
+		t.Errorf("EventsResource = %+v, want none", r)
+	}
+	fake.ResetRequests()
+	if _, err := c.EventsFor(context.Background(), "", apitest.UID(session)); !errors.Is(err, apiclient.ErrNoEventsAPI) {
+		t.Errorf("err = %v, want ErrNoEventsAPI", err)
+	}
+	if reqs := fake.Requests(); len(reqs) != 0 {
+		t.Errorf("%d requests (first %s), want none", len(reqs), reqs[0].URL.Path)
+	}
+}
+
+func TestEventsResourcePrefersEventsK8sIO(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		gvs       []apitest.GroupVersion
+		wantGroup string
+	}{
+		{"both", []apitest.GroupVersion{apitest.CoreV1(), apitest.EventsV1()}, "events.k8s.io"},
+		{"only core events", []apitest.GroupVersion{apitest.CoreV1()}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := clientFor(t, apitest.NewServer(t, tc.gvs...)).Discovery(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, ok := d.EventsResource()
+			if !ok || r.Group != tc.wantGroup || r.Version != "v1" || r.Name != "events" || !r.Can("watch") {
+				t.Errorf("EventsResource = %+v, %v; want events in group %q", r, ok, tc.wantGroup)
+			}
+		})
+	}
 }
