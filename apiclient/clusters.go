@@ -28,6 +28,18 @@ type Context struct {
 	Server    string
 	User      string
 	Namespace string
+	// PlainHTTP says the server's URL is http://: requests, and the
+	// credentials and tokens they carry, travel unencrypted.
+	PlainHTTP bool
+	// CredentialsDropped says the context's kubeconfig user has credentials
+	// (a token, a token file, basic auth, a client certificate, an exec or
+	// auth provider) that are never sent because the server is plain HTTP:
+	// client-go's clientcmd merges the user's credentials into the config
+	// only when rest.IsConfigTransportTLS holds (tools/clientcmd
+	// client_config.go, DirectClientConfig.ClientConfig), so the context's
+	// requests are anonymous. A bearer token set through Identity is not
+	// dropped: client-go's round trippers send it over http:// too.
+	CredentialsDropped bool
 }
 
 // LoadOptions selects where cluster credentials come from.
@@ -133,12 +145,15 @@ func fromKubeconfig(raw clientcmdapi.Config, opts LoadOptions) (*Clusters, error
 			continue
 		}
 		cfg.UserAgent = opts.UserAgent
+		plain := !rest.IsConfigTransportTLS(*cfg)
 		cs.add(Context{
-			Name:      name,
-			Cluster:   kctx.Cluster,
-			Server:    cfg.Host,
-			User:      kctx.AuthInfo,
-			Namespace: kctx.Namespace,
+			Name:               name,
+			Cluster:            kctx.Cluster,
+			Server:             cfg.Host,
+			User:               kctx.AuthInfo,
+			Namespace:          kctx.Namespace,
+			PlainHTTP:          plain,
+			CredentialsDropped: plain && hasCredentials(raw.AuthInfos[kctx.AuthInfo]),
 		}, cfg)
 	}
 	return cs, nil
@@ -155,7 +170,9 @@ func inCluster(cfg *rest.Config, opts LoadOptions) *Clusters {
 		pools:     newDecodePools(),
 		log:       loggerOf(opts),
 	}
-	cs.add(Context{Name: InClusterContext, Cluster: InClusterContext, Server: cfg.Host}, cfg)
+	// The service account token is set on cfg itself, not merged by
+	// clientcmd, so it is never dropped (and in-cluster hosts are https).
+	cs.add(Context{Name: InClusterContext, Cluster: InClusterContext, Server: cfg.Host, PlainHTTP: !rest.IsConfigTransportTLS(*cfg)}, cfg)
 	return cs
 }
 
@@ -164,6 +181,16 @@ func loggerOf(opts LoadOptions) *slog.Logger {
 		return opts.Log
 	}
 	return slog.New(slog.DiscardHandler)
+}
+
+// hasCredentials reports whether a kubeconfig user carries any credential.
+func hasCredentials(u *clientcmdapi.AuthInfo) bool {
+	if u == nil {
+		return false
+	}
+	return u.Token != "" || u.TokenFile != "" || u.Username != "" || u.Password != "" ||
+		u.ClientCertificate != "" || len(u.ClientCertificateData) > 0 || u.ClientKey != "" || len(u.ClientKeyData) > 0 ||
+		u.Exec != nil || u.AuthProvider != nil
 }
 
 func (cs *Clusters) add(c Context, cfg *rest.Config) {

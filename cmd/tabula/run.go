@@ -37,6 +37,13 @@ func run(ctx context.Context, cfg config, logOut io.Writer) error {
 	}
 	for _, c := range clusters.Contexts() {
 		log.Info("context", "name", c.Name, "cluster", c.Cluster, "server", c.Server, "current", c.Name == clusters.Current())
+		switch {
+		case c.CredentialsDropped:
+			log.Warn("context's server is plain HTTP: its kubeconfig credentials are not sent, so its requests are anonymous",
+				"name", c.Name, "server", c.Server, "user", c.User)
+		case c.PlainHTTP:
+			log.Warn("context's server is plain HTTP: requests are not encrypted", "name", c.Name, "server", c.Server)
+		}
 	}
 	srv, err := web.New(web.Deps{Clusters: clusters, Metrics: metrics, Static: static.FS, Log: log, RequestTimeout: cfg.RequestTimeout, AllowedHosts: cfg.AllowedHosts})
 	if err != nil {
