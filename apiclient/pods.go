@@ -90,11 +90,14 @@ const listPodsPage = 500
 
 // ListPods lists the pods of namespace ("" for all) matching labelSelector,
 // paging internally, and returns the list's resourceVersion, from which
-// WatchPods follows it. A continue token that expires midway (410) restarts
-// the list in one piece, as client-go's pager does.
-func (c *Client) ListPods(ctx context.Context, namespace, labelSelector string) ([]corev1.Pod, string, error) {
+// WatchPods follows it. With limit > 0 it stops after limit pods, and more
+// says whether the server has others (a continue token remained); with
+// limit <= 0 it lists every pod and more is false. A continue token that
+// expires midway (410) restarts the list in one request of limit pods (all
+// of them for limit <= 0), as client-go's pager does.
+func (c *Client) ListPods(ctx context.Context, namespace, labelSelector string, limit int64) (pods []corev1.Pod, resourceVersion string, more bool, err error) {
 	if err := checkNames(namespace); err != nil {
-		return nil, "", err
+		return nil, "", false, err
 	}
 	page := func(limit int64, cont string) (*corev1.PodList, error) {
 		req := c.get(podsResource, namespace, "", MediaTypeJSON).MaxRetries(0)
@@ -113,26 +116,38 @@ func (c *Client) ListPods(ctx context.Context, namespace, labelSelector string) 
 		}
 		return &list, nil
 	}
-	var pods []corev1.Pod
+	// done cuts pods to limit (a server may ignore it) and says whether
+	// more remain.
+	done := func(pods []corev1.Pod, rv, cont string) ([]corev1.Pod, string, bool, error) {
+		if limit > 0 && int64(len(pods)) > limit {
+			return pods[:limit], rv, true, nil
+		}
+		return pods, rv, cont != "", nil
+	}
 	rv, cont := "", ""
 	for {
-		list, err := page(listPodsPage, cont)
+		size := int64(listPodsPage)
+		if limit > 0 && limit-int64(len(pods)) < size {
+			size = limit - int64(len(pods))
+		}
+		list, err := page(size, cont)
 		if err != nil && cont != "" && IsExpired(err) {
 			// The snapshot the pages came from is gone: take a new one whole.
-			list, err = page(0, "")
+			list, err = page(max(limit, 0), "")
 			if err == nil {
-				return list.Items, list.ResourceVersion, nil
+				return done(list.Items, list.ResourceVersion, list.Continue)
 			}
 		}
 		if err != nil {
-			return nil, "", fmt.Errorf("listing pods: %w", err)
+			return nil, "", false, fmt.Errorf("listing pods: %w", err)
 		}
 		if rv == "" {
 			rv = list.ResourceVersion // every page is of the first one's snapshot
 		}
 		pods = append(pods, list.Items...)
-		if cont = list.Continue; cont == "" {
-			return pods, rv, nil
+		cont = list.Continue
+		if cont == "" || limit > 0 && int64(len(pods)) >= limit {
+			return done(pods, rv, cont)
 		}
 	}
 }

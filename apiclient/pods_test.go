@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -127,9 +128,9 @@ func TestGetAndListPods(t *testing.T) {
 	}
 
 	fake.ResetRequests()
-	pods, rv, err := c.ListPods(ctx, "demo", "app=web")
-	if err != nil || len(pods) != 503 || pods[502].Name != "web-502" || rv != fake.ResourceVersion() {
-		t.Fatalf("ListPods: %d pods rv %s (store %s) %v", len(pods), rv, fake.ResourceVersion(), err)
+	pods, rv, more, err := c.ListPods(ctx, "demo", "app=web", 0)
+	if err != nil || len(pods) != 503 || pods[502].Name != "web-502" || rv != fake.ResourceVersion() || more {
+		t.Fatalf("ListPods: %d pods rv %s (store %s) more %v %v", len(pods), rv, fake.ResourceVersion(), more, err)
 	}
 	reqs := fake.Requests()
 	if len(reqs) != 2 || reqs[0].URL.Query().Get("limit") != "500" || reqs[1].URL.Query().Get("continue") == "" {
@@ -196,5 +197,43 @@ func TestPodSelector(t *testing.T) {
 	}
 	if _, err := c.PodSelector(ctx, deploymentsRes, "demo", "missing"); !apierrors.IsNotFound(err) {
 		t.Errorf("missing: %v", err)
+	}
+}
+
+func TestListPodsStopsAtTheLimit(t *testing.T) {
+	fake := apitest.NewServer(t, apitest.CoreV1())
+	for i := range 503 {
+		fake.Add(apitest.Pod("demo", fmt.Sprintf("web-%03d", i), map[string]string{"app": "web"}))
+	}
+	fake.Add(apitest.Pod("demo", "db-0", map[string]string{"app": "db"}))
+	c := clientFor(t, fake)
+	for _, tc := range []struct {
+		limit      int64
+		wantPods   int
+		wantMore   bool
+		wantLimits []string // the limit parameter of each request
+	}{
+		{limit: 10, wantPods: 10, wantMore: true, wantLimits: []string{"10"}},
+		{limit: 501, wantPods: 501, wantMore: true, wantLimits: []string{"500", "1"}},
+		{limit: 503, wantPods: 503, wantMore: false, wantLimits: []string{"500", "3"}},
+		{limit: 600, wantPods: 503, wantMore: false, wantLimits: []string{"500", "100"}},
+		{limit: 0, wantPods: 503, wantMore: false, wantLimits: []string{"500", "500"}},
+	} {
+		fake.ResetRequests()
+		pods, rv, more, err := c.ListPods(context.Background(), "demo", "app=web", tc.limit)
+		if err != nil || len(pods) != tc.wantPods || more != tc.wantMore || rv == "" {
+			t.Errorf("limit %d: %d pods, more %v, rv %q, %v; want %d pods, more %v", tc.limit, len(pods), more, rv, err, tc.wantPods, tc.wantMore)
+			continue
+		}
+		if pods[len(pods)-1].Name != fmt.Sprintf("web-%03d", tc.wantPods-1) {
+			t.Errorf("limit %d: last pod %s", tc.limit, pods[len(pods)-1].Name)
+		}
+		var limits []string
+		for _, r := range fake.Requests() {
+			limits = append(limits, r.URL.Query().Get("limit"))
+		}
+		if !slices.Equal(limits, tc.wantLimits) {
+			t.Errorf("limit %d: requests with limit %v, want %v", tc.limit, limits, tc.wantLimits)
+		}
 	}
 }

@@ -28,7 +28,7 @@ func TestServerWarningsGoToTheRequestsCollectorElseToTheLog(t *testing.T) {
 
 	ctx, warnings := apiclient.WithWarnings(context.Background())
 	for range 2 {
-		if _, _, err := c.ListPods(ctx, "demo", ""); err != nil {
+		if _, _, _, err := c.ListPods(ctx, "demo", "", 0); err != nil {
 			t.Fatal(err)
 		}
 	}
