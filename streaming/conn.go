@@ -35,7 +35,17 @@ type Options struct {
 	WriteTimeout time.Duration // deadline of each write (10s)
 	PingInterval time.Duration // the peer must answer within twice this (30s)
 	ReadLimit    int64         // largest message accepted from the peer (64 KiB)
+	// NoInput is for endpoints that never read channel 0: the peer may
+	// send only tiny messages (noInputLimit) and none is queued.
+	NoInput bool
+	// Origins are the browser origins (scheme://host[:port]) allowed to
+	// upgrade. Empty means exactly the origin the request was made to.
+	Origins []string
 }
+
+// noInputLimit is the read limit of a Conn that takes no input: enough for
+// a stray keystroke, nothing to buffer.
+const noInputLimit = 512
 
 func (o Options) withDefaults() Options {
 	if o.QueueSize <= 0 {
@@ -49,6 +59,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.ReadLimit <= 0 {
 		o.ReadLimit = 64 << 10
+	}
+	if o.NoInput {
+		o.ReadLimit = noInputLimit
 	}
 	return o
 }
@@ -83,12 +96,15 @@ func Upgrade(w http.ResponseWriter, r *http.Request, opts Options) (*Conn, error
 	// Browsers send cookies with cross-site WebSocket handshakes, so the
 	// origin is the only thing standing between another site and the
 	// user's cluster access.
-	self := requestOrigin(r)
+	allowed := opts.Origins
+	if len(allowed) == 0 {
+		allowed = []string{requestOrigin(r)}
+	}
 	switch origin := r.Header.Get("Origin"); {
 	case origin == "":
-		return nil, refuse(w, http.StatusForbidden, "WebSocket upgrade refused: no Origin header; expected this console's origin "+self)
-	case !sameOrigin(origin, self):
-		return nil, refuse(w, http.StatusForbidden, "WebSocket upgrade refused: origin "+origin+" is not this console's origin "+self)
+		return nil, refuse(w, http.StatusForbidden, "WebSocket upgrade refused: no Origin header; expected this console's origin "+allowed[0])
+	case !slices.ContainsFunc(allowed, func(o string) bool { return sameOrigin(origin, o) }):
+		return nil, refuse(w, http.StatusForbidden, "WebSocket upgrade refused: origin "+origin+" is not this console's origin "+strings.Join(allowed, " or "))
 	}
 	offered := websocket.Subprotocols(r)
 	i := slices.IndexFunc(Protocols(), func(p string) bool { return slices.Contains(offered, p) })
@@ -131,10 +147,11 @@ func requestOrigin(r *http.Request) string {
 	return scheme + "://" + normalizeHost(scheme, r.Host)
 }
 
-// sameOrigin compares the Origin header with the console's origin by host
-// and port. The scheme may differ: behind a proxy that terminates TLS the
-// console sees http while the browser shows https, and no other site can
-// serve pages from the console's own host.
+// sameOrigin compares the Origin header with an allowed origin by scheme,
+// host and port. The scheme matters: a plaintext page of the same host must
+// not read streams of an https console. A console behind a TLS-terminating
+// proxy sees http while the browser shows https: it names its external
+// origin in Options.Origins.
 func sameOrigin(origin, self string) bool {
 	u, err := url.Parse(origin)
 	if err != nil || u.Host == "" || u.User != nil || u.Path != "" || u.RawQuery != "" || u.Fragment != "" {
@@ -148,8 +165,7 @@ func sameOrigin(origin, self string) bool {
 	if err != nil {
 		return false
 	}
-	return normalizeHost(scheme, u.Host) == normalizeHost(own.Scheme, own.Host) ||
-		normalizeHost(scheme, u.Host) == normalizeHost(scheme, own.Host)
+	return scheme == strings.ToLower(own.Scheme) && normalizeHost(scheme, u.Host) == normalizeHost(own.Scheme, own.Host)
 }
 
 // normalizeHost lower-cases host and drops the scheme's default port.
@@ -208,7 +224,7 @@ func newConn(ws *websocket.Conn, protocol string, opts Options) *Conn {
 		opts:     opts,
 		queue:    make(chan []byte, opts.QueueSize),
 		spare:    make(chan []byte, spareFrames),
-		input:    make(chan []byte, opts.QueueSize),
+		input:    make(chan []byte, inputQueue(opts)),
 		closing:  make(chan struct{}),
 		done:     make(chan struct{}),
 	}
@@ -223,6 +239,13 @@ func newConn(ws *websocket.Conn, protocol string, opts Options) *Conn {
 	go c.readLoop()
 	go c.writeLoop()
 	return c
+}
+
+func inputQueue(opts Options) int {
+	if opts.NoInput {
+		return 0
+	}
+	return opts.QueueSize
 }
 
 // Protocol returns the negotiated subprotocol.

@@ -229,9 +229,13 @@ func TestSameOrigin(t *testing.T) {
 		{true, "console.example", "https://console.example:443", true},
 		{true, "[::1]:443", "https://[::1]", true},
 		{false, "console.example:8080", "http://console.example:8080", true},
-		// Behind a proxy that terminates TLS the console sees plain HTTP.
-		{false, "console.example", "https://console.example", true},
-		{false, "console.example:443", "https://console.example", true},
+		// The scheme is part of the origin: a plaintext page of the same
+		// host must not read an https console's streams, nor the reverse.
+		// (Behind a TLS-terminating proxy, Options.Origins names the origin.)
+		{false, "console.example", "https://console.example", false},
+		{false, "console.example:443", "https://console.example", false},
+		{false, "localhost:80", "https://localhost", false},
+		{true, "console.example", "http://console.example", false},
 		{false, "console.example", "https://evil.example", false},
 		{false, "console.example", "ws://console.example", false},
 		{false, "console.example", "http://console.example:8080", false},
@@ -248,6 +252,57 @@ func TestSameOrigin(t *testing.T) {
 		if got := sameOrigin(tc.origin, requestOrigin(r)); got != tc.ok {
 			t.Errorf("tls=%v host %q origin %q: got %v", tc.tls, tc.host, tc.origin, got)
 		}
+	}
+}
+
+func TestUpgradePinnedOriginsDecideAlone(t *testing.T) {
+	// A console behind a TLS-terminating proxy, reached here over plain
+	// HTTP, is told its external origin.
+	s := newWSServer(t, Options{Origins: []string{"https://console.example"}})
+	client, _, err := s.dial("https://console.example", ProtocolV4Base64Channel)
+	if err != nil {
+		t.Fatalf("pinned origin refused: %v", err)
+	}
+	client.Close()
+	(<-s.conns).Close(CloseNormal, "")
+	for _, origin := range []string{"http://console.example", s.URL, "https://console.example:8443"} {
+		_, resp, err := s.dial(origin, ProtocolV4Base64Channel)
+		if !errors.Is(err, websocket.ErrBadHandshake) || resp.StatusCode != http.StatusForbidden {
+			t.Errorf("origin %q: err %v, want a 403 refusal", origin, err)
+			continue
+		}
+		s.refusal(t)
+	}
+}
+
+func TestNoInputConnBuffersNothingAndRefusesLargeMessages(t *testing.T) {
+	s := newWSServer(t, Options{NoInput: true})
+	client, c := s.connect(t, ProtocolV4Base64Channel)
+	if cap(c.input) != 0 {
+		t.Errorf("input queue of a no-input conn holds %d messages, want 0", cap(c.input))
+	}
+	typ, small, err := Encode(ProtocolV4Base64Channel, ChannelInput, []byte("x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := client.WriteMessage(typ, small); err != nil {
+		t.Fatal(err)
+	}
+	typ, big, err := Encode(ProtocolV4Base64Channel, ChannelInput, make([]byte, 4<<10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := client.WriteMessage(typ, big); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-c.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("a 4 KiB message to a no-input conn did not end it")
+	}
+	var ce *websocket.CloseError
+	if _, _, err := client.ReadMessage(); !errors.As(err, &ce) || ce.Code != websocket.CloseMessageTooBig {
+		t.Errorf("client read %v, want close 1009 (message too big)", err)
 	}
 }
 

@@ -1,0 +1,246 @@
+package logs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tabula-console/tabula/web/page"
+)
+
+func staticSource(name string, lines ...string) logSource {
+	return logSource{Name: name, Open: func(context.Context) (io.ReadCloser, error) {
+		return io.NopCloser(strings.NewReader(strings.Join(lines, ""))), nil
+	}}
+}
+
+func collectMerge(t *testing.T, ctx context.Context, m *logMerger, sources []logSource) (string, error) {
+	t.Helper()
+	var mu sync.Mutex
+	var out strings.Builder
+	m.write = func(b []byte) error {
+		mu.Lock()
+		defer mu.Unlock()
+		out.Write(b)
+		return nil
+	}
+	err := m.Run(ctx, sources)
+	mu.Lock()
+	defer mu.Unlock()
+	return out.String(), err
+}
+
+func prefixFormat(dst []byte, src string, line []byte) []byte {
+	dst = append(dst, src...)
+	dst = append(dst, '\t')
+	return append(dst, line...)
+}
+
+func TestMergeOrdersLinesByTimestampAcrossSources(t *testing.T) {
+	a := staticSource("a/app",
+		"2026-11-21T10:00:01Z one\n",
+		"2026-11-21T10:00:03.5Z three\n",
+		"2026-11-21T10:00:05Z five\n")
+	b := staticSource("b/app",
+		"2026-11-21T10:00:02.25Z two\n",
+		"2026-11-21T10:00:04Z four\n")
+	got, err := collectMerge(t, t.Context(), newLogMerger(nil, prefixFormat), []logSource{a, b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "a/app\t2026-11-21T10:00:01Z one\n" +
+		"b/app\t2026-11-21T10:00:02.25Z two\n" +
+		"a/app\t2026-11-21T10:00:03.5Z three\n" +
+		"b/app\t2026-11-21T10:00:04Z four\n" +
+		"a/app\t2026-11-21T10:00:05Z five\n"
+	if got != want {
+		t.Fatalf("merged:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestMergeReportsASourceThatFailsAndKeepsTheOthers(t *testing.T) {
+	bad := logSource{Name: "b/app", Open: func(context.Context) (io.ReadCloser, error) {
+		return nil, errors.New("container app is waiting to start")
+	}}
+	m := newLogMerger(nil, prefixFormat)
+	var notes []string
+	m.notify = func(s string) { notes = append(notes, s) }
+	got, err := collectMerge(t, t.Context(), m, []logSource{staticSource("a/app", "2026-11-21T10:00:01Z ok\n"), bad})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != "a/app\t2026-11-21T10:00:01Z ok\n" {
+		t.Fatalf("merged %q", got)
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], "b/app: container app is waiting") {
+		t.Fatalf("notes %q", notes)
+	}
+}
+
+// An open merge (follow) takes sources that join later and writes a quiet
+// source's lines after the merge window, without waiting for the others.
+func TestOpenMergeTakesJoinersAndDoesNotWaitForeverOnQuietSources(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	quiet, quietW := io.Pipe()
+	defer quietW.Close()
+	m := newLogMerger(nil, prefixFormat)
+	m.open = true
+	lines := make(chan string, 16)
+	m.write = func(b []byte) error {
+		for _, l := range strings.SplitAfter(string(b), "\n") {
+			if l != "" {
+				lines <- l
+			}
+		}
+		return nil
+	}
+	done := make(chan error, 1)
+	go func() {
+		done <- m.Run(ctx, []logSource{{Name: "quiet/app", Open: func(context.Context) (io.ReadCloser, error) { return quiet, nil }}})
+	}()
+	if !m.Join(ctx, staticSource("new/app", "2026-11-21T10:00:09Z hello\n")) {
+		t.Fatal("join refused")
+	}
+	select {
+	case l := <-lines:
+		if l != "new/app\t2026-11-21T10:00:09Z hello\n" {
+			t.Fatalf("line %q", l)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a joined source's line never came out while another source was quiet")
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run = %v", err)
+	}
+}
+
+// A reader that stops reading stops the merge from reading upstream: the
+// sources block, nothing piles up beyond the bounded queues.
+func TestMergeBackpressureBoundsWhatIsRead(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var mu sync.Mutex
+	produced := 0
+	endless := logSource{Name: "loud/app", Open: func(context.Context) (io.ReadCloser, error) {
+		r, w := io.Pipe()
+		go func() {
+			for i := 0; ; i++ {
+				if _, err := fmt.Fprintf(w, "2026-11-21T10:00:00.%09dZ line %d\n", i, i); err != nil {
+					return
+				}
+				mu.Lock()
+				produced++
+				mu.Unlock()
+			}
+		}()
+		return r, nil
+	}}
+	block := make(chan struct{})
+	m := newLogMerger(func([]byte) error {
+		select {
+		case <-block:
+		case <-ctx.Done():
+		}
+		return ctx.Err()
+	}, prefixFormat)
+	m.open = true
+	done := make(chan error, 1)
+	go func() { done <- m.Run(ctx, []logSource{endless}) }()
+	// Once the writer blocks, production must stop at a bound.
+	var last int
+	deadline := time.Now().Add(10 * time.Second)
+	for stable := 0; stable < 20; {
+		if time.Now().After(deadline) {
+			t.Fatal("production never settled")
+		}
+		time.Sleep(25 * time.Millisecond)
+		mu.Lock()
+		n := produced
+		mu.Unlock()
+		if n == last && n > 0 {
+			stable++
+		} else {
+			stable, last = 0, n
+		}
+	}
+	// One batch (32 KiB of ~50-byte lines), the merge queue, the channel, the
+	// pipe and bufio's 64 KiB buffer: a few thousand lines at most.
+	if last > 6000 {
+		t.Fatalf("%d lines were read while the writer was blocked", last)
+	}
+	cancel()
+	<-done
+}
+
+func TestPumpLinesSendsWholeLinesAndSplitsRunaways(t *testing.T) {
+	long := strings.Repeat("x", maxLogLine+10)
+	var batches []string
+	err := pumpLines(strings.NewReader("a\nb\n"+long+"\nlast-without-newline"), func(b []byte) error {
+		batches = append(batches, string(b))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := strings.Join(batches, "")
+	if !strings.HasPrefix(all, "a\nb\n") || !strings.HasSuffix(all, "last-without-newline\n") {
+		t.Fatalf("pumped %q…%q", all[:10], all[len(all)-30:])
+	}
+	for _, b := range batches {
+		if !strings.HasSuffix(b, "\n") {
+			t.Fatalf("a batch ends mid-line: …%q", b[max(0, len(b)-20):])
+		}
+		if len(b) > logBatch+maxLogLine+1 {
+			t.Fatalf("batch of %d bytes", len(b))
+		}
+	}
+}
+
+func TestParseLogQueryDefaultsAndErrors(t *testing.T) {
+	first, err := ParseQuery(map[string][]string{})
+	if err != nil || !first.Follow || first.TailLines == nil || *first.TailLines != 500 || first.Keep != defaultKeepLines {
+		t.Fatalf("first visit: %+v %v", first, err)
+	}
+	submitted, err := ParseQuery(map[string][]string{"tailLines": {"all"}, "since": {"10m"}})
+	if err != nil || submitted.Follow || submitted.TailLines != nil || submitted.Since != 10*time.Minute {
+		t.Fatalf("submitted form: %+v %v", submitted, err)
+	}
+	for _, bad := range []map[string][]string{
+		{"tailLines": {"-1"}}, {"tailLines": {"lots"}}, {"since": {"yesterday"}}, {"max": {"5"}}, {"max": {"200000"}}, {"sinceTime": {"noon"}},
+	} {
+		if _, err := ParseQuery(bad); page.StatusOf(err) != 400 {
+			t.Errorf("%v: %v, want a 400", bad, err)
+		}
+	}
+}
+
+func TestParseQueryTakesTheAPIsBooleanSpellings(t *testing.T) {
+	for _, v := range []string{"1", "true", "True", "t"} {
+		q, err := ParseQuery(map[string][]string{"follow": {v}, "timestamps": {v}, "previous": {v}, "wrap": {v}, "filter": {v}, "tailLines": {"10"}})
+		if err != nil || !q.Follow || !q.Timestamps || !q.Previous || !q.Wrap || !q.Filter {
+			t.Errorf("%q: %+v %v, want every flag on", v, q, err)
+		}
+	}
+	for _, v := range []string{"0", "false", "no", ""} {
+		q, err := ParseQuery(map[string][]string{"follow": {v}, "timestamps": {v}, "tailLines": {"10"}})
+		if err != nil || q.Follow || q.Timestamps {
+			t.Errorf("%q: %+v %v, want the flags off", v, q, err)
+		}
+	}
+}
+
+func TestDownloadsNeverFollow(t *testing.T) {
+	for _, v := range []string{"1", "true"} {
+		q, err := ParseQuery(map[string][]string{"download": {v}, "follow": {"true"}})
+		if err != nil || !q.Download || q.Follow {
+			t.Errorf("download=%s&follow=true: %+v %v, want a download that does not follow", v, q, err)
+		}
+	}
+}
