@@ -55,8 +55,10 @@ vet:
 	$(GO) vet -tags e2e ./e2e/...
 	cd e2e/devcluster && $(GO) vet ./...
 
+# Every Go benchmark runs once too, so a broken one fails CI rather than rot.
 unit:
 	$(GO) test -race -count=1 ./...
+	$(GO) test -run '^$$' -bench . -benchtime 1x ./...
 
 deps:
 	e2e/install-deps.sh $(DRIVER_DIR)
@@ -78,7 +80,7 @@ run: build
 # 500 live clients. BENCH_FLAGS passes flags, e.g. BENCH_FLAGS='-measure logs'.
 BENCH_FLAGS ?=
 bench: build
-	$(GO) test -run '^$$' -bench . -benchmem ./web/
+	$(GO) test -run '^$$' -bench . -benchmem ./web/...
 	TABULA_BIN_DIR=$(BIN) $(GO) run ./e2e/bench $(BENCH_FLAGS)
 
 clean:

@@ -1,5 +1,7 @@
 package views
 
+import "github.com/a-h/templ"
+
 // ListPage is one page of a resource list in the server's columns.
 type ListPage struct {
 	Layout Layout
@@ -18,7 +20,7 @@ type ListPage struct {
 	Filter  ListFilter
 	// Wide reveals priority > 0 columns; WideHref toggles it.
 	Wide          bool
-	WideHref      string
+	WideHref      templ.SafeURL
 	HiddenColumns int
 	Pager         Pager
 	// SortedBy names the column the page is sorted by, if any.
@@ -34,13 +36,13 @@ type LiveList struct {
 	// ResourceVersion is the list's, where the watch starts.
 	ResourceVersion string
 	// ReloadHref shows rows that arrived outside the page.
-	ReloadHref string
+	ReloadHref templ.SafeURL
 }
 
 // NamespacePicker offers the namespaces the user may list, or a free-text
 // field when the user may not list namespaces.
 type NamespacePicker struct {
-	Action   string
+	Action   templ.SafeURL
 	Current  string
 	Options  []string
 	FreeText bool
@@ -56,11 +58,11 @@ type HiddenField struct {
 
 // ListFilter is the selector form.
 type ListFilter struct {
-	Action        string
+	Action        templ.SafeURL
 	LabelSelector string
 	FieldSelector string
 	Hidden        []HiddenField
-	ClearHref     string
+	ClearHref     templ.SafeURL
 }
 
 // ListColumn is a visible column header.
@@ -68,7 +70,7 @@ type ListColumn struct {
 	Name        string
 	Description string
 	Numeric     bool
-	SortHref    string
+	SortHref    templ.SafeURL
 	Sorted      bool
 }
 
@@ -82,7 +84,7 @@ type ListRow struct {
 // Cell is one table cell.
 type Cell struct {
 	Text    string
-	Href    string
+	Href    templ.SafeURL
 	Title   string
 	Numeric bool
 	// Time marks a relative age whose absolute time is in Title.
@@ -92,9 +94,9 @@ type Cell struct {
 // Pager links pages of a list fetched with limit/continue.
 type Pager struct {
 	Page      int
-	NextHref  string
-	BackHref  string
-	FirstHref string
+	NextHref  templ.SafeURL
+	BackHref  templ.SafeURL
+	FirstHref templ.SafeURL
 	// Remaining is the server's estimate of the items after this page, or -1.
 	Remaining int64
 }

@@ -31,7 +31,7 @@ func listRows(rows []ListRow) templ.Component {
 				switch {
 				case c.Href != "":
 					out.s(`<a href="`)
-					out.esc(c.Href)
+					out.esc(string(c.Href))
 					out.s(`">`)
 					out.esc(c.Text)
 					out.s(`</a>`)

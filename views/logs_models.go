@@ -1,5 +1,7 @@
 package views
 
+import "github.com/a-h/templ"
+
 // LogPage shows the log of one pod's container, or the merged logs of the
 // pods a workload or label selector picks.
 type LogPage struct {
@@ -12,9 +14,9 @@ type LogPage struct {
 	Selector string
 	Multi    bool
 	// BackHref is the object (or pod list) the log belongs to.
-	BackHref     string
-	Action       string
-	DownloadHref string
+	BackHref     templ.SafeURL
+	Action       templ.SafeURL
+	DownloadHref templ.SafeURL
 	Containers   []string
 	Options      LogOptions
 	// Hidden carries the selector of a multi-pod log through the form.

@@ -2,6 +2,8 @@
 // render. Nothing here talks to a server: handlers build the models.
 package views
 
+import "github.com/a-h/templ"
+
 // Layout is what every page's frame needs.
 type Layout struct {
 	Title  string
@@ -15,6 +17,9 @@ type Layout struct {
 	Nav []NavGroup
 	// Jump is the header's jump box; a zero Action hides it.
 	Jump JumpBox
+	// Warnings are what the API server said in Warning headers while the
+	// page was made (deprecations, for example), shown as kubectl prints them.
+	Warnings []string
 }
 
 // NavGroup is one collapsible API group of the sidebar.
@@ -26,7 +31,7 @@ type NavGroup struct {
 
 // JumpBox resolves kubectl-style names ("deploy", "sts.apps", "all").
 type JumpBox struct {
-	Action    string
+	Action    templ.SafeURL
 	Namespace string
 	Query     string
 	// Names feed the browser's autocompletion.
@@ -53,14 +58,14 @@ type ContextBar struct {
 type ContextOption struct {
 	Name    string
 	Cluster string
-	Href    string
+	Href    templ.SafeURL
 	Current bool
 }
 
 // NavItem is one sidebar link.
 type NavItem struct {
 	Label   string
-	Href    string
+	Href    templ.SafeURL
 	Current bool
 }
 
@@ -88,7 +93,7 @@ type APIResource struct {
 	// Group is "group/version", shown where resources of several groups mix.
 	Group      string
 	Kind       string
-	Href       string
+	Href       templ.SafeURL
 	Namespaced bool
 	ShortNames []string
 	Listable   bool
@@ -108,7 +113,7 @@ type ErrorPage struct {
 	Hint   string
 	Causes []ErrorCause
 	// RetryHref, when set, offers to load the page again.
-	RetryHref string
+	RetryHref templ.SafeURL
 	// RetryAfterSeconds is the server's hint for throttled requests.
 	RetryAfterSeconds int
 	// Links offer ways onward, such as the home page of the context.
@@ -125,14 +130,7 @@ type ErrorCause struct {
 // Link is a labelled URL.
 type Link struct {
 	Label string
-	Href  string
-}
-
-// NotBuiltPage marks a page that exists in the URL space but not yet in Tabula.
-type NotBuiltPage struct {
-	Layout   Layout
-	APIPath  string
-	HomeHref string
+	Href  templ.SafeURL
 }
 
 // JumpPage lists what a jump-box query matched, or says nothing did.

@@ -10,9 +10,9 @@ type ObjectPage struct {
 	Name         string
 	Namespace    string
 	GroupVersion string
-	ListHref     string
+	ListHref     templ.SafeURL
 	// NamespaceHref lists the same resource in the object's namespace.
-	NamespaceHref string
+	NamespaceHref templ.SafeURL
 	Age           string
 	Created       string
 	Tabs          []Tab
@@ -26,7 +26,7 @@ type ObjectPage struct {
 	// events change.
 	Live bool
 	// LogsHref opens the logs of a pod or of a workload's pods.
-	LogsHref string
+	LogsHref templ.SafeURL
 }
 
 // ObjectLiveSections are the parts of an object page a live page replaces,
@@ -47,7 +47,7 @@ func ObjectLiveSections(p ObjectPage) map[string]templ.Component {
 // Tab is one view of the object.
 type Tab struct {
 	Label   string
-	Href    string
+	Href    templ.SafeURL
 	Current bool
 }
 
@@ -92,7 +92,7 @@ type GenericDescribe struct {
 // Chip is a label shown as a link to the list filtered by it.
 type Chip struct {
 	Text string
-	Href string
+	Href templ.SafeURL
 }
 
 // Annotation is one annotation; long values start collapsed.
@@ -106,7 +106,7 @@ type Annotation struct {
 type RelatedLink struct {
 	Kind     string
 	Name     string
-	Href     string
+	Href     templ.SafeURL
 	Relation string
 	Ready    string
 }
@@ -152,7 +152,7 @@ type EventView struct {
 type YAMLView struct {
 	Text string
 	// ManagedFields says whether metadata.managedFields is included;
-	// ToggleHref flips it.
+	// ToggleHref flips it; empty shows no toggle (the status view).
 	ManagedFields bool
-	ToggleHref    string
+	ToggleHref    templ.SafeURL
 }

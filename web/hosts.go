@@ -1,42 +1,49 @@
 package web
 
 import (
-	"fmt"
 	"net"
-	"net/http"
 	"slices"
 	"strings"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/tabula-console/tabula/web/page"
 )
 
-// hostCheck answers only requests addressed to a name the console is known
-// by. Without it, DNS rebinding lets a page on another site reach a console
-// on localhost or a private network as same-origin, and read everything its
-// credentials can (the Origin check of WebSockets cannot tell either).
-// Always allowed: IP addresses, localhost, and in-cluster Service names;
-// anything else must be listed with --allowed-hosts.
-func hostCheck(allowed []string) echo.MiddlewareFunc {
-	names := make([]string, 0, len(allowed))
+// hostPolicy answers only requests addressed to a name the console is
+// known by. Without it, DNS rebinding lets a page on another site reach a
+// console on localhost or a private network as same-origin, and read
+// everything its credentials can (the Origin check of WebSockets cannot
+// tell either). Always allowed: IP addresses and localhost. In-cluster
+// Service names (*.svc, *.svc.cluster.local) only in a cluster: on a laptop
+// a name under .local is answered by anyone on the LAN (mDNS). Anything
+// else must be listed with --allowed-hosts.
+type hostPolicy struct {
+	names     []string
+	inCluster bool
+}
+
+func newHostPolicy(allowed []string, inCluster bool) hostPolicy {
+	p := hostPolicy{inCluster: inCluster}
 	for _, h := range allowed {
 		if h = strings.ToLower(strings.TrimSpace(h)); h != "" {
-			names = append(names, h)
+			p.names = append(p.names, h)
 		}
 	}
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			if !hostAllowed(c.Request().Host, names) {
-				return echo.NewHTTPError(http.StatusMisdirectedRequest, fmt.Sprintf(
-					"This console does not answer to the host %q. If that is how you reach it, start it with --allowed-hosts=%s (or TABULA_ALLOWED_HOSTS).",
-					c.Request().Host, hostOnly(c.Request().Host)))
-			}
-			return next(c)
+	return p
+}
+
+func (p hostPolicy) check(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if !p.allows(c.Request().Host) {
+			return page.Misdirected(c.Request().Host)
 		}
+		return next(c)
 	}
 }
 
-func hostAllowed(host string, names []string) bool {
-	h := strings.ToLower(hostOnly(host))
+func (p hostPolicy) allows(host string) bool {
+	h := strings.TrimSuffix(strings.ToLower(hostOnly(host)), ".")
 	switch {
 	case h == "":
 		return false
@@ -44,10 +51,10 @@ func hostAllowed(host string, names []string) bool {
 		return true
 	case h == "localhost" || strings.HasSuffix(h, ".localhost"):
 		return true
-	case strings.HasSuffix(h, ".svc") || strings.HasSuffix(h, ".svc.cluster.local"):
+	case p.inCluster && (strings.HasSuffix(h, ".svc") || strings.HasSuffix(h, ".svc.cluster.local")):
 		return true
 	}
-	return slices.Contains(names, h)
+	return slices.Contains(p.names, h)
 }
 
 // hostOnly strips the port and IPv6 brackets from a Host header.

@@ -18,6 +18,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/tabula-console/tabula/apiclient/apitest"
+	"github.com/tabula-console/tabula/web/list"
+	"github.com/tabula-console/tabula/web/object"
 )
 
 var podGVK = schema.GroupVersionKind{Version: "v1", Kind: "Pod"}
@@ -89,7 +91,7 @@ func (c *wsClient) frame(timeout time.Duration) (byte, []byte) {
 	return data[0] - '0', payload
 }
 
-func (c *wsClient) listMessage(timeout time.Duration, match func(listMessage) bool) listMessage {
+func (c *wsClient) listMessage(timeout time.Duration, match func(list.Message) bool) list.Message {
 	c.t.Helper()
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
@@ -100,7 +102,7 @@ func (c *wsClient) listMessage(timeout time.Duration, match func(listMessage) bo
 		if ch != 1 {
 			continue
 		}
-		var m listMessage
+		var m list.Message
 		if err := json.Unmarshal(payload, &m); err != nil {
 			c.t.Fatal(err)
 		}
@@ -109,7 +111,7 @@ func (c *wsClient) listMessage(timeout time.Duration, match func(listMessage) bo
 		}
 	}
 	c.t.Fatal("no matching message before the deadline")
-	return listMessage{}
+	return list.Message{}
 }
 
 func pageRV(t *testing.T, h *harness, path string) string {
@@ -135,7 +137,7 @@ func TestLiveListPushesRowsRenderedLikeThePage(t *testing.T) {
 	rv := pageRV(t, h, path)
 	c := h.dial(t, path+"?resourceVersion="+rv)
 	h.fake.Modify(podGVK, "demo", "web-1", setPhase("Failed"))
-	m := c.listMessage(5*time.Second, func(m listMessage) bool { return m.Type == "MODIFIED" })
+	m := c.listMessage(5*time.Second, func(m list.Message) bool { return m.Type == "MODIFIED" })
 	if m.Key != "demo/web-1" || m.UID == "" || m.RV == "" || m.Resume != m.RV {
 		t.Fatalf("message %+v", m)
 	}
@@ -150,12 +152,12 @@ func TestLiveListPushesRowsRenderedLikeThePage(t *testing.T) {
 	}
 
 	h.fake.Add(apitest.Pod("demo", "web-3", map[string]string{"app": "web"}))
-	added := c.listMessage(5*time.Second, func(m listMessage) bool { return m.Type == "ADDED" })
+	added := c.listMessage(5*time.Second, func(m list.Message) bool { return m.Type == "ADDED" })
 	if added.Key != "demo/web-3" || !strings.Contains(added.HTML, `href="/c/dev/api/v1/namespaces/demo/pods/web-3"`) {
 		t.Fatalf("ADDED %+v", added)
 	}
 	h.fake.Delete(podGVK, "demo", "web-3")
-	deleted := c.listMessage(5*time.Second, func(m listMessage) bool { return m.Type == "DELETED" })
+	deleted := c.listMessage(5*time.Second, func(m list.Message) bool { return m.Type == "DELETED" })
 	if deleted.Key != "demo/web-3" {
 		t.Fatalf("DELETED %+v", deleted)
 	}
@@ -172,7 +174,7 @@ func TestLiveListTabsShareOneUpstreamWatch(t *testing.T) {
 	}
 	h.fake.Modify(podGVK, "demo", "web-2", setPhase("Succeeded"))
 	for _, tab := range tabs {
-		tab.listMessage(5*time.Second, func(m listMessage) bool { return m.Type == "MODIFIED" && m.Key == "demo/web-2" })
+		tab.listMessage(5*time.Second, func(m list.Message) bool { return m.Type == "MODIFIED" && m.Key == "demo/web-2" })
 	}
 	if n := h.fake.OpenWatches(); n != 1 {
 		t.Fatalf("%d upstream watches for three tabs, want 1", n)
@@ -195,7 +197,7 @@ func TestLiveListSurvivesAnUpstreamCut(t *testing.T) {
 	}
 	h.fake.CloseWatches()
 	h.fake.Modify(podGVK, "demo", "web-1", setPhase("Unknown"))
-	m := c.listMessage(10*time.Second, func(m listMessage) bool { return m.Type == "MODIFIED" })
+	m := c.listMessage(10*time.Second, func(m list.Message) bool { return m.Type == "MODIFIED" })
 	if m.Key != "demo/web-1" || !strings.Contains(m.HTML, "Unknown") {
 		t.Fatalf("after the cut: %+v", m)
 	}
@@ -209,7 +211,7 @@ func TestLiveListRelistsAfterAn410(t *testing.T) {
 	h.fake.Modify(podGVK, "demo", "web-2", setPhase("Failed"))
 	h.fake.ExpireWatchHistory()
 	c := h.dial(t, path+"?resourceVersion="+rv)
-	m := c.listMessage(5*time.Second, func(m listMessage) bool { return m.Type == "RELIST" })
+	m := c.listMessage(5*time.Second, func(m list.Message) bool { return m.Type == "RELIST" })
 	if !strings.Contains(m.Notice, "410") || strings.Count(m.HTML, "<tr ") != 2 || !strings.Contains(m.HTML, "Failed") || m.Resume == "" {
 		t.Fatalf("RELIST %+v", m)
 	}
@@ -306,7 +308,7 @@ func TestLiveObjectPushesItsSectionsOnChange(t *testing.T) {
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
 		ch, payload := c.frame(time.Until(deadline))
-		var m objectMessage
+		var m object.SectionsMessage
 		if ch != 1 || json.Unmarshal(payload, &m) != nil || m.Type != "SECTIONS" {
 			continue
 		}
@@ -352,7 +354,7 @@ func TestLiveListRecoversWhenTheAPIServerComesBack(t *testing.T) {
 	}
 	h.fake.Modify(podGVK, "demo", "web-2", setPhase("Failed"))
 	h.fake.Override("/api/v1/namespaces/demo/pods", nil)
-	m := c.listMessage(15*time.Second, func(m listMessage) bool { return m.Type == "MODIFIED" })
+	m := c.listMessage(15*time.Second, func(m list.Message) bool { return m.Type == "MODIFIED" })
 	if m.Key != "demo/web-2" || !strings.Contains(m.HTML, "Failed") {
 		t.Fatalf("after recovery: %+v", m)
 	}

@@ -10,6 +10,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/tabula-console/tabula/web/page"
 )
 
 // Metrics owns the console's Prometheus registry. It is created per server,
@@ -93,13 +95,24 @@ func (m *Metrics) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		code := c.Response().Status
 		if err != nil && !c.Response().Committed {
-			code = statusOf(err)
+			code = page.StatusOf(err)
 		}
-		m.httpRequests.WithLabelValues(route, c.Request().Method, strconv.Itoa(code)).Inc()
+		m.httpRequests.WithLabelValues(route, methodLabel(c.Request().Method), strconv.Itoa(code)).Inc()
 		// A WebSocket's lifetime is not a response time.
 		if code != http.StatusSwitchingProtocols {
 			m.httpDuration.WithLabelValues(route).Observe(time.Since(start).Seconds())
 		}
 		return err
 	}
+}
+
+// methodLabel bounds the method label: any token is a valid HTTP method,
+// and a label value per token would be a series per request.
+func methodLabel(method string) string {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodOptions, http.MethodConnect, http.MethodTrace:
+		return method
+	}
+	return "other"
 }

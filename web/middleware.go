@@ -11,6 +11,8 @@ import (
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
+
+	"github.com/tabula-console/tabula/web/page"
 )
 
 // securityHeaders sets a strict CSP with a fresh nonce per response. The nonce
@@ -30,6 +32,9 @@ func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 		h.Set("X-Frame-Options", "DENY")
 		h.Set("Cross-Origin-Opener-Policy", "same-origin")
 		h.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
+		// Pages show what one user may see: no cache may keep them. Static
+		// assets override this with their own, immutable, policy.
+		h.Set("Cache-Control", "no-store")
 		return next(c)
 	}
 }
@@ -57,7 +62,7 @@ func requestLog(log *slog.Logger) echo.MiddlewareFunc {
 			err := next(c)
 			status := c.Response().Status
 			if err != nil && !c.Response().Committed {
-				status = statusOf(err)
+				status = page.StatusOf(err)
 			}
 			level := slog.LevelInfo
 			if status >= 500 {

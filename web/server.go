@@ -1,10 +1,10 @@
-// Package web is Tabula's HTTP layer: the echo server, its middleware, routes
-// and handlers. Handlers parse the request, call apiclient, build a typed view
-// model and render a views component.
+// Package web is the console's composition root: the echo server, its
+// middleware, the one route table and the few pages that belong to no
+// feature (home, jump, health). Features live in web/list, web/object and
+// web/logs; what they share lives in web/page.
 package web
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,23 +12,19 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/tabula-console/tabula/apiclient"
-	"github.com/tabula-console/tabula/streaming"
+	"github.com/tabula-console/tabula/views"
+	"github.com/tabula-console/tabula/web/list"
+	"github.com/tabula-console/tabula/web/logs"
+	"github.com/tabula-console/tabula/web/object"
+	"github.com/tabula-console/tabula/web/page"
 )
 
-// Clusters is what the web layer needs from apiclient: the known contexts and
-// a client per request identity.
-type Clusters interface {
-	Current() string
-	Contexts() []apiclient.Context
-	Context(name string) (apiclient.Context, error)
-	Client(context string, id apiclient.Identity) (*apiclient.Client, error)
-}
+// Clusters is what the console needs from apiclient.
+type Clusters = page.Clusters
 
 // Deps are the collaborators a Server is wired with.
 type Deps struct {
@@ -39,25 +35,34 @@ type Deps struct {
 	// RequestTimeout bounds the upstream work of one page (default 30 s),
 	// so a hung API server gives a 504 page rather than a hung tab.
 	RequestTimeout time.Duration
-	// AllowedHosts are the host names, besides IP addresses, localhost and
-	// in-cluster Service names, that requests may address.
+	// AllowedHosts are the host names, besides IP addresses and localhost,
+	// that requests may address.
 	AllowedHosts []string
+	// InCluster trusts in-cluster Service names (*.svc, *.svc.cluster.local)
+	// as hosts: only a console running in a cluster is reached by them.
+	InCluster bool
+	// ExternalOrigins pin the browser origins (scheme://host[:port]) that
+	// may open live streams; empty means the origin of each request.
+	ExternalOrigins []string
+	// MaxStreams caps concurrent upstream log streams (default
+	// page.DefaultMaxStreams).
+	MaxStreams int
 }
 
 // Server is the console's HTTP application.
 type Server struct {
-	clusters Clusters
-	metrics  *Metrics
-	assets   *assets
-	log      *slog.Logger
-	echo     *echo.Echo
-	nsCache  *namespaceCache
-	pages    sync.Pool
-	timeout  time.Duration
-	hosts    []string
-	// watches shares upstream list watches among live pages.
-	watches   *watchHub
-	wsOptions streaming.Options
+	env     *page.Env
+	metrics *Metrics
+	assets  *assets
+	log     *slog.Logger
+	echo    *echo.Echo
+	hosts   hostPolicy
+
+	list   *list.Handler
+	object *object.Handler
+	logs   *logs.Handler
+	// dispatch is what the /api/* and /apis/* routes lead to.
+	dispatch resourceRoutes
 }
 
 // New builds the server and its routes.
@@ -65,55 +70,40 @@ func New(d Deps) (*Server, error) {
 	if d.Clusters == nil || d.Metrics == nil || d.Static == nil {
 		return nil, errors.New("web: Clusters, Metrics and Static are required")
 	}
-	log := d.Log
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
 	a, err := newAssets(d.Static)
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{clusters: d.Clusters, metrics: d.Metrics, assets: a, log: log, nsCache: newNamespaceCache()}
-	s.pages.New = func() any { return new(bytes.Buffer) }
-	s.timeout = d.RequestTimeout
-	s.hosts = d.AllowedHosts
-	if s.timeout <= 0 {
-		s.timeout = 30 * time.Second
+	env, err := page.New(page.Config{
+		Clusters:   d.Clusters,
+		Log:        d.Log,
+		Timeout:    d.RequestTimeout,
+		Assets:     views.Assets{CSS: a.URL("app.css"), JS: a.URL("app.js"), Live: a.URL("live.js")},
+		WebSockets: d.Metrics.WebSockets,
+		Origins:    d.ExternalOrigins,
+		MaxStreams: d.MaxStreams,
+	})
+	if err != nil {
+		return nil, err
 	}
-	s.watches = newWatchHub(log)
-	s.metrics.upstreamWatches(func() float64 { return float64(s.watches.Upstreams()) })
+	s := &Server{
+		env:     env,
+		metrics: d.Metrics,
+		assets:  a,
+		log:     env.Log,
+		hosts:   newHostPolicy(d.AllowedHosts, d.InCluster),
+		list:    list.New(env),
+		object:  object.New(env),
+		logs:    logs.New(env),
+	}
+	s.metrics.upstreamWatches(func() float64 { return float64(s.list.Upstreams()) })
+	s.dispatch = s.resourceRoutes()
 	s.echo = s.routes()
 	return s, nil
 }
 
 // Handler is the server's root http.Handler.
 func (s *Server) Handler() http.Handler { return s.echo }
-
-func (s *Server) routes() *echo.Echo {
-	e := echo.New()
-	e.HideBanner = true
-	e.HidePort = true
-	e.HTTPErrorHandler = s.handleError
-	// Logging and metrics wrap panic recovery, so a recovered panic is still
-	// logged and counted with the status of the error page it became.
-	e.Use(requestLog(s.log), s.metrics.middleware, recoverPanics(s.log), securityHeaders, hostCheck(s.hosts))
-
-	e.GET("/healthz", s.healthz)
-	e.GET("/readyz", s.readyz)
-	e.GET("/metrics", echo.WrapHandler(s.metrics.Handler()))
-	e.GET(assetPrefix+":file", s.assets.handle)
-
-	e.GET("/", s.root)
-	c := e.Group("/c/:context", s.withTimeout, s.requireContext)
-	c.GET("", s.contextRoot)
-	c.GET("/", s.home)
-	c.GET("/jump", s.jump)
-	c.GET("/namespace", s.namespace)
-	c.GET("/logs/:namespace", s.selectorLogs)
-	c.GET("/api/*", s.resource)
-	c.GET("/apis/*", s.resource)
-	return e
-}
 
 // Serve listens on addr until ctx ends, then shuts down gracefully.
 func (s *Server) Serve(ctx context.Context, addr string, ready func(addr string)) error {
@@ -144,18 +134,4 @@ func (s *Server) Serve(ctx context.Context, addr string, ready func(addr string)
 		return fmt.Errorf("shutting down HTTP server: %w", err)
 	}
 	return nil
-}
-
-// withTimeout gives a page's upstream calls one deadline. Streams (live
-// pages, log downloads) last as long as the browser wants them.
-func (s *Server) withTimeout(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		if streaming.IsUpgrade(c.Request()) || c.QueryParam("download") == "1" {
-			return next(c)
-		}
-		ctx, cancel := context.WithTimeout(c.Request().Context(), s.timeout)
-		defer cancel()
-		c.SetRequest(c.Request().WithContext(ctx))
-		return next(c)
-	}
 }

@@ -173,14 +173,6 @@ func TestUnknownContextIs404Page(t *testing.T) {
 	}
 }
 
-func TestSubresourcePagesAreNotBuiltYet(t *testing.T) {
-	h := newHarness(t)
-	_, body := h.get(t, "/c/dev/api/v1/namespaces/demo/pods/web-1/exec", http.StatusNotImplemented)
-	if !strings.Contains(parse(t, body).Find("[data-testid=not-built] code").Text(), "/api/v1/namespaces/demo/pods/web-1/exec") {
-		t.Error("the page does not name the API path")
-	}
-}
-
 func TestUpstreamStatusIsMappedFaithfully(t *testing.T) {
 	h := newHarness(t)
 	h.fake.Override("/api", func(w http.ResponseWriter, _ *http.Request) {
@@ -324,7 +316,7 @@ func TestMetricsCountRequestsAndUpstreamCalls(t *testing.T) {
 
 func TestPanicsBecomeA500PageAndAreCounted(t *testing.T) {
 	h := newHarness(t)
-	h.server.echo.GET("/c/:context/boom", func(echo.Context) error { panic("internal detail 42") }, h.server.requireContext)
+	h.server.echo.GET("/c/:context/boom", func(echo.Context) error { panic("internal detail 42") }, h.server.env.RequireContext)
 	_, body := h.get(t, "/c/dev/boom", http.StatusInternalServerError)
 	doc := parse(t, body)
 	if doc.Find("[data-testid=error-page]").Length() != 1 {
@@ -348,7 +340,9 @@ func TestUnknownRouteIsA404Page(t *testing.T) {
 }
 
 // DNS rebinding: a page on another site that resolves its own name to the
-// console gets a 421, not the console.
+// console gets a bare 421, not the console. In-cluster Service names are
+// trusted only in a cluster: on a laptop, anyone on the LAN answers for
+// names under .local (mDNS).
 func TestRequestsForUnknownHostsAreRefused(t *testing.T) {
 	h := newHarness(t)
 	for host, want := range map[string]int{
@@ -356,25 +350,61 @@ func TestRequestsForUnknownHostsAreRefused(t *testing.T) {
 		"127.0.0.1:8080":                  http.StatusFound,
 		"[::1]:8080":                      http.StatusFound,
 		"localhost:8080":                  http.StatusFound,
-		"tabula.tabula.svc":               http.StatusFound,
-		"tabula.tabula.svc.cluster.local": http.StatusFound,
+		"tabula.tabula.svc":               http.StatusMisdirectedRequest,
+		"tabula.tabula.svc.cluster.local": http.StatusMisdirectedRequest,
+		"printer.local":                   http.StatusMisdirectedRequest,
 	} {
-		req, err := http.NewRequest(http.MethodGet, h.console.URL+"/", nil)
-		if err != nil {
-			t.Fatal(err)
+		status, body := requestWithHost(t, h.console.URL+"/", host)
+		if status != want {
+			t.Errorf("Host %s: status %d, want %d", host, status, want)
 		}
+		if want != http.StatusMisdirectedRequest {
+			continue
+		}
+		// The refusal tells a stranger nothing: no contexts, clusters or
+		// API server, and no way to be let in.
+		doc := parse(t, body)
+		if doc.Find("[data-testid=context-switcher], [data-testid=sidebar]").Length() != 0 ||
+			doc.Find("[data-testid=current-context], .ctx-server").Length() != 0 ||
+			strings.Contains(body, h.fake.URL) || strings.Contains(body, "/c/dev/") || strings.Contains(body, "allowed-hosts") {
+			t.Errorf("Host %s: the 421 page says more than it should:\n%s", host, body)
+		}
+	}
+}
+
+func requestWithHost(t *testing.T, url, host string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Host = host
+	resp, err := (&http.Transport{}).RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body)
+}
+
+func TestServiceNamesAreTrustedInCluster(t *testing.T) {
+	fake := apitest.NewServer(t, apitest.CoreV1())
+	clusters, err := apiclient.FromKubeconfig(fake.Kubeconfig("dev"), apiclient.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := New(Deps{Clusters: clusters, Metrics: NewMetrics(), Static: static.FS, InCluster: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, host := range []string{"tabula.tabula.svc", "tabula.tabula.svc.cluster.local:8080"} {
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest(http.MethodGet, "/healthz", nil)
 		req.Host = host
-		resp, err := (&http.Transport{}).RoundTrip(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != want {
-			t.Errorf("Host %s: status %d, want %d", host, resp.StatusCode, want)
-		}
-		if want == http.StatusMisdirectedRequest && !strings.Contains(string(body), "--allowed-hosts=evil.example") {
-			t.Errorf("Host %s: the page does not say how to allow it: %s", host, body)
+		srv.Handler().ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			t.Errorf("in cluster, Host %s: status %d", host, rec.Code)
 		}
 	}
 }

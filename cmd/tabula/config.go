@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"strings"
 	"time"
 )
@@ -22,6 +23,24 @@ type config struct {
 	RequestTimeout time.Duration
 	// AllowedHosts are extra host names requests may address.
 	AllowedHosts []string
+	// ExternalURL is how browsers reach the console (behind a proxy, say):
+	// its scheme, host and port are the only origin live streams accept,
+	// and its host is allowed.
+	ExternalURL string
+	// InCluster is set when the console runs in a pod: only then are
+	// in-cluster Service names trusted as hosts.
+	InCluster bool
+	// MaxStreams caps concurrent upstream log streams.
+	MaxStreams int
+}
+
+// ExternalOrigin is the browser origin of ExternalURL, or "".
+func (c config) ExternalOrigin() string {
+	if c.ExternalURL == "" {
+		return ""
+	}
+	u, _ := url.Parse(c.ExternalURL) // validated by parseConfig
+	return strings.ToLower(u.Scheme + "://" + u.Host)
 }
 
 func parseConfig(args []string, getenv func(string) string) (config, error) {
@@ -34,7 +53,9 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	fs.StringVar(&cfg.LogFormat, "log-format", "text", "log format: text or json")
 	fs.DurationVar(&cfg.RequestTimeout, "request-timeout", 30*time.Second, "how long one page may wait for the API server")
-	allowedHosts := fs.String("allowed-hosts", "", "comma-separated host names the console is reached by, besides IP addresses, localhost and *.svc (guards against DNS rebinding)")
+	allowedHosts := fs.String("allowed-hosts", "", "comma-separated host names the console is reached by, besides IP addresses, localhost and, in a cluster, *.svc (guards against DNS rebinding)")
+	fs.StringVar(&cfg.ExternalURL, "external-url", "", "the URL browsers reach the console at, e.g. https://tabula.example.com (pins the origin live streams accept; needed behind a TLS-terminating proxy)")
+	fs.IntVar(&cfg.MaxStreams, "max-streams", 256, "most upstream log streams open at once, across all users")
 
 	// Environment first, so explicit flags override it.
 	var envErr error
@@ -66,6 +87,18 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 			cfg.AllowedHosts = append(cfg.AllowedHosts, h)
 		}
 	}
+	if cfg.ExternalURL != "" {
+		u, err := url.Parse(cfg.ExternalURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
+			return config{}, fmt.Errorf("--external-url: want an http or https URL of the console's root, such as https://tabula.example.com, got %q", cfg.ExternalURL)
+		}
+		cfg.AllowedHosts = append(cfg.AllowedHosts, u.Hostname())
+	}
+	if cfg.MaxStreams < 1 {
+		return config{}, fmt.Errorf("--max-streams: want at least 1, got %d", cfg.MaxStreams)
+	}
+	// Every pod has this variable; a laptop does not.
+	cfg.InCluster = getenv("KUBERNETES_SERVICE_HOST") != ""
 	if cfg.LogFormat != "text" && cfg.LogFormat != "json" {
 		return config{}, fmt.Errorf("--log-format: want text or json, got %q", cfg.LogFormat)
 	}

@@ -17,7 +17,7 @@ func TestParseConfigDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := config{Listen: "127.0.0.1:8080", LogLevel: slog.LevelInfo, LogFormat: "text", RequestTimeout: 30 * time.Second}
+	want := config{Listen: "127.0.0.1:8080", LogLevel: slog.LevelInfo, LogFormat: "text", RequestTimeout: 30 * time.Second, MaxStreams: 256}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("cfg = %+v, want %+v", cfg, want)
 	}
@@ -57,10 +57,40 @@ func TestParseConfigRejectsBadInput(t *testing.T) {
 		"bad format":     {args: []string{"--log-format", "xml"}, want: "--log-format"},
 		"stray argument": {args: []string{"serve"}, want: "unexpected arguments"},
 		"bad env":        {env: map[string]string{"TABULA_LOG_LEVEL": "loud"}, want: "--log-level"},
+		"external path":  {args: []string{"--external-url", "https://tabula.example.com/console"}, want: "--external-url"},
+		"external ftp":   {args: []string{"--external-url", "ftp://tabula.example.com"}, want: "--external-url"},
+		"no streams":     {args: []string{"--max-streams", "0"}, want: "--max-streams"},
 	} {
 		_, err := parseConfig(tc.args, env(tc.env))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: err = %v, want it to mention %q", name, err, tc.want)
 		}
+	}
+}
+
+func TestExternalURLPinsTheOriginAndAllowsItsHost(t *testing.T) {
+	cfg, err := parseConfig([]string{"--external-url", "https://Tabula.Example.com:8443/"}, env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.ExternalOrigin(); got != "https://tabula.example.com:8443" {
+		t.Errorf("ExternalOrigin() = %q", got)
+	}
+	if !reflect.DeepEqual(cfg.AllowedHosts, []string{"Tabula.Example.com"}) {
+		t.Errorf("AllowedHosts = %q, want the external host", cfg.AllowedHosts)
+	}
+}
+
+func TestInClusterFollowsTheServiceEnvironment(t *testing.T) {
+	laptop, err := parseConfig(nil, env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pod, err := parseConfig(nil, env(map[string]string{"KUBERNETES_SERVICE_HOST": "10.96.0.1"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if laptop.InCluster || !pod.InCluster {
+		t.Errorf("InCluster: laptop %v, pod %v", laptop.InCluster, pod.InCluster)
 	}
 }

@@ -45,7 +45,20 @@ func run(ctx context.Context, cfg config, logOut io.Writer) error {
 			log.Warn("context's server is plain HTTP: requests are not encrypted", "name", c.Name, "server", c.Server)
 		}
 	}
-	srv, err := web.New(web.Deps{Clusters: clusters, Metrics: metrics, Static: static.FS, Log: log, RequestTimeout: cfg.RequestTimeout, AllowedHosts: cfg.AllowedHosts})
+	deps := web.Deps{
+		Clusters:       clusters,
+		Metrics:        metrics,
+		Static:         static.FS,
+		Log:            log,
+		RequestTimeout: cfg.RequestTimeout,
+		AllowedHosts:   cfg.AllowedHosts,
+		InCluster:      cfg.InCluster,
+		MaxStreams:     cfg.MaxStreams,
+	}
+	if origin := cfg.ExternalOrigin(); origin != "" {
+		deps.ExternalOrigins = []string{origin}
+	}
+	srv, err := web.New(deps)
 	if err != nil {
 		return err
 	}

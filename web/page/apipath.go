@@ -1,4 +1,4 @@
-package web
+package page
 
 import (
 	"fmt"
@@ -11,8 +11,8 @@ import (
 	"github.com/tabula-console/tabula/apiclient"
 )
 
-// apiPath is an API server path, as the console mirrors it under /c/{context}.
-type apiPath struct {
+// APIPath is an API server path, as the console mirrors it under /c/{context}.
+type APIPath struct {
 	Group       string
 	Version     string
 	Namespace   string
@@ -26,27 +26,27 @@ type apiPath struct {
 // itself disambiguates them).
 var namespaceSubresources = map[string]bool{"status": true, "finalize": true}
 
-// parseAPIPath splits "/api/v1/namespaces/demo/pods/web-1/log" and
+// ParseAPIPath splits "/api/v1/namespaces/demo/pods/web-1/log" and
 // "/apis/apps/v1/deployments" into their parts. Segments arrive escaped.
-func parseAPIPath(escaped string) (apiPath, error) {
+func ParseAPIPath(escaped string) (APIPath, error) {
 	raw := strings.Split(strings.Trim(escaped, "/"), "/")
 	segs := make([]string, len(raw))
 	for i, s := range raw {
 		dec, err := url.PathUnescape(s)
 		// A decoded "/" or ".." would address another path upstream.
 		if err != nil || !apiclient.ValidPathSegment(dec) {
-			return apiPath{}, badPath(escaped)
+			return APIPath{}, badPath(escaped)
 		}
 		segs[i] = dec
 	}
-	var p apiPath
+	var p APIPath
 	switch {
 	case len(segs) >= 3 && segs[0] == "api":
 		p.Version, segs = segs[1], segs[2:]
 	case len(segs) >= 4 && segs[0] == "apis":
 		p.Group, p.Version, segs = segs[1], segs[2], segs[3:]
 	default:
-		return apiPath{}, badPath(escaped)
+		return APIPath{}, badPath(escaped)
 	}
 	if segs[0] == "namespaces" && len(segs) >= 3 && !namespaceSubresources[segs[2]] {
 		p.Namespace, segs = segs[1], segs[2:]
@@ -59,16 +59,11 @@ func parseAPIPath(escaped string) (apiPath, error) {
 	case 3:
 		p.Resource, p.Name, p.Subresource = segs[0], segs[1], segs[2]
 	default:
-		return apiPath{}, badPath(escaped)
+		return APIPath{}, badPath(escaped)
 	}
 	return p, nil
 }
 
 func badPath(p string) error {
 	return echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("%q is not an API resource path", p))
-}
-
-// consolePath builds the console URL of an API path under a context.
-func consolePath(contextName string, r apiclient.Resource, namespace, name string) string {
-	return "/c/" + url.PathEscape(contextName) + r.Path(namespace, name)
 }

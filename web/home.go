@@ -1,0 +1,132 @@
+package web
+
+import (
+	"net/http"
+	"sort"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/tabula-console/tabula/apiclient"
+	"github.com/tabula-console/tabula/views"
+	"github.com/tabula-console/tabula/web/page"
+)
+
+func (s *Server) root(c echo.Context) error {
+	return c.Redirect(http.StatusFound, string(page.ContextHome(s.env.Clusters.Current())))
+}
+
+func (s *Server) contextRoot(c echo.Context) error {
+	return c.Redirect(http.StatusMovedPermanently, string(page.ContextHome(page.ContextName(c))))
+}
+
+// home lists what the server serves, by group.
+func (s *Server) home(c echo.Context) error {
+	client, err := s.env.Client(c)
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	disco, err := client.Discovery(ctx)
+	if err != nil {
+		return err
+	}
+	p := views.HomePage{Layout: s.env.ContextLayout(ctx, client, "API resources", nil, "")}
+	if v, err := client.ServerVersion(ctx); err == nil {
+		p.ServerVersion = v
+	}
+	for gv := range disco.Failed {
+		p.Unavailable = append(p.Unavailable, gv)
+	}
+	sort.Strings(p.Unavailable)
+	for _, g := range disco.Groups {
+		p.Groups = append(p.Groups, groupView(client.ContextName(), g))
+	}
+	return s.env.Render(c, http.StatusOK, views.Home(p))
+}
+
+func groupView(contextName string, g apiclient.Group) views.APIGroup {
+	display := page.GroupLabel(g.Name)
+	vg := views.APIGroup{
+		Anchor:   "group-" + strings.ReplaceAll(display, ".", "-"),
+		Name:     display,
+		Version:  g.PreferredVersion,
+		Versions: g.Versions,
+	}
+	for _, r := range g.Resources {
+		res := views.APIResource{
+			Name:       r.Name,
+			Kind:       r.Kind,
+			Href:       page.ResourceURL(contextName, r, "", ""),
+			Namespaced: r.Namespaced,
+			ShortNames: r.ShortNames,
+			Listable:   r.Can("list"),
+			Search:     strings.ToLower(strings.Join(append([]string{r.Name, r.Kind, r.SingularName, display}, r.ShortNames...), " ")),
+		}
+		if r.Version != g.PreferredVersion {
+			// Served only in another version: say which, as the link does.
+			res.Group = display + "/" + r.Version
+		}
+		vg.Resources = append(vg.Resources, res)
+	}
+	return vg
+}
+
+// jump resolves a kubectl-style name to a list, keeping the namespace.
+func (s *Server) jump(c echo.Context) error {
+	client, err := s.env.Client(c)
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	d, err := client.Discovery(ctx)
+	if err != nil {
+		return err
+	}
+	q := strings.TrimSpace(c.QueryParam("q"))
+	ns := c.QueryParam("namespace")
+	if ns != "" && !apiclient.ValidPathSegment(ns) {
+		ns = ""
+	}
+	matches := d.Resolve(q)
+	if len(matches) == 1 {
+		return c.Redirect(http.StatusSeeOther, string(page.ResourceURL(client.ContextName(), matches[0], ns, "")))
+	}
+	p := views.JumpPage{
+		Layout: s.env.ContextLayout(ctx, client, "Jump", nil, ns),
+		Query:  q,
+	}
+	p.Layout.Jump.Query = q
+	for _, r := range matches {
+		p.Matches = append(p.Matches, views.APIResource{
+			Name:       r.Name,
+			Kind:       r.Kind,
+			Group:      page.GroupLabel(r.Group) + "/" + r.Version,
+			Href:       page.ResourceURL(client.ContextName(), r, ns, ""),
+			Namespaced: r.Namespaced,
+			ShortNames: r.ShortNames,
+			Listable:   r.Can("list"),
+		})
+	}
+	status := http.StatusOK
+	if len(matches) == 0 {
+		status = http.StatusNotFound
+	}
+	return s.env.Render(c, status, views.Jump(p))
+}
+
+func (s *Server) healthz(c echo.Context) error {
+	return c.String(http.StatusOK, "ok")
+}
+
+// readyz reports whether the current context's API server answers.
+func (s *Server) readyz(c echo.Context) error {
+	client, err := s.env.Clusters.Client(s.env.Clusters.Current(), apiclient.Identity{})
+	if err != nil {
+		return c.String(http.StatusServiceUnavailable, err.Error())
+	}
+	if err := client.Ping(c.Request().Context()); err != nil {
+		return c.String(http.StatusServiceUnavailable, err.Error())
+	}
+	return c.String(http.StatusOK, "ok")
+}

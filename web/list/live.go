@@ -1,0 +1,218 @@
+package list
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/tabula-console/tabula/apiclient"
+	"github.com/tabula-console/tabula/streaming"
+	"github.com/tabula-console/tabula/views"
+	"github.com/tabula-console/tabula/web/page"
+)
+
+// watchHub shares one upstream Table watch among the browser tabs of one
+// identity that follow the same list.
+type watchHub = streaming.Hub[apiclient.WatchEvent]
+
+func newWatchHub(log *slog.Logger) *watchHub {
+	return streaming.NewHub(streaming.HubConfig[apiclient.WatchEvent]{
+		Log:     log,
+		Key:     watchEventKey,
+		Version: func(e apiclient.WatchEvent) string { return e.ResourceVersion },
+		Expired: apiclient.IsExpired,
+		Fatal:   page.PermanentWatchError,
+	})
+}
+
+// watchEventKey coalesces a slow page's events per object: by uid, or by
+// namespace/name when the server sent rows without object metadata.
+// Bookmarks share the empty key, so only the latest is kept.
+func watchEventKey(e apiclient.WatchEvent) string {
+	switch {
+	case e.Type == apiclient.WatchBookmark:
+		return ""
+	case e.UID != "":
+		return e.UID
+	}
+	return e.Namespace + "/" + e.Name
+}
+
+// Relist is the message type that replaces every row of the page.
+const Relist = "RELIST"
+
+// Message is one channel-1 message of a live list (docs/live-protocol.md).
+type Message struct {
+	Type string `json:"type"`
+	UID  string `json:"uid,omitempty"`
+	Key  string `json:"key,omitempty"`
+	RV   string `json:"rv,omitempty"`
+	// Resume is the version a reconnecting page may watch from: set only
+	// when nothing coalesced is still queued behind this event.
+	Resume string `json:"resume,omitempty"`
+	HTML   string `json:"html,omitempty"`
+	Notice string `json:"notice,omitempty"`
+}
+
+// Live follows a list page over a WebSocket: it joins the shared upstream
+// watch from the page's resourceVersion and pushes each changed row
+// rendered exactly as the page renders rows. An expired watch relists.
+func (h *Handler) Live(c echo.Context, t page.Target) error {
+	r, ns := t.Resource, t.Path.Namespace
+	if !r.Can("watch") {
+		return echo.NewHTTPError(http.StatusMethodNotAllowed, fmt.Sprintf("The server does not allow watching %s.", r.Name))
+	}
+	lq, err := ParseQuery(c.QueryParams())
+	if err != nil {
+		return err
+	}
+	stream, err := h.env.Upgrade(c, false)
+	if stream == nil {
+		return err
+	}
+	f := &follower{
+		env: h.env, watches: h.watches, stream: stream, client: t.Client,
+		in: Input{Context: t.Client.ContextName(), Resource: r, Namespace: ns, Query: lq},
+		key: strings.Join([]string{t.Client.ContextName(), page.IdentityOf(c).Key(), r.Group, r.Version, r.Name,
+			ns, lq.LabelSelector, lq.FieldSelector}, "\x00"),
+	}
+	stream.Finish(f.run(stream.Context, c.QueryParam("resourceVersion")))
+	return nil
+}
+
+type follower struct {
+	env     *page.Env
+	watches *watchHub
+	stream  *page.Stream
+	client  *apiclient.Client
+	// in is the page being followed; Table is set per render.
+	in  Input
+	key string
+}
+
+func (f *follower) run(ctx context.Context, rv string) error {
+	if rv == "" {
+		// A watch without a version would replay the whole list as ADDED.
+		var err error
+		if rv, err = f.relist(ctx, ""); err != nil {
+			return err
+		}
+	}
+	pause := time.Duration(0)
+	for {
+		began := time.Now()
+		err := f.follow(ctx, rv)
+		if !errors.Is(err, streaming.ErrResync) {
+			return err
+		}
+		// Resyncs in quick succession back off, so a page can never make
+		// the console relist in a loop.
+		if time.Since(began) > time.Minute {
+			pause = 0
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(pause):
+		}
+		pause = min(max(2*pause, time.Second), 30*time.Second)
+		if rv, err = f.relist(ctx, "The watch expired (410 Gone) or this page fell behind, so the list was fetched again."); err != nil {
+			return err
+		}
+	}
+}
+
+func (f *follower) follow(ctx context.Context, rv string) error {
+	lq := f.in.Query
+	sub := f.watches.Subscribe(f.key, rv, func(ctx context.Context, from string, emit func(apiclient.WatchEvent)) error {
+		opts := apiclient.WatchOptions{Namespace: f.in.Namespace, LabelSelector: lq.LabelSelector, FieldSelector: lq.FieldSelector, ResourceVersion: from}
+		return f.client.WatchTable(ctx, f.in.Resource, opts, emit)
+	})
+	defer sub.Close()
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case err := <-sub.Trouble():
+				f.stream.Notify("The API server's watch failed and is being retried; rows may be out of date. (" + page.StatusFor(err).Message + ")")
+			}
+		}
+	}()
+	var buf bytes.Buffer
+	for {
+		ev, err := sub.Next(ctx)
+		if err != nil {
+			return err
+		}
+		msg := Message{Type: ev.Type, UID: ev.UID, RV: ev.ResourceVersion}
+		if sub.Pending() == 0 {
+			msg.Resume = ev.ResourceVersion
+		}
+		if ev.Type != apiclient.WatchBookmark && ev.Table != nil {
+			in := f.in
+			in.Table = ev.Table
+			rows := Rows(in)
+			if len(rows) != 1 {
+				continue
+			}
+			msg.Key = rows[0].Key
+			if ev.Type != apiclient.WatchDeleted {
+				buf.Reset()
+				if err := views.WriteRows(ctx, &buf, rows); err != nil {
+					return err
+				}
+				msg.HTML = buf.String()
+			}
+		}
+		if err := f.stream.SendJSON(ctx, streaming.ChannelData, msg); err != nil {
+			return err
+		}
+	}
+}
+
+// relist fetches the page again, as the browser first saw it, and replaces
+// its rows; it returns the version to watch from.
+func (f *follower) relist(ctx context.Context, notice string) (string, error) {
+	ctx, cancel := f.env.WithDeadline(ctx)
+	defer cancel()
+	r, ns, lq := f.in.Resource, f.in.Namespace, f.in.Query
+	opts := Options(lq, r, ns)
+	table, err := f.client.ListTable(ctx, r, opts)
+	if err != nil && opts.Continue != "" && apiclient.IsExpired(err) {
+		opts.Continue = ""
+		table, err = f.client.ListTable(ctx, r, opts)
+	}
+	if err != nil {
+		return "", err
+	}
+	rv := table.ResourceVersion
+	if opts.Continue != "" {
+		// A later page is served from the first page's snapshot, whose
+		// version may be too old to watch from: watch from now.
+		fresh := Options(lq.FirstPage(), r, ns)
+		fresh.Limit = 1
+		now, err := f.client.ListTable(ctx, r, fresh)
+		if err != nil {
+			return "", err
+		}
+		rv = now.ResourceVersion
+	}
+	in := f.in
+	in.Table = table
+	var buf bytes.Buffer
+	if err := views.WriteRows(ctx, &buf, Rows(in)); err != nil {
+		return "", err
+	}
+	msg := Message{Type: Relist, RV: rv, Resume: rv, HTML: buf.String(), Notice: notice}
+	return rv, f.stream.SendJSON(ctx, streaming.ChannelData, msg)
+}

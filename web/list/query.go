@@ -1,0 +1,115 @@
+package list
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/tabula-console/tabula/web/page"
+)
+
+const (
+	defaultLimit = 500
+	maxLimit     = 5000
+	// maxBack bounds the paging history carried in the URL: Back goes at
+	// most this many pages back, then to the first page.
+	maxBack = 20
+	// maxToken bounds one continue token: kube-apiserver's are about 100
+	// bytes; a longer one comes from no server.
+	maxToken = 4 << 10
+)
+
+// Query is a list page's query string, parsed once.
+type Query struct {
+	LabelSelector string
+	FieldSelector string
+	Limit         int64
+	Continue      string
+	Wide          bool
+	Sort          string // column name; "-" prefix sorts descending
+	Page          int
+	Back          []string // continue tokens of the previous pages, oldest first
+}
+
+// ParseQuery reads a list page's query. The paging history is bounded here,
+// where it enters, so no link of the page can grow with it.
+func ParseQuery(q url.Values) (Query, error) {
+	lq := Query{
+		LabelSelector: q.Get("labelSelector"),
+		FieldSelector: q.Get("fieldSelector"),
+		Limit:         defaultLimit,
+		Continue:      q.Get("continue"),
+		Wide:          page.Bool(q, "wide"),
+		Sort:          q.Get("sort"),
+		Page:          1,
+	}
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 1 || n > maxLimit {
+			return lq, echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("limit must be a number from 1 to %d", maxLimit))
+		}
+		lq.Limit = n
+	}
+	if v := q.Get("page"); v != "" {
+		if n, err := strconv.Atoi(v); err == nil && n > 1 {
+			lq.Page = n
+		}
+	}
+	if len(lq.Continue) > maxToken {
+		return lq, echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("The continue token is longer than %d bytes; no API server issues such tokens.", maxToken))
+	}
+	// Each earlier page's token is its own "back" value: tokens of servers
+	// other than kube-apiserver may contain any character. Only the most
+	// recent maxBack are kept; oversized ones end the history there.
+	back := q["back"]
+	if len(back) > maxBack {
+		back = back[len(back)-maxBack:]
+	}
+	for i := len(back) - 1; i >= 0; i-- {
+		if len(back[i]) > maxToken {
+			back = back[i+1:]
+			break
+		}
+	}
+	lq.Back = back
+	if lq.Continue == "" {
+		lq.Page, lq.Back = 1, nil
+	}
+	return lq, nil
+}
+
+// Values encodes the query; continue/page/back only when paging.
+func (lq Query) Values() url.Values {
+	v := url.Values{}
+	set := func(k, val string) {
+		if val != "" {
+			v.Set(k, val)
+		}
+	}
+	set("labelSelector", lq.LabelSelector)
+	set("fieldSelector", lq.FieldSelector)
+	if lq.Limit != defaultLimit {
+		v.Set("limit", strconv.FormatInt(lq.Limit, 10))
+	}
+	if lq.Wide {
+		v.Set("wide", "1")
+	}
+	set("sort", lq.Sort)
+	if lq.Continue != "" {
+		v.Set("continue", lq.Continue)
+		v.Set("page", strconv.Itoa(lq.Page))
+		for _, b := range lq.Back {
+			v.Add("back", b)
+		}
+	}
+	return v
+}
+
+// FirstPage is the query without paging state.
+func (lq Query) FirstPage() Query {
+	lq.Continue, lq.Page, lq.Back = "", 1, nil
+	return lq
+}

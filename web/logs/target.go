@@ -1,0 +1,111 @@
+package logs
+
+import (
+	"github.com/a-h/templ"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+const (
+	// maxSources bounds the containers one merged log follows, as kubectl's
+	// --max-log-requests does.
+	maxSources = 20
+	// maxPods bounds the pods a merged log lists to find them.
+	maxPods = 100
+)
+
+// target is whose log a page shows: one pod, or the pods a selector picks.
+type target struct {
+	Kind, Name string
+	Namespace  string
+	Pod        string
+	Selector   string
+	BackHref   templ.SafeURL
+	// BySelector marks /logs/{namespace}?labelSelector=…, whose form must
+	// carry the selector.
+	BySelector bool
+	// Started are the containers of the selected pods that have a log,
+	// when the page was opened (multi-pod), as of PodsVersion; only names
+	// are kept for the length of a follow.
+	Started     []source
+	PodCount    int
+	MorePods    bool
+	PodsVersion string
+	// Containers are what the container picker offers.
+	Containers []string
+	Default    string
+}
+
+func (t target) multi() bool { return t.Pod == "" }
+
+// source is pod/container, the prefix of a merged log's lines.
+type source struct{ pod, container string }
+
+func (s source) String() string { return s.pod + "/" + s.container }
+
+// sources are the containers of a merged log to read: all started ones,
+// or those named container.
+func (t target) sources(container string) []source {
+	if container == "" {
+		return t.Started
+	}
+	var out []source
+	for _, s := range t.Started {
+		if s.container == container {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// addPods records what a merged log needs of the pods it starts with.
+func (t *target) addPods(pods []corev1.Pod) {
+	t.PodCount = len(pods)
+	for i := range pods {
+		names, _ := podContainers(&pods[i])
+		for _, n := range names {
+			if !slices.Contains(t.Containers, n) {
+				t.Containers = append(t.Containers, n)
+			}
+		}
+		t.Started = append(t.Started, startedContainers(&pods[i], "")...)
+	}
+}
+
+// podContainers lists a pod's containers, init containers first as they
+// run first, and the one kubectl would pick by default.
+func podContainers(pod *corev1.Pod) ([]string, string) {
+	var names []string
+	for _, c := range pod.Spec.InitContainers {
+		names = append(names, c.Name)
+	}
+	for _, c := range pod.Spec.Containers {
+		names = append(names, c.Name)
+	}
+	for _, c := range pod.Spec.EphemeralContainers {
+		names = append(names, c.Name)
+	}
+	def := pod.Annotations["kubectl.kubernetes.io/default-container"]
+	if def == "" && len(pod.Spec.Containers) > 0 {
+		def = pod.Spec.Containers[0].Name
+	}
+	return names, def
+}
+
+// startedContainers are the containers of a pod that have run, so the API
+// can serve their logs (a waiting container's log is an error).
+func startedContainers(pod *corev1.Pod, only string) []source {
+	var out []source
+	for _, statuses := range [][]corev1.ContainerStatus{pod.Status.InitContainerStatuses, pod.Status.ContainerStatuses} {
+		for _, cs := range statuses {
+			if only != "" && cs.Name != only {
+				continue
+			}
+			if cs.State.Running != nil || cs.State.Terminated != nil || cs.LastTerminationState.Terminated != nil {
+				out = append(out, source{pod.Name, cs.Name})
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,242 @@
+package object
+
+import (
+	"encoding/base64"
+	"fmt"
+	"maps"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/duration"
+
+	"github.com/tabula-console/tabula/apiclient"
+	"github.com/tabula-console/tabula/views"
+	"github.com/tabula-console/tabula/web/page"
+)
+
+// The generic describe explains any object from its own fields, as kubectl
+// keeps its describers apart from command plumbing: pure functions of the
+// object and what was fetched about it.
+
+// longAnnotation is the length past which an annotation starts collapsed.
+const longAnnotation = 100
+
+// lastApplied is where kubectl apply keeps the applied object.
+const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
+
+// isSecret says whether an object's values must be hidden. It follows what
+// the object is, not the URL that reached it.
+func isSecret(obj *unstructured.Unstructured) bool {
+	return obj.GetAPIVersion() == "v1" && obj.GetKind() == "Secret"
+}
+
+// hidden is what a masked value shows instead of itself.
+func hidden(size int) string { return fmt.Sprintf("hidden (%d bytes)", size) }
+
+// secretSize is the decoded size of a Secret's base64 value.
+func secretSize(b64 string) int {
+	if n, err := base64.StdEncoding.DecodeString(b64); err == nil {
+		return len(n)
+	}
+	return len(b64)
+}
+
+// extras are what a generic describe shows beyond the object itself.
+type extras struct {
+	Discovery    *apiclient.Discovery
+	Children     []apiclient.Related
+	ChildrenErr  error
+	Scale        *apiclient.Scale
+	Events       []apiclient.Event
+	EventsErr    error
+	NoEventsAPI  bool
+	ContextName  string
+	ResourceOfIt apiclient.Resource
+}
+
+func genericDescribe(obj *unstructured.Unstructured, x extras, now time.Time) *views.GenericDescribe {
+	cname, r := x.ContextName, x.ResourceOfIt
+	ns := obj.GetNamespace()
+	g := &views.GenericDescribe{Finalizers: obj.GetFinalizers()}
+	listInNS := page.ResourceURL(cname, r, ns, "")
+	for _, k := range slices.Sorted(maps.Keys(obj.GetLabels())) {
+		v := obj.GetLabels()[k]
+		g.Labels = append(g.Labels, views.Chip{
+			Text: k + "=" + v,
+			Href: page.WithQuery(listInNS, url.Values{"labelSelector": {k + "=" + v}}),
+		})
+	}
+	secret := isSecret(obj)
+	for _, k := range slices.Sorted(maps.Keys(obj.GetAnnotations())) {
+		v := obj.GetAnnotations()[k]
+		if secret && k == lastApplied {
+			// kubectl apply keeps the whole Secret, data included, here.
+			v = hidden(len(v))
+		}
+		g.Annotations = append(g.Annotations, views.Annotation{Key: k, Value: v, Long: len(v) > longAnnotation || strings.Contains(v, "\n")})
+	}
+	if x.Discovery != nil {
+		for _, o := range apiclient.OwnerResources(x.Discovery, obj) {
+			g.Owners = append(g.Owners, relatedLink(cname, o))
+		}
+		if x.ChildrenErr != nil {
+			g.RelatedNote = "Related objects could not be listed: " + x.ChildrenErr.Error()
+		}
+		for _, ch := range x.Children {
+			g.Related = append(g.Related, relatedLink(cname, ch))
+		}
+	}
+	g.Conditions = conditions(obj, now)
+	if sc := x.Scale; sc != nil {
+		g.Scale = &views.ScaleView{Desired: sc.Desired, Current: sc.Current, Selector: sc.Selector}
+	}
+	for _, k := range slices.Sorted(maps.Keys(obj.Object)) {
+		switch k {
+		case "apiVersion", "kind", "metadata":
+			continue
+		case "status":
+			g.Status = treeOf(withoutConditions(obj.Object[k]), false)
+		case "spec":
+			// The usual case needs no extra "spec:" level.
+			g.Spec = append(g.Spec, treeOf(obj.Object[k], false)...)
+		default:
+			g.Spec = append(g.Spec, views.TreeNode{Key: k, Children: treeOf(obj.Object[k], secret && (k == "data" || k == "stringData")), Value: summaryOf(obj.Object[k])})
+		}
+	}
+	switch {
+	case x.NoEventsAPI:
+		g.EventsNote = "This server has no events API."
+	case apiclient.IsEventsForbidden(x.EventsErr):
+		g.EventsNote = "Events are hidden: you may not list events here."
+	case x.EventsErr != nil:
+		g.EventsNote = "Events could not be listed: " + x.EventsErr.Error()
+	}
+	for _, e := range x.Events {
+		ev := views.EventView{Type: e.Type, Reason: e.Reason, Message: e.Message, Source: e.Source, Count: e.Count}
+		if !e.LastSeen.IsZero() {
+			ev.Age = duration.HumanDuration(now.Sub(e.LastSeen))
+			ev.Time = e.LastSeen.UTC().Format(time.RFC3339)
+		}
+		g.Events = append(g.Events, ev)
+	}
+	return g
+}
+
+func relatedLink(contextName string, rel apiclient.Related) views.RelatedLink {
+	l := views.RelatedLink{Kind: rel.Resource.Kind, Name: rel.Name, Relation: rel.Relation, Ready: rel.Ready}
+	if rel.Resource.Name != "" {
+		l.Href = page.ResourceURL(contextName, rel.Resource, rel.Namespace, rel.Name)
+	}
+	return l
+}
+
+func conditions(obj *unstructured.Unstructured, now time.Time) []views.Condition {
+	list, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
+	var out []views.Condition
+	for _, item := range list {
+		m, ok := item.(map[string]any)
+		if !ok {
+			continue
+		}
+		str := func(k string) string { s, _ := m[k].(string); return s }
+		c := views.Condition{Type: str("type"), Status: str("status"), Reason: str("reason"), Message: str("message")}
+		if t, err := time.Parse(time.RFC3339, str("lastTransitionTime")); err == nil {
+			c.Age = duration.HumanDuration(now.Sub(t))
+			c.Time = t.UTC().Format(time.RFC3339)
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+func withoutConditions(status any) any {
+	m, ok := status.(map[string]any)
+	if !ok {
+		return status
+	}
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		if k != "conditions" {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// treeOf turns JSON into a readable tree: maps by sorted key, lists by
+// index. masked hides values (Secret data) but keeps their keys and sizes.
+func treeOf(v any, masked bool) []views.TreeNode {
+	switch val := v.(type) {
+	case map[string]any:
+		out := make([]views.TreeNode, 0, len(val))
+		for _, k := range slices.Sorted(maps.Keys(val)) {
+			out = append(out, node(k, val[k], masked))
+		}
+		return out
+	case []any:
+		out := make([]views.TreeNode, 0, len(val))
+		for i, item := range val {
+			out = append(out, node("["+strconv.Itoa(i)+"]", item, masked))
+		}
+		return out
+	}
+	return nil
+}
+
+func node(key string, v any, masked bool) views.TreeNode {
+	n := views.TreeNode{Key: key}
+	switch val := v.(type) {
+	case map[string]any, []any:
+		n.Children = treeOf(val, masked)
+		n.Value = summaryOf(val)
+		if len(n.Children) == 0 {
+			n.Value = emptyOf(val)
+		}
+		_, n.List = val.([]any)
+	default:
+		n.Value = scalar(val)
+		if masked {
+			n.Value = hidden(secretSize(n.Value))
+		}
+	}
+	return n
+}
+
+func summaryOf(v any) string {
+	switch val := v.(type) {
+	case []any:
+		if len(val) == 1 {
+			return "1 item"
+		}
+		return strconv.Itoa(len(val)) + " items"
+	}
+	return ""
+}
+
+func emptyOf(v any) string {
+	if _, ok := v.([]any); ok {
+		return "[]"
+	}
+	return "{}"
+}
+
+func scalar(v any) string {
+	switch val := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return val
+	case bool:
+		return strconv.FormatBool(val)
+	case int64:
+		return strconv.FormatInt(val, 10)
+	case float64:
+		return strconv.FormatFloat(val, 'f', -1, 64)
+	default:
+		return fmt.Sprint(val)
+	}
+}

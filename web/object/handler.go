@@ -1,0 +1,262 @@
+// Package object serves an object's page: the server's describe or the
+// generic describe, its YAML and status, and the live sections that keep
+// the page current.
+package object
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/duration"
+
+	"github.com/tabula-console/tabula/apiclient"
+	"github.com/tabula-console/tabula/views"
+	"github.com/tabula-console/tabula/web/page"
+)
+
+// Handler serves object pages and their live streams.
+type Handler struct {
+	env *page.Env
+}
+
+// New builds the object feature.
+func New(env *page.Env) *Handler { return &Handler{env: env} }
+
+// The views of an object page, by its ?view= value or subresource.
+const (
+	viewOverview = ""
+	viewYAML     = "yaml"
+	viewStatus   = "status"
+)
+
+// Page serves …/{resource}/{name}: the overview or, with ?view=yaml, YAML.
+func (h *Handler) Page(c echo.Context, t page.Target) error {
+	view := c.QueryParam("view")
+	if view != viewYAML {
+		view = viewOverview
+	}
+	return h.serve(c, t, view)
+}
+
+// Subresource serves …/{resource}/{name}/{subresource}: the object's status
+// for "status", a clear refusal for subresources that are not read with a
+// GET (exec, eviction, …), and 404 for what the server does not serve.
+func (h *Handler) Subresource(c echo.Context, t page.Target) error {
+	sub := t.Path.Subresource
+	switch {
+	case !slices.Contains(t.Resource.Subresources, sub):
+		return echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("The server serves no %q subresource for %s.", sub, t.Resource.Name))
+	case sub == viewStatus:
+		return h.serve(c, t, viewStatus)
+	}
+	return echo.NewHTTPError(http.StatusMethodNotAllowed, fmt.Sprintf(
+		"%s/%s is served, but not as a page: the console has no view of it yet. The object's page is at %s.",
+		t.Resource.Name, sub, page.ResourceURL(t.Client.ContextName(), t.Resource, t.Path.Namespace, t.Path.Name)))
+}
+
+func (h *Handler) serve(c echo.Context, t page.Target, view string) error {
+	ctx := c.Request().Context()
+	in, err := fetch(ctx, t, view, page.Bool(c.QueryParams(), "managedFields"))
+	if err != nil {
+		return err
+	}
+	p, err := Model(ctx, in)
+	if err != nil {
+		return err
+	}
+	p.Layout = h.env.ContextLayout(ctx, t.Client, t.Path.Name+" · "+t.Resource.Kind, &t.Resource, t.Path.Namespace)
+	return h.env.Render(c, http.StatusOK, views.Object(p))
+}
+
+// Input is everything an object page shows, fetched.
+type Input struct {
+	Context   string
+	Resource  apiclient.Resource
+	Namespace string
+	Name      string
+	View      string
+	// ManagedFields shows metadata.managedFields in the YAML.
+	ManagedFields bool
+	// Object is the object (YAML, status and generic views); Description
+	// the server's own describe, when it serves one.
+	Object      *unstructured.Unstructured
+	Description *apiclient.Description
+	// Summary is the object's one-row Table, when the server serves Tables.
+	Summary *apiclient.Table
+	extras
+	Now time.Time
+}
+
+// fetch makes every upstream call an object page needs. Failures of the
+// extras (related objects, events, scale) become notes on the page: the
+// object itself was read.
+func fetch(ctx context.Context, t page.Target, view string, managedFields bool) (Input, error) {
+	client, r, p := t.Client, t.Resource, t.Path
+	in := Input{Context: client.ContextName(), Resource: r, Namespace: p.Namespace, Name: p.Name, View: view, ManagedFields: managedFields, Now: time.Now()}
+	listHref := page.ResourceURL(in.Context, r, p.Namespace, "")
+	var err error
+	switch view {
+	case viewYAML:
+		in.Object, err = client.GetObject(ctx, r, p.Namespace, p.Name)
+	case viewStatus:
+		in.Object, err = client.GetSubresource(ctx, r, p.Namespace, p.Name, viewStatus)
+	default:
+		var res *apiclient.DescribeResult
+		if res, err = client.Describe(ctx, r, p.Namespace, p.Name); err == nil {
+			in.Object, in.Description = res.Object, res.Description
+		}
+	}
+	if err != nil {
+		return in, page.WithAction(err, "get", r, p.Namespace, listHref)
+	}
+	if table, err := client.GetTable(ctx, r, p.Namespace, p.Name); err == nil {
+		in.Summary = table
+	}
+	if view != viewOverview || in.Object == nil {
+		return in, nil
+	}
+	in.extras = fetchExtras(ctx, client, r, in.Object)
+	return in, nil
+}
+
+func fetchExtras(ctx context.Context, client *apiclient.Client, r apiclient.Resource, obj *unstructured.Unstructured) extras {
+	x := extras{ContextName: client.ContextName(), ResourceOfIt: r}
+	d, err := client.Discovery(ctx)
+	if err == nil {
+		x.Discovery = d
+		x.Children, x.ChildrenErr = client.Children(ctx, d, obj)
+	}
+	if slices.Contains(r.Subresources, "scale") {
+		if sc, err := client.GetScale(ctx, r, obj.GetNamespace(), obj.GetName()); err == nil {
+			x.Scale = sc
+		}
+	}
+	x.Events, x.EventsErr = client.EventsFor(ctx, obj.GetNamespace(), obj.GetUID())
+	if errors.Is(x.EventsErr, apiclient.ErrNoEventsAPI) {
+		x.NoEventsAPI, x.EventsErr = true, nil
+	}
+	return x
+}
+
+// Model builds an object page from what was fetched; the handler adds the
+// frame.
+func Model(_ context.Context, in Input) (views.ObjectPage, error) {
+	r := in.Resource
+	base := page.ResourceURL(in.Context, r, in.Namespace, in.Name)
+	p := views.ObjectPage{
+		Kind:         r.Kind,
+		Name:         in.Name,
+		Namespace:    in.Namespace,
+		GroupVersion: r.GroupVersion().String(),
+		ListHref:     page.ResourceURL(in.Context, r, "", ""),
+		Tabs:         tabs(base, r, in.View),
+	}
+	if in.Namespace != "" {
+		p.NamespaceHref = page.ResourceURL(in.Context, r, in.Namespace, "")
+	}
+	obj := in.Object
+	switch {
+	case in.View == viewYAML:
+		text, err := objectYAML(obj, in.ManagedFields)
+		if err != nil {
+			return p, err
+		}
+		toggle := base + "?view=yaml"
+		if !in.ManagedFields {
+			toggle += "&managedFields=1"
+		}
+		p.YAML = &views.YAMLView{Text: text, ManagedFields: in.ManagedFields, ToggleHref: toggle}
+		p.Source = "YAML"
+	case in.View == viewStatus:
+		status := &unstructured.Unstructured{Object: map[string]any{"status": obj.Object["status"]}}
+		text, err := objectYAML(status, false)
+		if err != nil {
+			return p, err
+		}
+		p.YAML = &views.YAMLView{Text: text}
+		p.Source = "Status subresource"
+	case in.Description != nil:
+		p.Source = "Server describe"
+		p.ServerDescribe = serverSections(in.Description)
+	default:
+		p.Source = "Generic describe"
+		p.Generic = genericDescribe(obj, in.extras, in.Now)
+	}
+	if obj != nil {
+		if created := obj.GetCreationTimestamp().Time; !created.IsZero() {
+			p.Age = duration.HumanDuration(in.Now.Sub(created))
+			p.Created = created.UTC().Format(time.RFC3339)
+		}
+	}
+	p.Summary = summaryFields(in.Summary, in.Now)
+	p.Live = in.View == viewOverview && r.Can("watch")
+	if hasLogs(r, obj) {
+		p.LogsHref = base + "/log"
+	}
+	return p, nil
+}
+
+func tabs(base templ.SafeURL, r apiclient.Resource, view string) []views.Tab {
+	out := []views.Tab{
+		{Label: "Overview", Href: base, Current: view == viewOverview},
+		{Label: "YAML", Href: base + "?view=yaml", Current: view == viewYAML},
+	}
+	if slices.Contains(r.Subresources, viewStatus) {
+		out = append(out, views.Tab{Label: "Status", Href: base + "/status", Current: view == viewStatus})
+	}
+	return out
+}
+
+// hasLogs says whether an object has logs to show: a pod, or anything that
+// selects pods (workloads, Services, CRDs that follow the spec.selector
+// convention).
+func hasLogs(r apiclient.Resource, obj *unstructured.Unstructured) bool {
+	if r.Group == "" && r.Name == "pods" {
+		return true
+	}
+	if obj == nil || !r.Namespaced {
+		return false
+	}
+	_, found, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "selector")
+	return found
+}
+
+// summaryFields are the server's printer columns for this one object, as
+// kubectl get would print them (wide), minus the name.
+func summaryFields(t *apiclient.Table, now time.Time) []views.Field {
+	if t == nil || len(t.Rows) != 1 || t.Served == apiclient.JSONFallback || t.Served == apiclient.MetadataList {
+		// The header is a convenience; the page says the rest.
+		return nil
+	}
+	var out []views.Field
+	for i, col := range t.Columns {
+		if col.Format == "name" || i >= len(t.Rows[0].Cells) {
+			continue
+		}
+		cell := page.FormatCell(t.Rows[0].Cells[i], col.Type, now)
+		out = append(out, views.Field{Name: col.Name, Value: cell.Text})
+	}
+	return out
+}
+
+func serverSections(d *apiclient.Description) []views.Section {
+	out := make([]views.Section, 0, len(d.Sections))
+	for _, s := range d.Sections {
+		vs := views.Section{Title: s.Title}
+		for _, f := range s.Fields {
+			vs.Fields = append(vs.Fields, views.Field{Name: f.Name, Value: f.Value})
+		}
+		for _, t := range s.Tables {
+			vs.Tables = append(vs.Tables, views.SmallTable{Title: t.Title, Columns: t.Columns, Rows: t.Rows})
+		}
+		out = append(out, vs)
+	}
+	return out
+}

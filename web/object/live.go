@@ -1,0 +1,143 @@
+package object
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"k8s.io/apimachinery/pkg/fields"
+
+	"github.com/tabula-console/tabula/apiclient"
+	"github.com/tabula-console/tabula/streaming"
+	"github.com/tabula-console/tabula/views"
+	"github.com/tabula-console/tabula/web/page"
+)
+
+// SectionsMessage replaces the live sections of an object page.
+type SectionsMessage struct {
+	Type     string            `json:"type"`
+	Sections map[string]string `json:"sections"`
+}
+
+// settle is how long an object page waits for a burst of changes (a
+// rollout touches the object and several events) before re-rendering once.
+const settle = 300 * time.Millisecond
+
+// Live follows an object page over a WebSocket: a change to the object or
+// to its events re-renders the page's live sections and pushes them.
+func (h *Handler) Live(c echo.Context, t page.Target) error {
+	if !t.Resource.Can("watch") {
+		return echo.NewHTTPError(http.StatusMethodNotAllowed, fmt.Sprintf("The server does not allow watching %s.", t.Resource.Name))
+	}
+	stream, err := h.env.Upgrade(c, false)
+	if stream == nil {
+		return err
+	}
+	stream.Finish(h.follow(stream, t))
+	return nil
+}
+
+func (h *Handler) follow(stream *page.Stream, t page.Target) error {
+	ctx := stream.Context
+	client, r, p := t.Client, t.Resource, t.Path
+	changed := make(chan struct{}, 1)
+	poke := func(apiclient.WatchEvent) {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	}
+	watchErr := make(chan error, 1)
+	go func() {
+		opts := apiclient.WatchOptions{Namespace: p.Namespace, FieldSelector: fields.OneTermEqualSelector("metadata.name", p.Name).String()}
+		watchErr <- page.KeepWatching(ctx, func(ctx context.Context, rv string, emit func(apiclient.WatchEvent)) error {
+			opts.ResourceVersion = rv
+			return client.WatchMeta(ctx, r, opts, emit)
+		}, poke)
+	}()
+	if events, ok := watchableEvents(ctx, client); ok {
+		go func() {
+			field := "involvedObject.name"
+			if events.Group == "events.k8s.io" {
+				field = "regarding.name"
+			}
+			opts := apiclient.WatchOptions{Namespace: p.Namespace, FieldSelector: fields.OneTermEqualSelector(field, p.Name).String()}
+			// A refused events watch only means the page's events stay put.
+			_ = page.KeepWatching(ctx, func(ctx context.Context, rv string, emit func(apiclient.WatchEvent)) error {
+				opts.ResourceVersion = rv
+				return client.WatchMeta(ctx, events, opts, emit)
+			}, poke)
+		}()
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case err := <-watchErr:
+			return err
+		case <-changed:
+		}
+		// Let a burst settle, then render once.
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(settle):
+		}
+		select {
+		case <-changed:
+		default:
+		}
+		msg, err := h.sections(ctx, t)
+		if err != nil {
+			return err
+		}
+		if err := stream.SendJSON(ctx, streaming.ChannelData, msg); err != nil {
+			return err
+		}
+	}
+}
+
+// watchableEvents is the events resource the server serves and lets
+// anyone watch, if any: a server without events gets no events watch. Core
+// events come first: their involvedObject.name selector is the one every
+// kube-apiserver supports.
+func watchableEvents(ctx context.Context, client *apiclient.Client) (apiclient.Resource, bool) {
+	d, err := client.Discovery(ctx)
+	if err != nil {
+		return apiclient.Resource{}, false
+	}
+	for _, gv := range [][2]string{{"", "v1"}, {"events.k8s.io", "v1"}} {
+		if r, ok := d.Lookup(gv[0], gv[1], "events"); ok && r.Can("watch") {
+			return r, true
+		}
+	}
+	return apiclient.Resource{}, false
+}
+
+// sections renders the live sections of an object page afresh, with the
+// same fetch and builder as the page.
+func (h *Handler) sections(ctx context.Context, t page.Target) (SectionsMessage, error) {
+	ctx, cancel := h.env.WithDeadline(ctx)
+	defer cancel()
+	in, err := fetch(ctx, t, viewOverview, false)
+	if err != nil {
+		return SectionsMessage{}, err
+	}
+	p, err := Model(ctx, in)
+	if err != nil {
+		return SectionsMessage{}, err
+	}
+	msg := SectionsMessage{Type: "SECTIONS", Sections: map[string]string{}}
+	var buf bytes.Buffer
+	for id, component := range views.ObjectLiveSections(p) {
+		buf.Reset()
+		if err := component.Render(ctx, &buf); err != nil {
+			return SectionsMessage{}, err
+		}
+		msg.Sections[id] = buf.String()
+	}
+	return msg, nil
+}

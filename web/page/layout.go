@@ -1,0 +1,117 @@
+package page
+
+import (
+	"context"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/tabula-console/tabula/apiclient"
+	"github.com/tabula-console/tabula/views"
+)
+
+type themeKey struct{}
+
+// themeCookie holds the user's light/dark choice, so pages render in it
+// without a flash.
+const themeCookie = "tabula-theme"
+
+// Theme carries the theme cookie into the request context, where the
+// layout builders read it.
+func Theme(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if cookie, err := c.Cookie(themeCookie); err == nil {
+			req := c.Request()
+			c.SetRequest(req.WithContext(context.WithValue(req.Context(), themeKey{}, cookie.Value)))
+		}
+		return next(c)
+	}
+}
+
+type warningsKey struct{}
+
+// CollectWarnings gathers the API server's warnings during a request, for
+// the page frame to show them as kubectl prints them.
+func CollectWarnings(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		ctx, w := apiclient.WithWarnings(c.Request().Context())
+		c.SetRequest(c.Request().WithContext(context.WithValue(ctx, warningsKey{}, w)))
+		return next(c)
+	}
+}
+
+// Layout is the frame of a page: the assets, the theme, the server's
+// warnings so far and, inside a context, the context switcher.
+func (e *Env) Layout(ctx context.Context, contextName, title string) views.Layout {
+	l := views.Layout{Title: title, Assets: e.assets}
+	l.Theme, _ = ctx.Value(themeKey{}).(string)
+	if w, ok := ctx.Value(warningsKey{}).(*apiclient.Warnings); ok {
+		l.Warnings = w.List()
+	}
+	if contextName == "" {
+		return l
+	}
+	current, err := e.Clusters.Context(contextName)
+	if err != nil {
+		return l
+	}
+	l.Context = views.ContextBar{Current: current.Name, Cluster: current.Cluster, Server: current.Server}
+	for _, c := range e.Clusters.Contexts() {
+		l.Context.Options = append(l.Context.Options, views.ContextOption{
+			Name:    c.Name,
+			Cluster: c.Cluster,
+			Href:    ContextHome(c.Name),
+			Current: c.Name == current.Name,
+		})
+	}
+	return l
+}
+
+// ContextLayout is the frame of every page inside a context: the sidebar
+// and jump box come from discovery. current marks the resource shown.
+func (e *Env) ContextLayout(ctx context.Context, client *apiclient.Client, title string, current *apiclient.Resource, namespace string) views.Layout {
+	l := e.Layout(ctx, client.ContextName(), title)
+	d, err := client.Discovery(ctx)
+	if err != nil {
+		// The page itself reports discovery failures; the frame goes without.
+		return l
+	}
+	l.Nav = NavGroups(client.ContextName(), d, current, namespace)
+	l.Jump = views.JumpBox{
+		Action:    ContextURL(client.ContextName(), "/jump"),
+		Namespace: namespace,
+		Names:     d.Names(),
+	}
+	return l
+}
+
+// NavGroups is the sidebar: every listable resource, by group.
+func NavGroups(contextName string, d *apiclient.Discovery, current *apiclient.Resource, namespace string) []views.NavGroup {
+	var out []views.NavGroup
+	for _, g := range d.Groups {
+		ng := views.NavGroup{Label: GroupLabel(g.Name)}
+		for _, r := range g.Resources {
+			if !r.Can("list") {
+				continue
+			}
+			isCurrent := current != nil && current.Group == r.Group && current.Name == r.Name
+			ng.Open = ng.Open || isCurrent || (current == nil && g.Name == "")
+			ng.Items = append(ng.Items, views.NavItem{
+				Label:   r.Name,
+				Href:    ResourceURL(contextName, r, namespace, ""),
+				Current: isCurrent,
+			})
+		}
+		if len(ng.Items) > 0 {
+			out = append(out, ng)
+		}
+	}
+	return out
+}
+
+// GroupLabel names an API group as pages show it: "core" for the legacy group.
+func GroupLabel(group string) string {
+	if group == "" {
+		return "core"
+	}
+	return group
+}

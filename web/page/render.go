@@ -1,0 +1,64 @@
+package page
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"sync"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+)
+
+// maxPooledPage is the largest page buffer kept for reuse: a 5,000-row page
+// is several megabytes and must not stay pinned by the pool.
+const maxPooledPage = 4 << 20
+
+// bufferPool reuses page buffers: a list page is about 100 KB, and
+// allocating it afresh per request feeds the collector.
+type bufferPool struct{ p sync.Pool }
+
+func (b *bufferPool) get() *bytes.Buffer {
+	if buf, ok := b.p.Get().(*bytes.Buffer); ok {
+		return buf
+	}
+	return new(bytes.Buffer)
+}
+
+func (b *bufferPool) put(buf *bytes.Buffer) {
+	if buf.Cap() <= maxPooledPage {
+		buf.Reset()
+		b.p.Put(buf)
+	}
+}
+
+// Render writes a component only after it rendered completely, so a
+// failure never leaves half a page. The page deadline bounds upstream work,
+// not rendering: what was fetched in time is shown.
+func (e *Env) Render(c echo.Context, status int, component templ.Component) error {
+	buf := e.pages.get()
+	defer e.pages.put(buf)
+	if err := component.Render(context.WithoutCancel(c.Request().Context()), buf); err != nil {
+		return fmt.Errorf("rendering page: %w", err)
+	}
+	return c.HTMLBlob(status, buf.Bytes())
+}
+
+// streamSlotsFull is answered when every upstream stream slot is taken.
+func (e *Env) streamSlotsFull() error {
+	return echo.NewHTTPError(http.StatusServiceUnavailable,
+		fmt.Sprintf("The console is already following %d upstream streams, its limit. Close a log or live page, or try again shortly.", cap(e.streams)))
+}
+
+// AcquireStream takes one of the console's upstream stream slots, or fails
+// at once with 503 when all are taken. release gives it back.
+func (e *Env) AcquireStream() (release func(), err error) {
+	select {
+	case e.streams <- struct{}{}:
+		var once sync.Once
+		return func() { once.Do(func() { <-e.streams }) }, nil
+	default:
+		return nil, e.streamSlotsFull()
+	}
+}

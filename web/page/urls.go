@@ -1,0 +1,80 @@
+package page
+
+import (
+	"net/url"
+	"slices"
+	"strconv"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+
+	"github.com/tabula-console/tabula/apiclient"
+	"github.com/tabula-console/tabula/views"
+)
+
+// URLs the console builds are templ.SafeURL and built only here and in the
+// features' model builders from these: a URL taken from API data stays a
+// string, so templ sanitises it.
+
+// ContextHome is the home page of a context.
+func ContextHome(name string) templ.SafeURL {
+	return templ.SafeURL("/c/" + url.PathEscape(name) + "/")
+}
+
+// ContextURL is a console path under a context ("/c/{context}/jump").
+func ContextURL(name, path string) templ.SafeURL {
+	return templ.SafeURL("/c/" + url.PathEscape(name) + path)
+}
+
+// ResourceURL is the console page of a resource's list (name "") or object,
+// in a namespace or all ("").
+func ResourceURL(contextName string, r apiclient.Resource, namespace, name string) templ.SafeURL {
+	return templ.SafeURL("/c/" + url.PathEscape(contextName) + r.Path(namespace, name))
+}
+
+// WithQuery appends an encoded query to a console URL.
+func WithQuery(u templ.SafeURL, v url.Values) templ.SafeURL {
+	if len(v) == 0 {
+		return u
+	}
+	return u + "?" + templ.SafeURL(v.Encode())
+}
+
+// HiddenFields carries query values over in a form, in a stable order.
+func HiddenFields(v url.Values) []views.HiddenField {
+	var out []views.HiddenField
+	for _, k := range slices.Sorted(func(yield func(string) bool) {
+		for k := range v {
+			if !yield(k) {
+				return
+			}
+		}
+	}) {
+		for _, val := range v[k] {
+			out = append(out, views.HiddenField{Name: k, Value: val})
+		}
+	}
+	return out
+}
+
+// PathParam returns a route parameter decoded exactly once: echo routes on
+// the escaped path when the URL has one, so names with "/" or ":" survive.
+func PathParam(c echo.Context, name string) string {
+	v := c.Param(name)
+	if c.Request().URL.RawPath == "" {
+		return v
+	}
+	if dec, err := url.PathUnescape(v); err == nil {
+		return dec
+	}
+	return v
+}
+
+// Bool reads a boolean query parameter as the API does: "true" and "1"
+// (strconv.ParseBool's spellings) are true; anything else, or absence, is false.
+func Bool(q url.Values, key string) bool {
+	v := q.Get(key)
+	b, err := strconv.ParseBool(v)
+	// "on" is what an HTML checkbox without a value sends.
+	return err == nil && b || v == "on"
+}

@@ -1,0 +1,73 @@
+package page
+
+import (
+	"context"
+	"net/http"
+	"sync"
+
+	"github.com/gorilla/websocket"
+	"github.com/labstack/echo/v4"
+
+	"github.com/tabula-console/tabula/streaming"
+)
+
+// Stream is one browser WebSocket of a live page or log, framed on the
+// Kubernetes channels.
+type Stream struct {
+	*streaming.Conn
+	// Context ends when the browser leaves or the stream is finished.
+	Context context.Context
+	finish  func(error)
+}
+
+// Finish ends the stream: with err's Status on channel 3 unless the browser
+// left, then a close code that tells the browser whether reconnecting can
+// help. It is safe to call more than once.
+func (s *Stream) Finish(err error) { s.finish(err) }
+
+// Upgrade turns the request into a channel-framed WebSocket. input says
+// whether the endpoint reads channel 0; one that does not accepts only tiny
+// messages and queues none. On refusal the response (403 or 400 with its
+// reason) is already written and Upgrade returns nil, nil: the handler
+// simply returns.
+func (e *Env) Upgrade(c echo.Context, input bool) (*Stream, error) {
+	conn, err := streaming.Upgrade(c.Response(), c.Request(), e.streamOptions(input))
+	if err != nil {
+		e.Log.Debug("WebSocket upgrade refused", "path", c.Request().URL.Path, "error", err)
+		return nil, nil
+	}
+	e.sockets.Inc()
+	// A hijacked connection's request context outlives the socket; the
+	// stream's context ends with whichever ends first.
+	ctx, cancel := context.WithCancel(c.Request().Context())
+	go func() {
+		select {
+		case <-conn.Done():
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	s := &Stream{Conn: conn, Context: ctx}
+	var once sync.Once
+	s.finish = func(err error) {
+		once.Do(func() {
+			code := websocket.CloseNormalClosure
+			if err != nil && ctx.Err() == nil {
+				st := StatusFor(err)
+				_ = conn.SendStatus(ctx, &st)
+				if st.Code >= 500 || st.Code == http.StatusTooManyRequests {
+					code = websocket.CloseTryAgainLater
+				}
+			}
+			cancel()
+			_ = conn.Close(code, "")
+			e.sockets.Dec()
+		})
+	}
+	return s, nil
+}
+
+// Notify tells the page something on the diagnostics channel.
+func (s *Stream) Notify(msg string) {
+	_ = s.SendJSON(s.Context, streaming.ChannelDiagnostics, map[string]string{"message": msg})
+}

@@ -1,0 +1,115 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/tabula-console/tabula/streaming"
+	"github.com/tabula-console/tabula/web/page"
+)
+
+// routes is the one route table. Every page is bounded by the page
+// deadline; only the streaming handlers (marked "stream") are not, and
+// nothing a request sends can change which is which.
+func (s *Server) routes() *echo.Echo {
+	e := echo.New()
+	e.HideBanner = true
+	e.HidePort = true
+	e.HTTPErrorHandler = s.env.HandleError
+	// Logging and metrics wrap panic recovery, so a recovered panic is still
+	// logged and counted with the status of the error page it became. The
+	// host check comes before anything that reads a cluster.
+	e.Use(requestLog(s.log), s.metrics.middleware, recoverPanics(s.log), securityHeaders, s.hosts.check, page.Theme, page.CollectWarnings)
+	bounded := s.env.Bounded
+
+	// Operations.
+	e.GET("/healthz", s.healthz)                             // liveness
+	e.GET("/readyz", bounded(s.readyz))                      // readiness: the current context's API server answers
+	e.GET("/metrics", echo.WrapHandler(s.metrics.Handler())) // Prometheus exposition
+	e.GET(assetPrefix+":file", s.assets.handle)              // fingerprinted static files, cached forever
+
+	// Pages.
+	e.GET("/", s.root)                                // → the current context's home
+	c := e.Group("/c/:context", s.env.RequireContext) // 404 for a context the kubeconfig lacks
+	c.GET("", s.contextRoot)                          // → /c/{context}/
+	c.GET("/", bounded(s.home))                       // API groups and resources, from discovery
+	c.GET("/jump", bounded(s.jump))                   // kubectl-style name ("deploy", "sts.apps") → its list
+	c.GET("/namespace", bounded(s.list.Namespace))    // namespace picker → the same list in another namespace
+	c.GET("/logs/:namespace", s.logs.Selector)        // stream: merged logs of ?labelSelector= (page, WebSocket, ?download=1)
+	c.GET("/api/*", s.resource)                       // the API server's own paths, dispatched below
+	c.GET("/apis/*", s.resource)
+	return e
+}
+
+// resourceRoutes is what /c/{context}/api/* and /apis/* dispatch to, by the
+// shape of the API path after it was resolved through discovery.
+type resourceRoutes struct {
+	list, liveList     page.ResourceHandler
+	object, liveObject page.ResourceHandler
+	// subresources are served by name; any other subresource goes to
+	// otherSubresource.
+	subresources     map[string]page.ResourceHandler
+	otherSubresource page.ResourceHandler
+}
+
+func (s *Server) resourceRoutes() resourceRoutes {
+	return resourceRoutes{
+		list:       s.boundedTarget(s.list.Page),   // …/{resource}: one page of the list, in the server's Table columns
+		liveList:   s.list.Live,                    // stream: …/{resource} over WebSocket: changed rows, rendered as the page renders them
+		object:     s.boundedTarget(s.object.Page), // …/{resource}/{name}: overview (server or generic describe), ?view=yaml
+		liveObject: s.object.Live,                  // stream: …/{resource}/{name} over WebSocket: the page's live sections
+		subresources: map[string]page.ResourceHandler{
+			"log": s.logs.Object, // stream: …/pods/{name}/log and …/{workload}/{name}/log (page bounded; WebSocket; ?download=1)
+		},
+		otherSubresource: s.boundedTarget(s.object.Subresource), // …/{name}/status: the status; other served ones 405; else 404
+	}
+}
+
+// resource resolves an API path under a context through discovery and
+// hands it to its handler.
+func (s *Server) resource(c echo.Context) error {
+	prefix := strings.TrimSuffix(string(page.ContextHome(page.ContextName(c))), "/")
+	p, err := page.ParseAPIPath(strings.TrimPrefix(c.Request().URL.EscapedPath(), prefix))
+	if err != nil {
+		return err
+	}
+	client, err := s.env.Client(c)
+	if err != nil {
+		return err
+	}
+	resolveCtx, cancel := s.env.WithDeadline(c.Request().Context())
+	r, err := client.Resource(resolveCtx, p.Group, p.Version, p.Resource)
+	cancel()
+	if err != nil {
+		return err
+	}
+	if p.Namespace != "" && !r.Namespaced {
+		return echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("%s is cluster-scoped and has no namespace %q", r.Name, p.Namespace))
+	}
+	t := page.Target{Client: client, Resource: r, Path: p}
+	routes := s.dispatch
+	live := streaming.IsUpgrade(c.Request())
+	switch {
+	case p.Name == "" && live:
+		return routes.liveList(c, t)
+	case p.Name == "":
+		return routes.list(c, t)
+	case p.Subresource == "" && live:
+		return routes.liveObject(c, t)
+	case p.Subresource == "":
+		return routes.object(c, t)
+	}
+	if h, ok := routes.subresources[p.Subresource]; ok {
+		return h(c, t)
+	}
+	return routes.otherSubresource(c, t)
+}
+
+func (s *Server) boundedTarget(h page.ResourceHandler) page.ResourceHandler {
+	return func(c echo.Context, t page.Target) error {
+		return s.env.Bounded(func(c echo.Context) error { return h(c, t) })(c)
+	}
+}
