@@ -35,7 +35,6 @@ type IncludeObject string
 const (
 	IncludeNone     IncludeObject = "None"
 	IncludeMetadata IncludeObject = "Metadata"
-	IncludeObjectJS IncludeObject = "Object"
 )
 
 // Table media types. A list asks for them in kubectl's order, then for the

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -166,4 +167,31 @@ func TestSelectorLogsNeedASelector(t *testing.T) {
 	if !strings.Contains(body, `data-multi="true"`) {
 		t.Error("not a merged log page")
 	}
+}
+
+// A merged log lists a bounded number of pods, and says so when more match.
+func TestMergedLogsListABoundedNumberOfPods(t *testing.T) {
+	h := newHarness(t)
+	for i := range 101 {
+		h.fake.Add(apitest.Pod("crowd", fmt.Sprintf("member-%03d", i), map[string]string{"app": "crowd"}))
+	}
+	h.fake.ResetRequests()
+	_, body := h.get(t, "/c/dev/logs/crowd?labelSelector=app%3Dcrowd", http.StatusOK)
+	if !strings.Contains(body, "More than 100 pods match") {
+		t.Error("the page does not say that more pods match than it reads")
+	}
+	for _, r := range h.fake.Requests() {
+		if strings.HasSuffix(r.URL.Path, "/pods") && r.URL.Query().Get("limit") != "100" {
+			t.Errorf("pods listed with limit %q, want 100", r.URL.Query().Get("limit"))
+		}
+	}
+}
+
+// follow=true, the API's own spelling, follows as follow=1 does.
+func TestLogStreamFollowsWithTheAPIsSpelling(t *testing.T) {
+	h := logHarness(t)
+	c := h.dial(t, "/c/dev/api/v1/namespaces/demo/pods/web-1/log?follow=true&tailLines=10")
+	c.textUntil(t, "slow query", 5*time.Second)
+	h.fake.AppendLog("demo", "web-1", "app", "appended while following")
+	c.textUntil(t, "appended while following", 5*time.Second)
 }

@@ -130,6 +130,7 @@ func (s *Server) Serve(ctx context.Context, addr string, ready func(addr string)
 	}
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	defer s.list.Close()
 	if err := srv.Shutdown(shutdownCtx); err != nil {
 		return fmt.Errorf("shutting down HTTP server: %w", err)
 	}

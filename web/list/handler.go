@@ -33,6 +33,11 @@ func New(env *page.Env) *Handler {
 // Upstreams is how many upstream watches live lists share, for metrics.
 func (h *Handler) Upstreams() int { return h.watches.Upstreams() }
 
+// Close stops the shared upstream watches; live lists end with a Status
+// the page treats as "try again". Hijacked WebSockets outlive an HTTP
+// server's Shutdown, so the server calls this when it stops.
+func (h *Handler) Close() { h.watches.Close() }
+
 // Page serves …/{resource}: one page of the list in the server's columns.
 func (h *Handler) Page(c echo.Context, t page.Target) error {
 	r, ns := t.Resource, t.Path.Namespace
