@@ -47,19 +47,17 @@ func secretSize(b64 string) int {
 
 // extras are what a generic describe shows beyond the object itself.
 type extras struct {
-	Discovery    *apiclient.Discovery
-	Children     []apiclient.Related
-	ChildrenErr  error
-	Scale        *apiclient.Scale
-	Events       []apiclient.Event
-	EventsErr    error
-	NoEventsAPI  bool
-	ContextName  string
-	ResourceOfIt apiclient.Resource
+	Discovery   *apiclient.Discovery
+	Children    []apiclient.Related
+	ChildrenErr error
+	Scale       *apiclient.Scale
+	Events      []apiclient.Event
+	EventsErr   error
+	NoEventsAPI bool
 }
 
-func genericDescribe(obj *unstructured.Unstructured, x extras, now time.Time) *views.GenericDescribe {
-	cname, r := x.ContextName, x.ResourceOfIt
+func genericDescribe(in Input) *views.GenericDescribe {
+	obj, cname, r, x, now := in.Object, in.Context, in.Resource, in.extras, in.Now
 	ns := obj.GetNamespace()
 	g := &views.GenericDescribe{Finalizers: obj.GetFinalizers()}
 	listInNS := page.ResourceURL(cname, r, ns, "")

@@ -127,7 +127,7 @@ func fetch(ctx context.Context, t page.Target, view string, managedFields bool) 
 }
 
 func fetchExtras(ctx context.Context, client *apiclient.Client, r apiclient.Resource, obj *unstructured.Unstructured) extras {
-	x := extras{ContextName: client.ContextName(), ResourceOfIt: r}
+	var x extras
 	d, err := client.Discovery(ctx)
 	if err == nil {
 		x.Discovery = d
@@ -187,7 +187,7 @@ func Model(_ context.Context, in Input) (views.ObjectPage, error) {
 		p.ServerDescribe = serverSections(in.Description)
 	default:
 		p.Source = "Generic describe"
-		p.Generic = genericDescribe(obj, in.extras, in.Now)
+		p.Generic = genericDescribe(in)
 	}
 	if obj != nil {
 		if created := obj.GetCreationTimestamp().Time; !created.IsZero() {

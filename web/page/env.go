@@ -151,7 +151,7 @@ func (e *Env) WithDeadline(ctx context.Context) (context.Context, context.Cancel
 	return context.WithTimeout(ctx, e.Timeout)
 }
 
-// StreamOptions are the WebSocket options of a stream; input says whether
+// streamOptions are the WebSocket options of a stream; input says whether
 // the endpoint reads what the browser sends.
 func (e *Env) streamOptions(input bool) streaming.Options {
 	return streaming.Options{Origins: e.origins, NoInput: !input}
