@@ -77,7 +77,7 @@ const maxPooledPage = 4 << 20
 func (s *Server) layout(c echo.Context, contextName, title string) views.Layout {
 	l := views.Layout{
 		Title:  title,
-		Assets: views.Assets{CSS: s.assets.URL("app.css"), JS: s.assets.URL("app.js"), Live: s.assets.URL("live.js")},
+		Assets: views.Assets{CSS: s.assets.URL("app.css"), JS: s.assets.URL("app.js"), Live: s.assets.URL("live.js"), ImportMap: s.assets.ImportMap()},
 	}
 	if cookie, err := c.Cookie("tabula-theme"); err == nil {
 		l.Theme = cookie.Value

@@ -101,7 +101,7 @@ func (s *Server) routes() *echo.Echo {
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)
 	e.GET("/metrics", echo.WrapHandler(s.metrics.Handler()))
-	e.GET(assetPrefix+":file", s.assets.handle)
+	e.GET(assetPrefix+"*", s.assets.handle)
 
 	e.GET("/", s.root)
 	c := e.Group("/c/:context", s.withTimeout, s.requireContext)
