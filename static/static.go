@@ -6,5 +6,5 @@ import "embed"
 
 // FS holds the asset files. An embed directive needs a package-level variable.
 //
-//go:embed *.css *.js
+//go:embed *.css *.js live/*.js
 var FS embed.FS

@@ -44,6 +44,9 @@ type Assets struct {
 	JS  string
 	// Live is the module behind live pages: lists, object pages and logs.
 	Live string
+	// ImportMap is the JSON import map from each module's logical URL to
+	// its fingerprinted one, so modules can import each other relatively.
+	ImportMap string
 }
 
 // ContextBar is the header's view of the current context and the switcher.

@@ -3,6 +3,7 @@ package web
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"mime"
@@ -14,10 +15,12 @@ import (
 )
 
 // assets serves embedded files under content-hashed names
-// ("app.3f2a9c1e.css"), so browsers may cache them forever.
+// ("app.3f2a9c1e.css", "live/channel.5b0d1e2f.js"), so browsers may cache
+// them forever.
 type assets struct {
-	byHashed map[string]asset
-	urls     map[string]string // logical name → URL
+	byHashed  map[string]asset
+	urls      map[string]string // logical name → URL
+	importMap string
 }
 
 type asset struct {
@@ -53,14 +56,46 @@ func newAssets(files fs.FS) (*assets, error) {
 	if err != nil {
 		return nil, fmt.Errorf("indexing static assets: %w", err)
 	}
+	if a.importMap, err = buildImportMap(a.urls); err != nil {
+		return nil, err
+	}
 	return a, nil
 }
 
 // URL returns the fingerprinted URL of a logical asset name.
 func (a *assets) URL(name string) string { return a.urls[name] }
 
+// ImportMap returns the page's import map as JSON:
+// {"imports":{"/static/live/channel.js":"/static/live/channel.<hash>.js",…}},
+// one entry per JavaScript asset. Modules import each other by relative
+// specifiers; the browser resolves "./live/channel.js" against the hashed
+// URL of the importing module (/static/live.<hash>.js) to the logical
+// /static/live/channel.js, which the map turns into the hashed URL. Hashed
+// names keep their directory for that reason.
+//
+// The JSON goes inside a <script> element; encoding/json escapes <, > and
+// &, so it cannot close the element.
+func (a *assets) ImportMap() string { return a.importMap }
+
+func buildImportMap(urls map[string]string) (string, error) {
+	imports := map[string]string{}
+	for name, url := range urls {
+		if path.Ext(name) == ".js" {
+			imports[assetPrefix+name] = url
+		}
+	}
+	b, err := json.Marshal(struct {
+		Imports map[string]string `json:"imports"`
+	}{imports})
+	if err != nil {
+		return "", fmt.Errorf("encoding the import map: %w", err)
+	}
+	return string(b), nil
+}
+
 func (a *assets) handle(c echo.Context) error {
-	f, ok := a.byHashed[c.Param("file")]
+	// The wildcard keeps directories: "live/channel.<hash>.js".
+	f, ok := a.byHashed[c.Param("*")]
 	if !ok {
 		return echo.NewHTTPError(http.StatusNotFound, "no such asset")
 	}

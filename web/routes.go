@@ -29,7 +29,7 @@ func (s *Server) routes() *echo.Echo {
 	e.GET("/healthz", s.healthz)                             // liveness
 	e.GET("/readyz", bounded(s.readyz))                      // readiness: the current context's API server answers
 	e.GET("/metrics", echo.WrapHandler(s.metrics.Handler())) // Prometheus exposition
-	e.GET(assetPrefix+":file", s.assets.handle)              // fingerprinted static files, cached forever
+	e.GET(assetPrefix+"*", s.assets.handle)                  // fingerprinted static files (modules in folders too), cached forever
 
 	// Pages.
 	e.GET("/", s.root)                                // → the current context's home

@@ -1,0 +1,147 @@
+package web
+
+import (
+	"encoding/json"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"path"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/tabula-console/tabula/static"
+)
+
+func decodeImportMap(t *testing.T, raw string) map[string]string {
+	t.Helper()
+	var m struct {
+		Imports map[string]string `json:"imports"`
+	}
+	if err := json.Unmarshal([]byte(raw), &m); err != nil {
+		t.Fatalf("import map %q: %v", raw, err)
+	}
+	return m.Imports
+}
+
+// Every JavaScript asset is in the import map under its logical URL, and
+// maps to the URL the server serves it under.
+func TestImportMapNamesEveryModule(t *testing.T) {
+	a, err := newAssets(static.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	imports := decodeImportMap(t, a.ImportMap())
+	var modules []string
+	err = fs.WalkDir(static.FS, ".", func(name string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && path.Ext(name) == ".js" {
+			modules = append(modules, name)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(modules) < 3 {
+		t.Fatalf("found only %v; is static/live/ embedded?", modules)
+	}
+	for _, name := range modules {
+		if got, want := imports["/static/"+name], a.URL(name); got == "" || got != want {
+			t.Errorf("import map[/static/%s] = %q, want %q", name, got, want)
+		}
+	}
+	if len(imports) != len(modules) {
+		t.Errorf("import map has %d entries for %d modules: %v", len(imports), len(modules), imports)
+	}
+	for key := range imports {
+		if !strings.HasSuffix(key, ".js") {
+			t.Errorf("import map names a non-module %s", key)
+		}
+	}
+}
+
+// The relative specifiers the modules use resolve, against the hashed URL
+// of the module that imports them, to keys of the map: hashed names keep
+// their directory.
+func TestImportMapResolvesRelativeSpecifiers(t *testing.T) {
+	a, err := newAssets(static.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	imports := decodeImportMap(t, a.ImportMap())
+	for _, tc := range []struct{ importer, specifier, want string }{
+		{"live.js", "./live/channel.js", "/static/live/channel.js"},
+		{"live.js", "./live/log.js", "/static/live/log.js"},
+		{"live/log.js", "./channel.js", "/static/live/channel.js"},
+		{"live/log.js", "./render.js", "/static/live/render.js"},
+	} {
+		base, err := url.Parse("http://console" + a.URL(tc.importer))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref, _ := url.Parse(tc.specifier)
+		got := base.ResolveReference(ref).Path
+		if got != tc.want {
+			t.Errorf("%q from %s resolves to %s, want %s", tc.specifier, base.Path, got, tc.want)
+		}
+		if imports[got] == "" {
+			t.Errorf("%s is not in the import map", got)
+		}
+	}
+}
+
+// The map goes inside a <script> element: nothing in it may close one.
+func TestImportMapCannotCloseItsScript(t *testing.T) {
+	a, err := newAssets(fstest.MapFS{
+		"</script><b>.js": {Data: []byte("x")},
+		"a&b.js":          {Data: []byte("y")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := a.ImportMap()
+	if strings.ContainsAny(raw, "<>&") {
+		t.Fatalf("import map has raw HTML characters: %s", raw)
+	}
+	if imports := decodeImportMap(t, raw); imports["/static/</script><b>.js"] == "" {
+		t.Fatalf("import map lost the odd name: %s", raw)
+	}
+}
+
+// Every asset, nested ones included, is served at the URL pages use.
+func TestEveryAssetIsServedAtItsURL(t *testing.T) {
+	h := newHarness(t)
+	a := h.server.assets
+	for name, u := range a.urls {
+		resp, body := h.get(t, u, http.StatusOK)
+		want, _ := fs.ReadFile(static.FS, name)
+		if body != string(want) {
+			t.Errorf("GET %s: body differs from %s", u, name)
+		}
+		if path.Ext(name) == ".js" && !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/javascript") {
+			t.Errorf("GET %s: Content-Type %q, want a JavaScript type", u, resp.Header.Get("Content-Type"))
+		}
+	}
+	h.get(t, "/static/live/channel.js", http.StatusNotFound)
+}
+
+// The page carries the import map, with the CSP nonce, before any module
+// script, since a map that comes after a module started loading is ignored.
+func TestLayoutRendersTheImportMapFirst(t *testing.T) {
+	h := newHarness(t)
+	resp, body := h.get(t, "/c/dev/", http.StatusOK)
+	doc := parse(t, body)
+	scripts := doc.Find("head script")
+	first := scripts.First()
+	if typ, _ := first.Attr("type"); typ != "importmap" {
+		t.Fatalf("first script in head is %q, want the import map; head scripts: %d", typ, scripts.Length())
+	}
+	nonce, _ := first.Attr("nonce")
+	if nonce == "" || !strings.Contains(resp.Header.Get("Content-Security-Policy"), "'nonce-"+nonce+"'") {
+		t.Errorf("import map nonce %q does not match the CSP %q", nonce, resp.Header.Get("Content-Security-Policy"))
+	}
+	imports := decodeImportMap(t, first.Text())
+	if got := imports["/static/live/channel.js"]; got != h.server.assets.URL("live/channel.js") {
+		t.Errorf("rendered import map[/static/live/channel.js] = %q", got)
+	}
+}
