@@ -133,23 +133,23 @@ func TestAccessibilityOfEveryPageKind(t *testing.T) {
 	for _, tc := range []struct {
 		name, path string
 		status     int
-		ready      string // a test id that is visible once the page has settled
+		ready      string // a selector present once the page has settled
 	}{
-		{"home", "/c/admin/", 200, "api-group"},
-		{"list", "/c/admin/apis/apps/v1/namespaces/demo/deployments", 200, "live-status"},
-		{"list-all-namespaces", "/c/admin/api/v1/pods", 200, "live-status"},
-		{"list-paged", "/c/admin/api/v1/namespaces/demo/pods?limit=2", 200, "page-next"},
-		{"list-sorted-wide", "/c/admin/apis/maritime.tabula.dev/v1alpha1/namespaces/demo/lighthouses?wide=1&sort=-Name", 200, "list-table"},
-		{"list-empty", "/c/admin/api/v1/namespaces/demo/pods?labelSelector=app%3Dnone", 200, "list-empty"},
-		{"object", "/c/admin/apis/apps/v1/namespaces/demo/deployments/web", 200, "scale"},
-		{"object-pod", "/c/admin/api/v1/namespaces/demo/pods/" + pod.Name, 200, "conditions"},
-		{"object-yaml", "/c/admin/apis/apps/v1/namespaces/demo/deployments/web?view=yaml", 200, "yaml"},
-		{"log", "/c/admin/api/v1/namespaces/demo/pods/" + pod.Name + "/log?tailLines=20", 200, "log-output"},
-		{"log-merged", "/c/admin/apis/apps/v1/namespaces/demo/deployments/web/log?tailLines=10&timestamps=1", 200, "log-output"},
-		{"jump-results", "/c/admin/jump?q=all&namespace=demo", 200, "jump-results"},
-		{"jump-none", "/c/admin/jump?q=nosuchthing", 404, "jump-none"},
-		{"error-404", "/c/no-such-context/", 404, "error-page"},
-		{"error-403", "/c/viewer/api/v1/namespaces/demo/secrets", 403, "error-page"},
+		{"home", "/c/admin/", 200, "[data-testid=api-group]"},
+		{"list", "/c/admin/apis/apps/v1/namespaces/demo/deployments", 200, "[data-testid=live-status]"},
+		{"list-all-namespaces", "/c/admin/api/v1/pods", 200, "[data-testid=live-status]"},
+		{"list-paged", "/c/admin/api/v1/namespaces/demo/pods?limit=2", 200, "[data-testid=page-next]"},
+		{"list-sorted-wide", "/c/admin/apis/maritime.tabula.dev/v1alpha1/namespaces/demo/lighthouses?wide=1&sort=-Name", 200, "[data-testid=list-table]"},
+		{"list-empty", "/c/admin/api/v1/namespaces/demo/pods?labelSelector=app%3Dnone", 200, "[data-testid=list-empty]"},
+		{"object", "/c/admin/apis/apps/v1/namespaces/demo/deployments/web", 200, "[data-testid=scale]"},
+		{"object-pod", "/c/admin/api/v1/namespaces/demo/pods/" + pod.Name, 200, "[data-testid=conditions]"},
+		{"object-yaml", "/c/admin/apis/apps/v1/namespaces/demo/deployments/web?view=yaml", 200, "[data-testid=yaml]"},
+		{"log", "/c/admin/api/v1/namespaces/demo/pods/" + pod.Name + "/log?tailLines=20&q=msg%3D", 200, "[data-testid=log-output] mark"},
+		{"log-merged", "/c/admin/apis/apps/v1/namespaces/demo/deployments/web/log?tailLines=10&timestamps=1", 200, "[data-testid=log-output] .log-line"},
+		{"jump-results", "/c/admin/jump?q=all&namespace=demo", 200, "[data-testid=jump-results]"},
+		{"jump-none", "/c/admin/jump?q=nosuchthing", 404, "[data-testid=jump-none]"},
+		{"error-404", "/c/no-such-context/", 404, "[data-testid=error-page]"},
+		{"error-403", "/c/viewer/api/v1/namespaces/demo/secrets", 403, "[data-testid=error-page]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			page := newPage(t)
@@ -158,7 +158,7 @@ func TestAccessibilityOfEveryPageKind(t *testing.T) {
 			if resp.Status() != tc.status {
 				t.Fatalf("GET %s: status %d, want %d", tc.path, resp.Status(), tc.status)
 			}
-			must(t, expect.Locator(page.GetByTestId(tc.ready).First()).ToBeAttached())
+			must(t, expect.Locator(page.Locator(tc.ready).First()).ToBeAttached())
 			checkA11y(t, page, tc.name)
 		})
 	}
