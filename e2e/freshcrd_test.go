@@ -104,6 +104,9 @@ func TestACRDCreatedNowIsListableWithoutRestart(t *testing.T) {
 			t.Errorf("the gadgets list lacks %q", want)
 		}
 	}
+	page := newPage(t)
+	goTo(t, page, "/c/admin/apis/fresh.tabula.dev/v1/namespaces/demo/gadgets")
+	checkA11y(t, page, "fresh-crd-list")
 }
 
 func consoleGet(t *testing.T, path string) (int, string) {

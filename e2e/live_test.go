@@ -258,6 +258,7 @@ func TestJourneyScalingShowsLiveInOpenLists(t *testing.T) {
 	webRow := deployments.Locator(`[data-testid=list-table] tr[data-key="demo/web"]`)
 	must(t, expect.Locator(webRow).ToContainText("5/5", playwright.LocatorAssertionsToContainTextOptions{Timeout: playwright.Float(60000)}))
 	screenshot(t, pods, "live-pods-scaled.png")
+	checkA11y(t, pods, "live-pods-scaled")
 
 	scaleDeployment(t, cs, ns, app, 3)
 	all := pods.Locator("[data-testid=list-table] tbody tr")
@@ -305,6 +306,7 @@ func TestJourneyLogFollowAndSearch(t *testing.T) {
 	must(t, expect.Locator(hidden).Not().ToHaveCount(0))
 	must(t, expect.Locator(page.GetByTestId("log-count")).ToContainText(regexp.MustCompile(`\d+ lines · \d+ matching`)))
 	screenshot(t, page, "log-follow-search.png")
+	checkA11y(t, page, "log-follow-search")
 }
 
 // Rows that belong on another page of a paged list are counted, not
@@ -336,6 +338,7 @@ func TestLivePagedListCountsRowsOutsideThePage(t *testing.T) {
 	must(t, expect.Locator(newRows).ToHaveText("1 new – show"))
 	must(t, expect.Locator(page.GetByTestId("page-info")).ToContainText("3 rows"))
 	screenshot(t, page, "live-paged-list.png")
+	checkA11y(t, page, "live-paged-list")
 }
 
 // An open object page follows its object: scaling the Deployment updates
@@ -352,6 +355,7 @@ func TestLiveObjectPageFollowsAScale(t *testing.T) {
 	must(t, expect.Locator(page.GetByTestId("object-summary")).ToContainText("4/4", playwright.LocatorAssertionsToContainTextOptions{Timeout: playwright.Float(60000)}))
 	must(t, expect.Locator(page.GetByTestId("related").Locator("a")).ToHaveCount(5, playwright.LocatorAssertionsToHaveCountOptions{Timeout: playwright.Float(60000)}))
 	screenshot(t, page, "live-deployment-scaled.png")
+	checkA11y(t, page, "live-deployment-scaled")
 }
 
 // The log page keeps only the last N lines and says so.
@@ -368,6 +372,7 @@ func TestLogPageKeepsABoundedNumberOfLines(t *testing.T) {
 	must(t, expect.Locator(page.GetByTestId("log-count")).ToContainText("showing the last 20"))
 	must(t, expect.Locator(lines.First().Locator(".log-ts")).ToBeVisible())
 	screenshot(t, page, "log-bounded-dark.png")
+	checkA11y(t, page, "log-bounded")
 }
 
 // A Deployment's Logs button merges its pods' logs on the server, each line
@@ -386,6 +391,7 @@ func TestJourneyWorkloadLogsMergeItsPods(t *testing.T) {
 		t.Fatal("fewer than 2 distinct pod/container prefixes: the deployment's pods are not merged")
 	}
 	screenshot(t, page, "log-merged-deployment.png")
+	checkA11y(t, page, "log-merged-deployment")
 }
 
 // Pause holds arriving lines back, says how many wait, and Resume shows them.
@@ -399,6 +405,7 @@ func TestLogPauseHoldsLinesUntilResumed(t *testing.T) {
 	pause := page.GetByTestId("log-pause")
 	must(t, pause.Click())
 	must(t, expect.Locator(pause).ToHaveAttribute("aria-pressed", "true"))
+	checkA11y(t, page, "log-paused")
 	// The demo log grows by a line a second; it waits instead of showing.
 	must(t, expect.Locator(page.GetByTestId("log-count")).ToContainText(regexp.MustCompile(`[1-9]\d* waiting`), playwright.LocatorAssertionsToContainTextOptions{Timeout: playwright.Float(30000)}))
 	must(t, expect.Locator(lines).ToHaveCount(5))

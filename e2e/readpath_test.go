@@ -36,12 +36,14 @@ func TestJourneyFromHomeToThePodsOfADeployment(t *testing.T) {
 	must(t, expect.Page(page).ToHaveURL(regexp.MustCompile(`/c/admin/apis/apps/v1/namespaces/demo/deployments$`)))
 	must(t, expect.Locator(page.GetByTestId("list-namespace")).ToHaveText("demo"))
 	screenshot(t, page, "deployments-demo.png")
+	checkA11y(t, page, "deployments-demo")
 
 	must(t, link(page, "[data-testid=list-table]", "web").Click())
 	must(t, expect.Page(page).ToHaveURL(regexp.MustCompile(`/namespaces/demo/deployments/web$`)))
 	must(t, expect.Locator(page.GetByTestId("object-kind")).ToHaveText("Deployment"))
 	must(t, expect.Locator(page.GetByTestId("scale-desired")).ToHaveText("3"))
 	screenshot(t, page, "deployment-web.png")
+	checkA11y(t, page, "deployment-web")
 
 	rs := page.GetByTestId("related").Locator("a").First()
 	must(t, expect.Locator(rs).ToHaveText(regexp.MustCompile(`^web-[a-z0-9]+$`)))
@@ -50,10 +52,12 @@ func TestJourneyFromHomeToThePodsOfADeployment(t *testing.T) {
 	must(t, expect.Locator(page.GetByTestId("owners")).ToContainText("web"))
 	pods := page.GetByTestId("related").Locator("a")
 	must(t, expect.Locator(pods).ToHaveCount(3))
+	checkA11y(t, page, "replicaset")
 
 	must(t, pods.First().Click())
 	must(t, expect.Page(page).ToHaveURL(regexp.MustCompile(`/namespaces/demo/pods/web-[a-z0-9]+-[a-z0-9]+$`)))
 	must(t, expect.Locator(page.GetByTestId("object-kind")).ToHaveText("Pod"))
+	checkA11y(t, page, "pod")
 }
 
 func TestPodDescribeShowsConditionsAndEvents(t *testing.T) {
@@ -65,6 +69,7 @@ func TestPodDescribeShowsConditionsAndEvents(t *testing.T) {
 	must(t, expect.Locator(page.GetByTestId("events").Locator("[data-testid=event]").First()).ToContainText("Scheduled"))
 	must(t, expect.Locator(page.GetByTestId("object-summary")).ToContainText("Running"))
 	screenshot(t, page, "pod-describe.png")
+	checkA11y(t, page, "pod-describe")
 
 	must(t, page.GetByRole("link", playwright.PageGetByRoleOptions{Name: "YAML", Exact: playwright.Bool(true)}).Click())
 	must(t, expect.Locator(page.GetByTestId("yaml")).ToContainText("kind: Pod"))
@@ -73,6 +78,7 @@ func TestPodDescribeShowsConditionsAndEvents(t *testing.T) {
 	if strings.Contains(text, "managedFields") {
 		t.Error("YAML shows managedFields by default")
 	}
+	checkA11y(t, page, "pod-yaml")
 }
 
 func TestCRDListShowsPrinterColumnsAndWideRevealsPriority(t *testing.T) {
@@ -89,6 +95,7 @@ func TestCRDListShowsPrinterColumnsAndWideRevealsPriority(t *testing.T) {
 	must(t, expect.Page(page).ToHaveURL(regexp.MustCompile(`wide=1`)))
 	must(t, expect.Locator(head).ToContainText("Keeper"))
 	screenshot(t, page, "lighthouses-wide.png")
+	checkA11y(t, page, "lighthouses-wide")
 }
 
 func TestLabelChipFiltersTheList(t *testing.T) {
@@ -100,6 +107,7 @@ func TestLabelChipFiltersTheList(t *testing.T) {
 	rows := page.Locator("[data-testid=list-table] tbody tr")
 	must(t, expect.Locator(rows).ToHaveCount(1))
 	must(t, expect.Locator(rows.First()).ToContainText("api"))
+	checkA11y(t, page, "deployments-filtered")
 }
 
 func TestPagingWithLimitTwoGoesNextAndBack(t *testing.T) {
@@ -116,6 +124,7 @@ func TestPagingWithLimitTwoGoesNextAndBack(t *testing.T) {
 	must(t, expect.Locator(rows).ToHaveCount(2))
 	must(t, expect.Locator(rows.First()).Not().ToContainText(first))
 	screenshot(t, page, "pods-page-2.png")
+	checkA11y(t, page, "pods-page-2")
 
 	must(t, page.GetByTestId("page-back").Click())
 	must(t, expect.Locator(page.GetByTestId("page-info")).ToContainText("Page 1"))
@@ -132,6 +141,7 @@ func TestJumpBoxResolvesShortNames(t *testing.T) {
 	must(t, jump.Press("Enter"))
 	must(t, expect.Page(page).ToHaveURL(regexp.MustCompile(`/c/admin/apis/apps/v1/namespaces/demo/statefulsets$`)))
 	must(t, expect.Locator(page.GetByTestId("list-table")).ToContainText("db"))
+	checkA11y(t, page, "statefulsets")
 }
 
 func TestViewerSeesAClear403OnSecrets(t *testing.T) {
@@ -145,6 +155,7 @@ func TestViewerSeesAClear403OnSecrets(t *testing.T) {
 	must(t, expect.Locator(page.GetByTestId("error-hint")).ToHaveText("You may not list secrets in namespace demo."))
 	must(t, expect.Locator(page.GetByTestId("error-message")).ToContainText(`User "viewer" cannot list resource "secrets"`))
 	screenshot(t, page, "viewer-secrets-403.png")
+	checkA11y(t, page, "viewer-secrets-403")
 }
 
 func TestAggregatedAPIResourcesAreListed(t *testing.T) {
@@ -159,4 +170,5 @@ func TestAggregatedAPIResourcesAreListed(t *testing.T) {
 	must(t, expect.Locator(table).ToContainText("api-latency"))
 	must(t, expect.Locator(table).ToContainText("checkout"))
 	screenshot(t, page, "aggregated-probes.png")
+	checkA11y(t, page, "aggregated-probes")
 }

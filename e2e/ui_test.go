@@ -63,6 +63,7 @@ func TestHomeShowsDiscoveredGroups(t *testing.T) {
 	must(t, expect.Locator(lighthouses).ToHaveAttribute("href", "/c/admin/apis/maritime.tabula.dev/v1alpha1/lighthouses"))
 	must(t, expect.Locator(page.GetByTestId("current-context")).ToHaveText("admin"))
 	screenshot(t, page, "home-light.png")
+	checkA11y(t, page, "home")
 }
 
 func TestHomeInDarkMode(t *testing.T) {
@@ -91,6 +92,7 @@ func TestHomeFilterNarrowsTheResources(t *testing.T) {
 	must(t, expect.Locator(visible).ToHaveCount(1))
 	must(t, expect.Locator(visible).ToContainText("lighthouses"))
 	must(t, expect.Locator(page.Locator(`[data-group="apps"]`)).ToBeHidden())
+	checkA11y(t, page, "home-filtered")
 }
 
 func TestContextSwitcherReachesEveryContext(t *testing.T) {
@@ -98,6 +100,7 @@ func TestContextSwitcherReachesEveryContext(t *testing.T) {
 	_, err := page.Goto(env.console.URL + "/c/admin/")
 	must(t, err)
 	must(t, page.GetByTestId("context-switcher").Locator("summary").Click())
+	checkA11y(t, page, "context-menu-open")
 	must(t, page.GetByTestId("context-switcher").GetByRole("link", playwright.LocatorGetByRoleOptions{Name: regexp.MustCompile(`^viewer`)}).Click())
 	must(t, expect.Page(page).ToHaveURL(regexp.MustCompile(`/c/viewer/$`)))
 	must(t, expect.Locator(page.GetByTestId("current-context")).ToHaveText("viewer"))
@@ -114,6 +117,7 @@ func TestUnknownContextShowsA404Page(t *testing.T) {
 	must(t, expect.Locator(page.GetByTestId("error-code")).ToHaveText("404"))
 	must(t, expect.Locator(page.GetByTestId("error-message")).ToContainText("no-such-context"))
 	screenshot(t, page, "error-404.png")
+	checkA11y(t, page, "error-404")
 }
 
 func TestThemeToggleIsRememberedAcrossPages(t *testing.T) {

@@ -37,13 +37,6 @@ func boolAttr(b bool) string {
 	return "false"
 }
 
-func sortAttr(sorted bool) string {
-	if sorted {
-		return "ascending"
-	}
-	return "none"
-}
-
 func emptySuffix(p ListPage) string {
 	var s string
 	if p.Namespaced && p.Namespace != "" {

@@ -71,7 +71,8 @@ type ListColumn struct {
 	Description string
 	Numeric     bool
 	SortHref    templ.SafeURL
-	Sorted      bool
+	// Sort is the column's aria-sort: "ascending", "descending" or "none".
+	Sort string
 }
 
 // ListRow is one row; Key identifies it (uid, or namespace/name).

@@ -191,6 +191,16 @@ func TestSortSortsTheCurrentPageAndSaysSo(t *testing.T) {
 	if !strings.Contains(doc.Find("[data-testid=page-info]").Text(), "within this page") {
 		t.Error("the page does not say sorting is per page")
 	}
+	// Screen readers hear the direction the page is sorted in.
+	doc.Find("[data-testid=list-table] thead th").Each(func(_ int, th *goquery.Selection) {
+		want := "none"
+		if strings.TrimSpace(th.Text()) == "Name" {
+			want = "descending"
+		}
+		if got := th.AttrOr("aria-sort", ""); got != want {
+			t.Errorf("column %q: aria-sort %q, want %q", strings.TrimSpace(th.Text()), got, want)
+		}
+	})
 }
 
 func TestLabelSelectorFilters(t *testing.T) {

@@ -147,7 +147,7 @@ func tableView(in Input) ([]views.ListColumn, []views.ListRow, int) {
 			Description: col.Description,
 			Numeric:     page.Numeric(col.Type),
 			SortHref:    page.WithQuery(base, next.Values()),
-			Sorted:      i == sortCol,
+			Sort:        sortState(i == sortCol, desc),
 		})
 	}
 	rows := t.Rows
@@ -213,6 +213,17 @@ func tableView(in Input) ([]views.ListColumn, []views.ListRow, int) {
 		out[ri] = vr
 	}
 	return cols, out, hidden
+}
+
+// sortState is a column header's aria-sort.
+func sortState(sorted, desc bool) string {
+	switch {
+	case !sorted:
+		return "none"
+	case desc:
+		return "descending"
+	}
+	return "ascending"
 }
 
 func sortColumn(cols []apiclient.Column, sortBy string) (int, bool) {
