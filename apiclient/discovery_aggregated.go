@@ -28,6 +28,19 @@ type conditionalDiscovery struct {
 	discovery *Discovery
 }
 
+// costly says the next fetch cannot be answered with a 304.
+func (cd *conditionalDiscovery) costly() bool {
+	if cd.legacy || len(cd.docs) == 0 {
+		return true
+	}
+	for _, d := range cd.docs {
+		if d.etag == "" {
+			return true
+		}
+	}
+	return false
+}
+
 type etaggedDiscovery struct {
 	etag string
 	list apidiscoveryv2.APIGroupDiscoveryList

@@ -17,6 +17,13 @@ const DefaultDiscoveryTTL = 2 * time.Minute
 // discoveryTimeout bounds one discovery fetch.
 const discoveryTimeout = 30 * time.Second
 
+// costlyRefreshFloor is how recent a fetch must be to answer a fresh load
+// on a server that cannot answer discovery conditionally (legacy
+// discovery, or aggregated discovery without ETags): there every refresh
+// is a full fetch, so a stream of unknown URLs must not become a stream of
+// them. Servers that answer 304 refresh at once, every time.
+const costlyRefreshFloor = time.Second
+
 // discoveryCache keeps one Discovery per context. Discovery documents are the
 // same for every authenticated user of a cluster, so they are shared; every
 // other request is made with the requester's own identity.
@@ -40,10 +47,12 @@ type contextDiscovery struct {
 	// Guarded by discoveryCache.mu.
 	discovery *Discovery // the last good answer, nil before the first
 	fetched   time.Time
-	started   uint64          // the number of the last fetch started
-	running   *discoveryFetch // nil when none runs
-	last      *discoveryFetch // the last fetch that ended
-	waiting   int             // callers waiting for a fetch (tests watch it)
+	// costly says the last fetch could not be conditional.
+	costly  bool
+	started uint64          // the number of the last fetch started
+	running *discoveryFetch // nil when none runs
+	last    *discoveryFetch // the last fetch that ended
+	waiting int             // callers waiting for a fetch (tests watch it)
 
 	// conditional belongs to the running fetch: only one runs at a time.
 	conditional conditionalDiscovery
@@ -52,6 +61,7 @@ type contextDiscovery struct {
 // discoveryFetch is one fetch; its result is set before done is closed.
 type discoveryFetch struct {
 	n         uint64
+	began     time.Time
 	done      chan struct{}
 	discovery *Discovery
 	err       error
@@ -93,8 +103,11 @@ func (dc *discoveryCache) load(ctx context.Context, contextName string, fresh bo
 	}
 	// need is the number of the first fetch whose answer will do.
 	need := cd.started + 1
-	if !fresh && cd.running != nil {
+	switch {
+	case !fresh && cd.running != nil:
 		need = cd.running.n
+	case fresh && cd.costly && cd.last != nil && dc.now().Sub(cd.last.began) < costlyRefreshFloor:
+		need = cd.last.n
 	}
 	for {
 		if cd.last != nil && cd.last.n >= need {
@@ -129,7 +142,7 @@ func (dc *discoveryCache) load(ctx context.Context, contextName string, fresh bo
 // start begins the context's next fetch; dc.mu must be held and none running.
 func (dc *discoveryCache) start(ctx context.Context, cd *contextDiscovery, fetch discoveryFetcher) *discoveryFetch {
 	cd.started++
-	f := &discoveryFetch{n: cd.started, done: make(chan struct{})}
+	f := &discoveryFetch{n: cd.started, began: dc.now(), done: make(chan struct{})}
 	cd.running = f
 	// Others may wait on this fetch: the caller leaving (a closed tab) must
 	// not fail them, so it gets its own deadline.
@@ -143,6 +156,7 @@ func (dc *discoveryCache) start(ctx context.Context, cd *contextDiscovery, fetch
 			cd.discovery, cd.fetched = d, dc.now()
 		}
 		cd.running, cd.last = nil, f
+		cd.costly = cd.conditional.costly()
 		dc.mu.Unlock()
 		close(f.done)
 	}()

@@ -135,21 +135,10 @@ func TestResourceSeesANewCRDAtOnce(t *testing.T) {
 	}{
 		{"aggregated discovery with ETags", apitest.Options{},
 			map[string]int{"304": 1, "200": 1}, map[string]int{"304": 2}},
-		{"aggregated discovery without ETags", apitest.Options{NoDiscoveryETag: true},
-			map[string]int{"200": 2}, map[string]int{"200": 2}},
-		{"legacy discovery", apitest.Options{LegacyDiscovery: true}, nil, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fake := apitest.NewServerWith(t, tc.opts, apitest.CoreV1())
-			obs := &codeCounter{}
-			cs, err := apiclient.FromKubeconfig(fake.Kubeconfig("dev"), apiclient.LoadOptions{Observer: obs})
-			if err != nil {
-				t.Fatal(err)
-			}
-			c, err := cs.Client("dev", apiclient.Identity{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			c, obs := countedClient(t, fake)
 			ctx := context.Background()
 			if _, err := c.Discovery(ctx); err != nil {
 				t.Fatal(err)
@@ -161,13 +150,13 @@ func TestResourceSeesANewCRDAtOnce(t *testing.T) {
 			if err != nil || r.Kind != "Lighthouse" {
 				t.Fatalf("a CRD created after discovery was cached: %+v %v", r, err)
 			}
-			if got := obs.take(); tc.wantFound != nil && !maps.Equal(got, tc.wantFound) {
+			if got := obs.take(); !maps.Equal(got, tc.wantFound) {
 				t.Errorf("refresh that found the CRD: discovery calls %v, want %v", got, tc.wantFound)
 			}
 			if _, err := c.Resource(ctx, "maritime.tabula.dev", "v1alpha1", "nosuch"); !apierrors.IsNotFound(err) {
 				t.Errorf("unknown resource: %v", err)
 			}
-			if got := obs.take(); tc.wantUnknown != nil && !maps.Equal(got, tc.wantUnknown) {
+			if got := obs.take(); !maps.Equal(got, tc.wantUnknown) {
 				t.Errorf("refresh for an unknown resource: discovery calls %v, want %v", got, tc.wantUnknown)
 			}
 
@@ -182,10 +171,74 @@ func TestResourceSeesANewCRDAtOnce(t *testing.T) {
 				})
 			}
 			wg.Wait()
-			got := obs.take()
-			if tc.wantUnknown["304"] > 0 && (got["200"] != 0 || got["304"] == 0) {
+			if got := obs.take(); got["200"] != 0 || got["304"] == 0 {
 				t.Errorf("storm of unknown resources: discovery calls %v, want only 304s", got)
 			}
 		})
 	}
+}
+
+// A server that cannot answer discovery with a 304 pays a full fetch per
+// refresh, so unknown URLs refresh it at most once per costlyRefreshFloor;
+// a new CRD is still found within that floor.
+func TestCostlyDiscoveryRefreshesAtMostOncePerFloor(t *testing.T) {
+	for name, opts := range map[string]apitest.Options{
+		"aggregated discovery without ETags": {NoDiscoveryETag: true},
+		"legacy discovery":                   {LegacyDiscovery: true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			fake := apitest.NewServerWith(t, opts, apitest.CoreV1())
+			c, obs := countedClient(t, fake)
+			ctx := context.Background()
+			if _, err := c.Discovery(ctx); err != nil {
+				t.Fatal(err)
+			}
+			oneFetch := sum(obs.take())
+
+			// Sequential unknown URLs within the floor share the last fetch.
+			for i := range 20 {
+				if _, err := c.Resource(ctx, "", "v1", fmt.Sprintf("nosuch%d", i)); !apierrors.IsNotFound(err) {
+					t.Fatalf("unknown resource: %v", err)
+				}
+			}
+			if got := sum(obs.take()); got > 2*oneFetch {
+				t.Errorf("20 unknown URLs cost %d discovery calls, want at most %d (two fetches)", got, 2*oneFetch)
+			}
+
+			fake.AddGroupVersions(lighthouses())
+			deadline := time.Now().Add(5 * time.Second)
+			for {
+				r, err := c.Resource(ctx, "maritime.tabula.dev", "v1alpha1", "lighthouses")
+				if err == nil && r.Kind == "Lighthouse" {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("the new CRD was not found within the refresh floor: %v", err)
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+		})
+	}
+}
+
+func countedClient(t *testing.T, fake *apitest.Server) (*apiclient.Client, *codeCounter) {
+	t.Helper()
+	obs := &codeCounter{}
+	cs, err := apiclient.FromKubeconfig(fake.Kubeconfig("dev"), apiclient.LoadOptions{Observer: obs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := cs.Client("dev", apiclient.Identity{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, obs
+}
+
+func sum(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
 }

@@ -26,7 +26,7 @@ type hostPolicy struct {
 func newHostPolicy(allowed []string, inCluster bool) hostPolicy {
 	p := hostPolicy{inCluster: inCluster}
 	for _, h := range allowed {
-		if h = strings.ToLower(strings.TrimSpace(h)); h != "" {
+		if h = normalHost(h); h != "" {
 			p.names = append(p.names, h)
 		}
 	}
@@ -43,7 +43,7 @@ func (p hostPolicy) check(next echo.HandlerFunc) echo.HandlerFunc {
 }
 
 func (p hostPolicy) allows(host string) bool {
-	h := strings.TrimSuffix(strings.ToLower(hostOnly(host)), ".")
+	h := normalHost(host)
 	switch {
 	case h == "":
 		return false
@@ -55,6 +55,12 @@ func (p hostPolicy) allows(host string) bool {
 		return true
 	}
 	return slices.Contains(p.names, h)
+}
+
+// normalHost is a host name as compared: lower case, without port, IPv6
+// brackets or the root's trailing dot.
+func normalHost(host string) string {
+	return strings.TrimSuffix(strings.ToLower(hostOnly(strings.TrimSpace(host))), ".")
 }
 
 // hostOnly strips the port and IPv6 brackets from a Host header.

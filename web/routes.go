@@ -71,8 +71,13 @@ func (s *Server) resourceRoutes() resourceRoutes {
 // resource resolves an API path under a context through discovery and
 // hands it to its handler.
 func (s *Server) resource(c echo.Context) error {
-	prefix := strings.TrimSuffix(string(page.ContextHome(page.ContextName(c))), "/")
-	p, err := page.ParseAPIPath(strings.TrimPrefix(c.Request().URL.EscapedPath(), prefix))
+	// The escaped path is /c/{context}/api… or /c/{context}/apis…; the
+	// context segment is skipped as sent, however the browser escaped it.
+	parts := strings.SplitN(c.Request().URL.EscapedPath(), "/", 4)
+	if len(parts) < 4 {
+		return echo.ErrNotFound
+	}
+	p, err := page.ParseAPIPath("/" + parts[3])
 	if err != nil {
 		return err
 	}

@@ -29,8 +29,8 @@ func TestSecretValuesAreHiddenInTheYAML(t *testing.T) {
 		"team": "payments",
 	})
 	fake.Add(secret)
-	for _, path := range []string{"?view=yaml", "?view=yaml&managedFields=1", "/status"} {
-		_, body := h.get(t, "/c/dev/api/v1/namespaces/demo/secrets/creds"+path, statusFor(path))
+	for _, path := range []string{"", "?view=yaml", "?view=yaml&managedFields=1"} {
+		_, body := h.get(t, "/c/dev/api/v1/namespaces/demo/secrets/creds"+path, http.StatusOK)
 		for _, leak := range []string{"aHVudGVyMg==", "plain-s3cret", "hunter2"} {
 			if strings.Contains(body, leak) {
 				t.Errorf("%s shows a secret value (%s)", path, leak)
@@ -44,15 +44,6 @@ func TestSecretValuesAreHiddenInTheYAML(t *testing.T) {
 			t.Errorf("YAML lacks %q:\n%s", want, yaml)
 		}
 	}
-}
-
-// statusFor: secrets have no status subresource in the fake, so /status is
-// a 404 rather than a page.
-func statusFor(path string) int {
-	if path == "/status" {
-		return http.StatusNotFound
-	}
-	return http.StatusOK
 }
 
 func TestPagesAreNeverCached(t *testing.T) {
@@ -231,5 +222,42 @@ func TestUpstreamStreamsAreCapped(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), "upstream streams") {
 		t.Errorf("second stream: %d %s, want a 503 naming the limit", resp.StatusCode, body)
+	}
+	// Ending the follow gives its slot back.
+	_ = follow.ws.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		resp, err := http.Get(console.URL + "/c/dev/api/v1/namespaces/demo/pods/web-1/log?download=1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusOK {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after the follow ended, a download still gets %d: the slot was not given back", resp.StatusCode)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// A log download whose upstream never answers holds its stream slot no
+// longer than a page would wait.
+func TestAHungLogDownloadEndsAtThePageDeadline(t *testing.T) {
+	fake := apitest.NewServer(t, apitest.CoreV1())
+	fake.Add(apitest.Pod("demo", "web-1", map[string]string{"app": "web"}))
+	fake.Override("/api/v1/namespaces/demo/pods/web-1/log", func(w http.ResponseWriter, r *http.Request) {
+		<-r.Context().Done()
+	})
+	h := newConsoleWithTimeout(t, fake, 300*time.Millisecond, "dev")
+	start := time.Now()
+	resp, err := (&http.Client{Timeout: 10 * time.Second}).Get(h.console.URL + "/c/dev/api/v1/namespaces/demo/pods/web-1/log?download=1")
+	if err != nil {
+		t.Fatalf("%v after %v", err, time.Since(start))
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusGatewayTimeout {
+		t.Errorf("status %d, want 504", resp.StatusCode)
 	}
 }

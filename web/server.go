@@ -113,6 +113,7 @@ func (s *Server) Serve(ctx context.Context, addr string, ready func(addr string)
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 	}
+	defer s.list.Close()
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", addr)
 	if err != nil {
@@ -130,7 +131,6 @@ func (s *Server) Serve(ctx context.Context, addr string, ready func(addr string)
 	}
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	defer s.list.Close()
 	if err := srv.Shutdown(shutdownCtx); err != nil {
 		return fmt.Errorf("shutting down HTTP server: %w", err)
 	}

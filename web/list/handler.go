@@ -54,10 +54,11 @@ func (h *Handler) Page(c echo.Context, t page.Target) error {
 		return page.WithAction(err, "list", r, ns, "")
 	}
 	p := Model(ctx, Input{Context: t.Client.ContextName(), Resource: r, Namespace: ns, Query: lq, Table: table, Notices: notices})
-	p.Layout = h.env.ContextLayout(ctx, t.Client, r.Kind+" list", &r, ns)
 	if r.Namespaced {
 		p.Picker = h.namespacePicker(ctx, c, t.Client, r, ns, lq)
 	}
+	// The frame comes last: it shows the warnings of every call above.
+	p.Layout = h.env.ContextLayout(ctx, t.Client, r.Kind+" list", &r, ns)
 	return h.env.Render(c, http.StatusOK, views.List(p))
 }
 

@@ -185,18 +185,16 @@ func (f *follower) follow(ctx context.Context, rv string) error {
 func (f *follower) relist(ctx context.Context, notice string) (string, error) {
 	ctx, cancel := f.env.WithDeadline(ctx)
 	defer cancel()
-	r, ns, lq := f.in.Resource, f.in.Namespace, f.in.Query
-	opts := Options(lq, r, ns)
-	table, err := f.client.ListTable(ctx, r, opts)
-	if err != nil && opts.Continue != "" && apiclient.IsExpired(err) {
-		opts.Continue = ""
-		table, err = f.client.ListTable(ctx, r, opts)
-	}
+	r, ns := f.in.Resource, f.in.Namespace
+	table, lq, _, err := fetch(ctx, f.client, r, ns, f.in.Query)
 	if err != nil {
 		return "", err
 	}
+	// An expired continue token restarted the page: follow the first page
+	// from now on.
+	f.in.Query = lq
 	rv := table.ResourceVersion
-	if opts.Continue != "" {
+	if lq.Continue != "" {
 		// A later page is served from the first page's snapshot, whose
 		// version may be too old to watch from: watch from now.
 		fresh := Options(lq.FirstPage(), r, ns)

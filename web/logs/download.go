@@ -34,7 +34,7 @@ func (h *Handler) download(c echo.Context, client *apiclient.Client, t target, l
 	}
 	w := c.Response()
 	started := false
-	m := newLogMerger(func(batch []byte) error {
+	write := func(batch []byte) error {
 		if !started {
 			startDownload(c, filename)
 			started = true
@@ -42,7 +42,8 @@ func (h *Handler) download(c echo.Context, client *apiclient.Client, t target, l
 		_, err := w.Write(batch)
 		w.Flush()
 		return err
-	}, func(dst []byte, src string, line []byte) []byte {
+	}
+	m := newLogMerger(write, func(dst []byte, src string, line []byte) []byte {
 		dst = append(dst, src...)
 		dst = append(dst, ' ')
 		if !lq.Timestamps {
@@ -52,6 +53,9 @@ func (h *Handler) download(c echo.Context, client *apiclient.Client, t target, l
 		}
 		return append(dst, line...)
 	})
+	// A container whose log could not be read says so in the file, rather
+	// than vanishing from it.
+	m.notify = func(msg string) { _ = write([]byte("# tabula: " + msg + "\n")) }
 	err := m.Run(ctx, sources)
 	if !started && err == nil {
 		startDownload(c, filename)

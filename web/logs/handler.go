@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
@@ -196,12 +197,24 @@ func (h *Handler) openLog(ctx context.Context, client *apiclient.Client, namespa
 	if err != nil {
 		return nil, err
 	}
+	// The first byte is bounded as a page is; the body is a stream and is
+	// not. Cancelling ctx ends the stream, so the deadline only cancels a
+	// call that has not answered yet.
+	ctx, cancel := context.WithCancel(ctx)
+	late := time.AfterFunc(h.env.Timeout, cancel)
 	rc, err := client.Logs(ctx, namespace, pod, opts)
+	if !late.Stop() {
+		if err == nil {
+			rc.Close()
+		}
+		err = fmt.Errorf("opening the log of %s: %w", pod, context.DeadlineExceeded)
+	}
 	if err != nil {
+		cancel()
 		release()
 		return nil, err
 	}
-	return &slotReader{ReadCloser: rc, release: release}, nil
+	return &slotReader{ReadCloser: rc, release: func() { cancel(); release() }}, nil
 }
 
 type slotReader struct {

@@ -45,6 +45,23 @@ func secretSize(b64 string) int {
 	return len(b64)
 }
 
+// mask hides a value, saying only its size; nil shows values.
+type mask func(value string) string
+
+// secretMask is how a Secret's top-level field k is shown: data holds
+// base64, stringData plain text; nothing else is secret.
+func secretMask(secret bool, k string) mask {
+	switch {
+	case !secret:
+		return nil
+	case k == "data":
+		return func(v string) string { return hidden(secretSize(v)) }
+	case k == "stringData":
+		return func(v string) string { return hidden(len(v)) }
+	}
+	return nil
+}
+
 // extras are what a generic describe shows beyond the object itself.
 type extras struct {
 	Discovery   *apiclient.Discovery
@@ -97,12 +114,12 @@ func genericDescribe(in Input) *views.GenericDescribe {
 		case "apiVersion", "kind", "metadata":
 			continue
 		case "status":
-			g.Status = treeOf(withoutConditions(obj.Object[k]), false)
+			g.Status = treeOf(withoutConditions(obj.Object[k]), nil)
 		case "spec":
 			// The usual case needs no extra "spec:" level.
-			g.Spec = append(g.Spec, treeOf(obj.Object[k], false)...)
+			g.Spec = append(g.Spec, treeOf(obj.Object[k], nil)...)
 		default:
-			g.Spec = append(g.Spec, views.TreeNode{Key: k, Children: treeOf(obj.Object[k], secret && (k == "data" || k == "stringData")), Value: summaryOf(obj.Object[k])})
+			g.Spec = append(g.Spec, views.TreeNode{Key: k, Children: treeOf(obj.Object[k], secretMask(secret, k)), Value: summaryOf(obj.Object[k])})
 		}
 	}
 	switch {
@@ -166,8 +183,8 @@ func withoutConditions(status any) any {
 }
 
 // treeOf turns JSON into a readable tree: maps by sorted key, lists by
-// index. masked hides values (Secret data) but keeps their keys and sizes.
-func treeOf(v any, masked bool) []views.TreeNode {
+// index. masked, if set, hides values (Secret data) but keeps their keys.
+func treeOf(v any, masked mask) []views.TreeNode {
 	switch val := v.(type) {
 	case map[string]any:
 		out := make([]views.TreeNode, 0, len(val))
@@ -185,7 +202,7 @@ func treeOf(v any, masked bool) []views.TreeNode {
 	return nil
 }
 
-func node(key string, v any, masked bool) views.TreeNode {
+func node(key string, v any, masked mask) views.TreeNode {
 	n := views.TreeNode{Key: key}
 	switch val := v.(type) {
 	case map[string]any, []any:
@@ -197,8 +214,8 @@ func node(key string, v any, masked bool) views.TreeNode {
 		_, n.List = val.([]any)
 	default:
 		n.Value = scalar(val)
-		if masked {
-			n.Value = hidden(secretSize(n.Value))
+		if masked != nil {
+			n.Value = masked(n.Value)
 		}
 	}
 	return n

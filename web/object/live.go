@@ -32,6 +32,13 @@ func (h *Handler) Live(c echo.Context, t page.Target) error {
 	if !t.Resource.Can("watch") {
 		return echo.NewHTTPError(http.StatusMethodNotAllowed, fmt.Sprintf("The server does not allow watching %s.", t.Resource.Name))
 	}
+	// Its object and events watches are upstream streams like a log's:
+	// they take a slot of the console's cap for as long as the page follows.
+	release, err := h.env.AcquireStream()
+	if err != nil {
+		return err
+	}
+	defer release()
 	stream, err := h.env.Upgrade(c, false)
 	if stream == nil {
 		return err

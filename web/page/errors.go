@@ -197,9 +197,10 @@ func (e *Env) frameError(ctx context.Context, c echo.Context, p *views.ErrorPage
 	}
 }
 
-// RequestURL is the console URL of this request, to offer it again.
+// RequestURL is this request's URL, to offer it again. It is request data,
+// so templ sanitises it like any URL the console did not build.
 func RequestURL(c echo.Context) templ.SafeURL {
-	return templ.SafeURL(c.Request().URL.RequestURI())
+	return templ.URL(c.Request().URL.RequestURI())
 }
 
 // ActionError says what the user tried when the server refused, so a 403

@@ -6,6 +6,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/tabula-console/tabula/apiclient"
+	"github.com/tabula-console/tabula/streaming"
 	"github.com/tabula-console/tabula/views"
 )
 
@@ -29,10 +30,14 @@ func Theme(next echo.HandlerFunc) echo.HandlerFunc {
 
 type warningsKey struct{}
 
-// CollectWarnings gathers the API server's warnings during a request, for
-// the page frame to show them as kubectl prints them.
+// CollectWarnings gathers the API server's warnings during a page request,
+// for the page frame to show them as kubectl prints them. Streams and
+// downloads have no frame: their warnings go to the log.
 func CollectWarnings(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
+		if streaming.IsUpgrade(c.Request()) || Bool(c.QueryParams(), "download") {
+			return next(c)
+		}
 		ctx, w := apiclient.WithWarnings(c.Request().Context())
 		c.SetRequest(c.Request().WithContext(context.WithValue(ctx, warningsKey{}, w)))
 		return next(c)

@@ -37,6 +37,9 @@ func (e *Env) Upgrade(c echo.Context, input bool) (*Stream, error) {
 		return nil, nil
 	}
 	e.sockets.Inc()
+	// gorilla wrote the 101 on the hijacked connection; say so to the
+	// request log and metrics, which read the echo response.
+	c.Response().Status = http.StatusSwitchingProtocols
 	// A hijacked connection's request context outlives the socket; the
 	// stream's context ends with whichever ends first.
 	ctx, cancel := context.WithCancel(c.Request().Context())
