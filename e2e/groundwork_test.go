@@ -59,7 +59,9 @@ func TestSecretYAMLIsMasked(t *testing.T) {
 	if _, err := cs.CoreV1().Secrets("demo").Create(ctx, secret, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = cs.CoreV1().Secrets("demo").Delete(context.Background(), "masked-creds", metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = cs.CoreV1().Secrets("demo").Delete(context.Background(), "masked-creds", metav1.DeleteOptions{})
+	})
 	page := darkPage(t)
 	goTo(t, page, "/c/admin/api/v1/namespaces/demo/secrets/masked-creds?view=yaml")
 	must(t, expect.Locator(page.Locator("#yaml-text")).ToContainText("password: hidden (21 bytes)"))
@@ -113,7 +115,7 @@ func TestDeprecationWarningsReachThePage(t *testing.T) {
 	for theme, open := range map[string]func(*testing.T) playwright.Page{"light": func(t *testing.T) playwright.Page { return newPage(t) }, "dark": darkPage} {
 		page := open(t)
 		goTo(t, page, path)
-		must(t, expect.Locator(page.GetByTestId("server-warnings")).ToContainText("Warning: " + warning))
+		must(t, expect.Locator(page.GetByTestId("server-warnings")).ToContainText("Warning: "+warning))
 		screenshot(t, page, "warning-"+theme+".png")
 		checkA11y(t, page, "warning-"+theme)
 	}
