@@ -15,7 +15,7 @@ import (
 // download streams the log as a file. It never follows (ParseQuery sees to
 // that), so it ends when the log read so far does. Nothing is buffered: a
 // failure after the first bytes can only cut the file short.
-func (h *Handler) download(c echo.Context, client *apiclient.Client, t target, lq Query) error {
+func (h *Handler) download(c echo.Context, client *apiclient.Client, t Target, lq Query) error {
 	ctx := c.Request().Context()
 	filename := downloadName(t, lq)
 	if !t.multi() {
@@ -63,7 +63,7 @@ func (h *Handler) download(c echo.Context, client *apiclient.Client, t target, l
 	return h.endDownload(err)
 }
 
-func downloadName(t target, lq Query) string {
+func downloadName(t Target, lq Query) string {
 	name := t.Pod
 	if t.multi() {
 		name = strings.ToLower(t.Kind) + "-" + t.Name

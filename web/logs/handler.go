@@ -35,7 +35,7 @@ func New(env *page.Env) *Handler { return &Handler{env: env} }
 // its WebSocket stream, and ?download=1.
 func (h *Handler) Object(c echo.Context, t page.Target) error {
 	client, r, p := t.Client, t.Resource, t.Path
-	tg := target{Kind: r.Kind, Name: p.Name, Namespace: p.Namespace, BackHref: page.ResourceURL(client.ContextName(), r, p.Namespace, p.Name)}
+	tg := Target{Kind: r.Kind, Name: p.Name, Namespace: p.Namespace, BackHref: page.ResourceURL(client.ContextName(), r, p.Namespace, p.Name)}
 	err := h.setup(c, func(ctx context.Context) error {
 		if r.Group == "" && r.Name == "pods" {
 			pod, err := client.GetPod(ctx, p.Namespace, p.Name)
@@ -84,7 +84,7 @@ func (h *Handler) Selector(c echo.Context) error {
 	}); err != nil {
 		return err
 	}
-	tg := target{Kind: "Pods", Name: sel, Namespace: ns, Selector: sel, BySelector: true,
+	tg := Target{Kind: "Pods", Name: sel, Namespace: ns, Selector: sel, BySelector: true,
 		BackHref: page.WithQuery(page.ResourceURL(client.ContextName(), pods, ns, ""), url.Values{"labelSelector": {sel}})}
 	return h.serve(c, client, tg)
 }
@@ -97,7 +97,7 @@ func (h *Handler) setup(c echo.Context, fn func(context.Context) error) error {
 	return fn(ctx)
 }
 
-func (h *Handler) serve(c echo.Context, client *apiclient.Client, tg target) error {
+func (h *Handler) serve(c echo.Context, client *apiclient.Client, tg Target) error {
 	lq, err := ParseQuery(c.QueryParams())
 	if err != nil {
 		return err
@@ -133,7 +133,7 @@ func (h *Handler) serve(c echo.Context, client *apiclient.Client, tg target) err
 }
 
 // Model builds a log page; the stream fills it in the browser.
-func Model(_ context.Context, action templ.SafeURL, t target, lq Query) views.LogPage {
+func Model(_ context.Context, action templ.SafeURL, t Target, lq Query) views.LogPage {
 	p := views.LogPage{
 		Kind:       t.Kind,
 		Name:       t.Name,

@@ -15,7 +15,7 @@ import (
 
 // stream streams a log over a WebSocket: one container straight through,
 // or several merged by time, with pods that start during a follow joining.
-func (h *Handler) stream(c echo.Context, client *apiclient.Client, t target, lq Query) error {
+func (h *Handler) stream(c echo.Context, client *apiclient.Client, t Target, lq Query) error {
 	stream, err := h.env.Upgrade(c, false)
 	if stream == nil {
 		return err
@@ -24,7 +24,7 @@ func (h *Handler) stream(c echo.Context, client *apiclient.Client, t target, lq 
 	return nil
 }
 
-func (h *Handler) pipe(stream *page.Stream, client *apiclient.Client, t target, lq Query) error {
+func (h *Handler) pipe(stream *page.Stream, client *apiclient.Client, t Target, lq Query) error {
 	ctx := stream.Context
 	send := func(batch []byte) error { return stream.Send(ctx, streaming.ChannelData, batch) }
 	if !t.multi() {
@@ -55,7 +55,7 @@ func (h *Handler) pipe(stream *page.Stream, client *apiclient.Client, t target, 
 
 // mergeSources are the merge's upstream logs, and the set of containers
 // they cover (so pods that start later join only once).
-func (h *Handler) mergeSources(client *apiclient.Client, t target, lq Query) ([]logSource, map[source]bool) {
+func (h *Handler) mergeSources(client *apiclient.Client, t Target, lq Query) ([]logSource, map[source]bool) {
 	started := map[source]bool{}
 	var out []logSource
 	for _, s := range t.sources(lq.Container) {
@@ -71,7 +71,7 @@ func (h *Handler) mergeSources(client *apiclient.Client, t target, lq Query) ([]
 // joinNewPods watches the selected pods from the list the merge started
 // with, and adds each container that starts to the merge, from its first
 // line.
-func (h *Handler) joinNewPods(ctx context.Context, client *apiclient.Client, t target, lq Query, m *logMerger, started map[source]bool, notify func(string)) {
+func (h *Handler) joinNewPods(ctx context.Context, client *apiclient.Client, t Target, lq Query, m *logMerger, started map[source]bool, notify func(string)) {
 	rv := t.PodsVersion
 	newPod := func(typ string, pod *corev1.Pod) {
 		if typ != apiclient.WatchAdded && typ != apiclient.WatchModified {

@@ -15,8 +15,8 @@ const (
 	maxPods = 100
 )
 
-// target is whose log a page shows: one pod, or the pods a selector picks.
-type target struct {
+// Target is whose log a page shows: one pod, or the pods a selector picks.
+type Target struct {
 	Kind, Name string
 	Namespace  string
 	Pod        string
@@ -37,7 +37,7 @@ type target struct {
 	Default    string
 }
 
-func (t target) multi() bool { return t.Pod == "" }
+func (t Target) multi() bool { return t.Pod == "" }
 
 // source is pod/container, the prefix of a merged log's lines.
 type source struct{ pod, container string }
@@ -46,7 +46,7 @@ func (s source) String() string { return s.pod + "/" + s.container }
 
 // sources are the containers of a merged log to read: all started ones,
 // or those named container.
-func (t target) sources(container string) []source {
+func (t Target) sources(container string) []source {
 	if container == "" {
 		return t.Started
 	}
@@ -60,7 +60,7 @@ func (t target) sources(container string) []source {
 }
 
 // addPods records what a merged log needs of the pods it starts with.
-func (t *target) addPods(pods []corev1.Pod) {
+func (t *Target) addPods(pods []corev1.Pod) {
 	t.PodCount = len(pods)
 	for i := range pods {
 		names, _ := podContainers(&pods[i])

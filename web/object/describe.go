@@ -62,8 +62,8 @@ func secretMask(secret bool, k string) mask {
 	return nil
 }
 
-// extras are what a generic describe shows beyond the object itself.
-type extras struct {
+// Extras are what a generic describe shows beyond the object itself.
+type Extras struct {
 	Discovery   *apiclient.Discovery
 	Children    []apiclient.Related
 	ChildrenErr error
@@ -74,7 +74,7 @@ type extras struct {
 }
 
 func genericDescribe(in Input) *views.GenericDescribe {
-	obj, cname, r, x, now := in.Object, in.Context, in.Resource, in.extras, in.Now
+	obj, cname, r, x, now := in.Object, in.Context, in.Resource, in.Extras, in.Now
 	ns := obj.GetNamespace()
 	g := &views.GenericDescribe{Finalizers: obj.GetFinalizers()}
 	listInNS := page.ResourceURL(cname, r, ns, "")

@@ -90,7 +90,7 @@ type Input struct {
 	Description *apiclient.Description
 	// Summary is the object's one-row Table, when the server serves Tables.
 	Summary *apiclient.Table
-	extras
+	Extras
 	Now time.Time
 }
 
@@ -122,12 +122,12 @@ func fetch(ctx context.Context, t page.Target, view string, managedFields bool) 
 	if view != viewOverview || in.Object == nil {
 		return in, nil
 	}
-	in.extras = fetchExtras(ctx, client, r, in.Object)
+	in.Extras = fetchExtras(ctx, client, r, in.Object)
 	return in, nil
 }
 
-func fetchExtras(ctx context.Context, client *apiclient.Client, r apiclient.Resource, obj *unstructured.Unstructured) extras {
-	var x extras
+func fetchExtras(ctx context.Context, client *apiclient.Client, r apiclient.Resource, obj *unstructured.Unstructured) Extras {
+	var x Extras
 	d, err := client.Discovery(ctx)
 	if err == nil {
 		x.Discovery = d
