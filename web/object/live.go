@@ -67,6 +67,7 @@ func (h *Handler) follow(stream *page.Stream, t page.Target) error {
 	}()
 	if events, ok := watchableEvents(ctx, client); ok {
 		go func() {
+			// events.k8s.io names the object "regarding", core "involvedObject".
 			field := "involvedObject.name"
 			if events.Group == "events.k8s.io" {
 				field = "regarding.name"
@@ -107,21 +108,16 @@ func (h *Handler) follow(stream *page.Stream, t page.Target) error {
 	}
 }
 
-// watchableEvents is the events resource the server serves and lets
-// anyone watch, if any: a server without events gets no events watch. Core
-// events come first: their involvedObject.name selector is the one every
-// kube-apiserver supports.
+// watchableEvents is the events resource the server serves (as EventsFor
+// reads it) if it may be watched: a server without events gets no events
+// watch.
 func watchableEvents(ctx context.Context, client *apiclient.Client) (apiclient.Resource, bool) {
 	d, err := client.Discovery(ctx)
 	if err != nil {
 		return apiclient.Resource{}, false
 	}
-	for _, gv := range [][2]string{{"", "v1"}, {"events.k8s.io", "v1"}} {
-		if r, ok := d.Lookup(gv[0], gv[1], "events"); ok && r.Can("watch") {
-			return r, true
-		}
-	}
-	return apiclient.Resource{}, false
+	r, ok := d.EventsResource()
+	return r, ok && r.Can("watch")
 }
 
 // sections renders the live sections of an object page afresh, with the
