@@ -359,3 +359,35 @@ func TestLiveListRecoversWhenTheAPIServerComesBack(t *testing.T) {
 		t.Fatalf("after recovery: %+v", m)
 	}
 }
+
+// A WebSocket is counted as the 101 it was, not as a 200 page, and its
+// lifetime is not a response time.
+func TestWebSocketsAreCountedAsSwitchingProtocols(t *testing.T) {
+	h := liveHarness(t)
+	c := h.dial(t, "/c/dev/api/v1/namespaces/demo/pods")
+	_ = c.ws.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		_, body := h.get(t, "/metrics", http.StatusOK)
+		if strings.Contains(body, `tabula_http_requests_total{code="101",method="GET",route="/c/:context/api/*"} 1`) {
+			if strings.Contains(body, `tabula_http_request_duration_seconds_count{route="/c/:context/api/*"}`) {
+				t.Error("the WebSocket's lifetime was observed as a response time")
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no 101 counted for the live list:\n%s", grepLines(body, "tabula_http_requests_total"))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func grepLines(s, substr string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, substr) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
