@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net/http"
 	"sync"
 
 	"github.com/a-h/templ"
@@ -43,24 +42,4 @@ func (e *Env) Render(c echo.Context, status int, component templ.Component) erro
 		return fmt.Errorf("rendering page: %w", err)
 	}
 	return c.HTMLBlob(status, buf.Bytes())
-}
-
-// streamSlotsFull is answered when every upstream stream slot is taken.
-func (e *Env) streamSlotsFull() error {
-	return echo.NewHTTPError(http.StatusServiceUnavailable,
-		fmt.Sprintf("The console is already following %d upstream streams, its limit. Close a log or live page, or try again shortly.", cap(e.streams)))
-}
-
-// AcquireStream takes one of the console's upstream stream slots (a log
-// stream, or a live object page's watches), or fails at once with 503 when
-// all are taken. release gives it back. The cap is global: it bounds what
-// the console asks of API servers, not what one user may take.
-func (e *Env) AcquireStream() (release func(), err error) {
-	select {
-	case e.streams <- struct{}{}:
-		var once sync.Once
-		return func() { once.Do(func() { <-e.streams }) }, nil
-	default:
-		return nil, e.streamSlotsFull()
-	}
 }
