@@ -224,15 +224,7 @@ func TestCostlyDiscoveryRefreshesAtMostOncePerFloor(t *testing.T) {
 func countedClient(t *testing.T, fake *apitest.Server) (*apiclient.Client, *codeCounter) {
 	t.Helper()
 	obs := &codeCounter{}
-	cs, err := apiclient.FromKubeconfig(fake.Kubeconfig("dev"), apiclient.LoadOptions{Observer: obs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := cs.Client("dev", apiclient.Identity{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c, obs
+	return clientWith(t, fake, apiclient.LoadOptions{Observer: obs}), obs
 }
 
 func sum(m map[string]int) int {

@@ -18,7 +18,13 @@ import (
 // clientFor is a Client for fake, acting with the kubeconfig's own identity.
 func clientFor(t *testing.T, fake *apitest.Server) *apiclient.Client {
 	t.Helper()
-	cs, err := apiclient.FromKubeconfig(fake.Kubeconfig("dev"), apiclient.LoadOptions{})
+	return clientWith(t, fake, apiclient.LoadOptions{})
+}
+
+// clientWith is clientFor with load options, such as an Observer.
+func clientWith(t *testing.T, fake *apitest.Server, opts apiclient.LoadOptions) *apiclient.Client {
+	t.Helper()
+	cs, err := apiclient.FromKubeconfig(fake.Kubeconfig("dev"), opts)
 	if err != nil {
 		t.Fatal(err)
 	}

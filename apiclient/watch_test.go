@@ -286,14 +286,7 @@ func TestWatchAndLogsAreObserved(t *testing.T) {
 	fake := apitest.NewServer(t, apitest.CoreV1())
 	seedPods(fake)
 	obs := &recordingObserver{}
-	cs, err := apiclient.FromKubeconfig(fake.Kubeconfig("dev"), apiclient.LoadOptions{Observer: obs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := cs.Client("dev", apiclient.Identity{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := clientWith(t, fake, apiclient.LoadOptions{Observer: obs})
 	w := startWatch(t, func(ctx context.Context, emit func(apiclient.WatchEvent)) error {
 		return c.WatchPods(ctx, "demo", "", "", func(typ string, _ *corev1.Pod) {
 			emit(apiclient.WatchEvent{Type: typ})

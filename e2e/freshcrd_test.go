@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
 )
 
 // A CRD created while the console runs is listable at once: the console
@@ -23,18 +24,14 @@ import (
 // the first request after the API server serves it succeeds, even when the
 // console's discovery was fetched a moment before.
 func TestACRDCreatedNowIsListableWithoutRestart(t *testing.T) {
-	_, cfg := clientset(t, "admin")
-	dyn, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dyn, cfg := adminDynamic(t)
 	ctx := t.Context()
 	// Warm the console's discovery cache before the CRD exists.
 	if code, _ := consoleGet(t, "/c/admin/"); code != http.StatusOK {
 		t.Fatalf("home: %d", code)
 	}
 
-	crds := dyn.Resource(schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"})
+	crds := dyn.Resource(crdGVR)
 	crd := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
 		"metadata": map[string]any{"name": "gadgets.fresh.tabula.dev"},
@@ -62,7 +59,7 @@ func TestACRDCreatedNowIsListableWithoutRestart(t *testing.T) {
 		_ = crds.Delete(context.Background(), "gadgets.fresh.tabula.dev", metav1.DeleteOptions{})
 	})
 	gadgets := dyn.Resource(schema.GroupVersionResource{Group: "fresh.tabula.dev", Version: "v1", Resource: "gadgets"}).Namespace("demo")
-	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
 		_, err := gadgets.Create(ctx, &unstructured.Unstructured{Object: map[string]any{
 			"apiVersion": "fresh.tabula.dev/v1", "kind": "Gadget",
 			"metadata": map[string]any{"name": "sprocket"}, "spec": map[string]any{"colour": "teal"},
@@ -108,6 +105,20 @@ func TestACRDCreatedNowIsListableWithoutRestart(t *testing.T) {
 	goTo(t, page, "/c/admin/apis/fresh.tabula.dev/v1/namespaces/demo/gadgets")
 	checkA11y(t, page, "fresh-crd-list")
 }
+
+// adminDynamic is a dynamic client of the admin context, and its config.
+func adminDynamic(t *testing.T) (dynamic.Interface, *rest.Config) {
+	t.Helper()
+	_, cfg := clientset(t, "admin")
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dyn, cfg
+}
+
+// crdGVR is where CustomResourceDefinitions are served.
+var crdGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 
 func consoleGet(t *testing.T, path string) (int, string) {
 	t.Helper()

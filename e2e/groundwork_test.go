@@ -14,9 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/dynamic"
 )
 
 // darkPage opens a page in dark mode, as the theme cookie makes it.
@@ -79,13 +77,9 @@ func TestSecretYAMLIsMasked(t *testing.T) {
 // A CRD version marked deprecated makes kube-apiserver send a Warning
 // header; the list page shows it as kubectl prints it.
 func TestDeprecationWarningsReachThePage(t *testing.T) {
-	_, cfg := clientset(t, "admin")
-	dyn, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dyn, _ := adminDynamic(t)
 	ctx := t.Context()
-	crds := dyn.Resource(schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"})
+	crds := dyn.Resource(crdGVR)
 	const warning = "relics.v1beta1.fresh.tabula.dev is deprecated; use v1"
 	crd := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
@@ -105,7 +99,7 @@ func TestDeprecationWarningsReachThePage(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = crds.Delete(context.Background(), "relics.fresh.tabula.dev", metav1.DeleteOptions{}) })
 	const path = "/c/admin/apis/fresh.tabula.dev/v1beta1/namespaces/demo/relics"
-	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
 		code, _ := consoleGet(t, path)
 		return code == http.StatusOK, nil
 	})
