@@ -1,8 +1,11 @@
 package views
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
+
+	"github.com/a-h/templ"
 )
 
 func itoa(n int) string { return strconv.Itoa(n) }
@@ -56,4 +59,59 @@ func liveAttr(on bool, kind string) string {
 		return kind
 	}
 	return ""
+}
+
+// bodyAttrs are the body element's attributes: the editor draft a saved
+// page lets the browser forget.
+func bodyAttrs(l Layout) templ.Attributes {
+	if l.ClearDraft == "" {
+		return templ.Attributes{}
+	}
+	return templ.Attributes{"data-clear-draft": l.ClearDraft}
+}
+
+// editorAttrs are the editor textarea's data attributes (see the editor
+// module), present only when set.
+func editorAttrs(p EditorPage) templ.Attributes {
+	a := templ.Attributes{"data-loaded-rv": p.State.ResourceVersion}
+	set := func(k, v string) {
+		if v != "" {
+			a[k] = v
+		}
+	}
+	set("data-schema-url", p.SchemaURL)
+	set("data-draft-key", p.DraftKey)
+	set("data-live-url", p.LiveURL)
+	if e := p.Error; e != nil {
+		if e.Line > 0 {
+			a["data-error-line"] = itoa(e.Line)
+			a["data-error-column"] = itoa(e.Column)
+			a["data-error-message"] = e.Message
+		}
+		if len(e.Causes) > 0 {
+			type cause struct {
+				Line    int    `json:"line"`
+				Field   string `json:"field"`
+				Message string `json:"message"`
+			}
+			cs := make([]cause, len(e.Causes))
+			for i, c := range e.Causes {
+				cs[i] = cause{Line: c.Line, Field: c.Field, Message: c.Message}
+			}
+			if b, err := json.Marshal(cs); err == nil {
+				a["data-causes"] = string(b)
+			}
+		}
+	}
+	return a
+}
+
+func diffSign(op string) string {
+	switch op {
+	case "add":
+		return "+"
+	case "del":
+		return "−"
+	}
+	return " "
 }

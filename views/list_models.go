@@ -27,6 +27,8 @@ type ListPage struct {
 	SortedBy string
 	Notices  []string
 	Live     LiveList
+	// CreateHref opens the create page, when the server allows creating.
+	CreateHref templ.SafeURL
 }
 
 // LiveList is what the page needs to follow its list live.

@@ -20,6 +20,11 @@ type Layout struct {
 	// Warnings are what the API server said in Warning headers while the
 	// page was made (deprecations, for example), shown as kubectl prints them.
 	Warnings []string
+	// Notice is a one-time message from the previous action ("Saved …").
+	Notice string
+	// ClearDraft names an editor draft the browser may forget: its text
+	// was saved.
+	ClearDraft string
 }
 
 // NavGroup is one collapsible API group of the sidebar.
@@ -44,6 +49,8 @@ type Assets struct {
 	JS  string
 	// Live is the module behind live pages: lists, object pages and logs.
 	Live string
+	// Editor is the code editor bundle, linked only by pages that edit.
+	Editor string
 	// ImportMap is the JSON import map from each module's logical URL to
 	// its fingerprinted one, so modules can import each other relatively.
 	ImportMap string

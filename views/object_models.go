@@ -27,6 +27,15 @@ type ObjectPage struct {
 	Live bool
 	// LogsHref opens the logs of a pod or of a workload's pods.
 	LogsHref templ.SafeURL
+	Actions  ObjectActions
+}
+
+// ObjectActions are the object's write pages; empty ones are not offered.
+type ObjectActions struct {
+	EditHref, ScaleHref, DeleteHref templ.SafeURL
+	// RestartAction is a form (a write), with the version it was shown at.
+	RestartAction   templ.SafeURL
+	ResourceVersion string
 }
 
 // ObjectLiveSections are the parts of an object page a live page replaces,

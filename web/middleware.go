@@ -102,3 +102,19 @@ func recoverPanics(log *slog.Logger) echo.MiddlewareFunc {
 		}
 	}
 }
+
+// maxRequestBody bounds what a browser may send: an editor form carries
+// the text, the text as loaded and a Secret's new values, each refused
+// above edit.MaxText with a clear message; anything larger is cut here.
+const maxRequestBody = 16 << 20
+
+func limitBody(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		req := c.Request()
+		if req.ContentLength > maxRequestBody {
+			return echo.NewHTTPError(http.StatusRequestEntityTooLarge, "The form is larger than 16 MiB; nothing was sent to the API server.")
+		}
+		req.Body = http.MaxBytesReader(c.Response(), req.Body, maxRequestBody)
+		return next(c)
+	}
+}

@@ -22,7 +22,10 @@ func (s *Server) routes() *echo.Echo {
 	// Logging and metrics wrap panic recovery, so a recovered panic is still
 	// logged and counted with the status of the error page it became. The
 	// host check comes before anything that reads a cluster.
-	e.Use(requestLog(s.log), s.metrics.middleware, recoverPanics(s.log), securityHeaders, s.hosts.check, page.Theme, page.CollectWarnings)
+	// CSRF guards every request that is not a read, so no write can be
+	// routed around it; it runs after the host check so its Origin check
+	// compares with a vouched-for Host.
+	e.Use(requestLog(s.log), s.metrics.middleware, recoverPanics(s.log), securityHeaders, s.hosts.check, limitBody, page.CSRF, page.Flashes, page.Theme, page.CollectWarnings)
 	bounded := s.env.Bounded
 
 	// Operations.
@@ -39,8 +42,11 @@ func (s *Server) routes() *echo.Echo {
 	c.GET("/jump", bounded(s.jump))                   // kubectl-style name ("deploy", "sts.apps") → its list
 	c.GET("/namespace", bounded(s.list.Namespace))    // namespace picker → the same list in another namespace
 	c.GET("/logs/:namespace", s.logs.Selector)        // stream: merged logs of ?labelSelector= (page, WebSocket, ?download=1)
+	c.GET("/schema/*", bounded(s.edit.Schema))        // the OpenAPI v3 schema of a collection's kind, trimmed for the editor (JSON)
 	c.GET("/api/*", s.resource)                       // the API server's own paths, dispatched below
 	c.GET("/apis/*", s.resource)
+	c.POST("/api/*", s.resource) // writes: the actions below, behind CSRF
+	c.POST("/apis/*", s.resource)
 	return e
 }
 
@@ -53,7 +59,17 @@ type resourceRoutes struct {
 	// otherSubresource.
 	subresources     map[string]page.ResourceHandler
 	otherSubresource page.ResourceHandler
+	// create is …/{resource}/new; actions are …/{name}/{action}, pages
+	// that change an object. They are served by method; another method
+	// gets 405.
+	create  methods
+	actions map[string]methods
+	// liveEdit follows the object an editor has open.
+	liveEdit page.ResourceHandler
 }
+
+// methods are the handlers of one action path by HTTP method.
+type methods struct{ get, post page.ResourceHandler }
 
 func (s *Server) resourceRoutes() resourceRoutes {
 	return resourceRoutes{
@@ -65,6 +81,28 @@ func (s *Server) resourceRoutes() resourceRoutes {
 			"log": s.logs.Object, // stream: …/pods/{name}/log and …/{workload}/{name}/log (page bounded; WebSocket; ?download=1)
 		},
 		otherSubresource: s.boundedTarget(s.object.Subresource), // …/{name}/status: the status; other served ones 405; else 404
+		create: methods{ // …/{resource}/new: YAML editor → dry-run review → POST; apiVersion/kind pick the collection
+			get:  s.boundedTarget(s.edit.New),
+			post: s.boundedTarget(s.edit.Create),
+		},
+		actions: map[string]methods{
+			"edit": { // …/{name}/edit: YAML editor → dry-run review → merge patch with resourceVersion; 409 → conflict page
+				get:  s.boundedTarget(s.edit.Edit),
+				post: s.boundedTarget(s.edit.Save),
+			},
+			"delete": { // …/{name}/delete: confirmation (propagation, grace period) → DELETE; shows the server's answer
+				get:  s.boundedTarget(s.edit.ConfirmDelete),
+				post: s.boundedTarget(s.edit.Delete),
+			},
+			"scale": { // …/{name}/scale: replicas through the generic scale subresource, for any resource that has one
+				get:  s.boundedTarget(s.edit.ScaleForm),
+				post: s.boundedTarget(s.edit.Scale),
+			},
+			"restart": { // …/{name}/restart: pod-template annotation patch, as kubectl rollout restart
+				post: s.boundedTarget(s.edit.Restart),
+			},
+		},
+		liveEdit: s.edit.Live, // stream: …/{name}/edit over WebSocket: "changed on the server by …" while an editor is open
 	}
 }
 
@@ -98,6 +136,17 @@ func (s *Server) resource(c echo.Context) error {
 	routes := s.dispatch
 	live := streaming.IsUpgrade(c.Request())
 	switch {
+	case p.Name == newObject && p.Subresource == "":
+		return routes.create.serve(c, t)
+	case live && p.Subresource == "edit":
+		return routes.liveEdit(c, t)
+	}
+	if action, ok := routes.actions[p.Subresource]; ok && p.Subresource != "" {
+		return action.serve(c, t)
+	}
+	switch {
+	case c.Request().Method != http.MethodGet:
+		return echo.NewHTTPError(http.StatusMethodNotAllowed, "Only the edit, delete, scale and restart pages of an object, and the new page of a collection, accept forms.")
 	case p.Name == "" && live:
 		return routes.liveList(c, t)
 	case p.Name == "":
@@ -111,6 +160,21 @@ func (s *Server) resource(c echo.Context) error {
 		return h(c, t)
 	}
 	return routes.otherSubresource(c, t)
+}
+
+// newObject is the name segment of the create page, …/{resource}/new. An
+// object named "new" is still reachable through its actions (…/new/edit).
+const newObject = "new"
+
+func (m methods) serve(c echo.Context, t page.Target) error {
+	h := m.get
+	if c.Request().Method == http.MethodPost {
+		h = m.post
+	}
+	if h == nil {
+		return echo.NewHTTPError(http.StatusMethodNotAllowed, fmt.Sprintf("%s is not served here.", c.Request().Method))
+	}
+	return h(c, t)
 }
 
 func (s *Server) boundedTarget(h page.ResourceHandler) page.ResourceHandler {

@@ -17,6 +17,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/tabula-console/tabula/views"
+	"github.com/tabula-console/tabula/web/edit"
 	"github.com/tabula-console/tabula/web/list"
 	"github.com/tabula-console/tabula/web/logs"
 	"github.com/tabula-console/tabula/web/object"
@@ -61,6 +62,7 @@ type Server struct {
 	list   *list.Handler
 	object *object.Handler
 	logs   *logs.Handler
+	edit   *edit.Handler
 	// dispatch is what the /api/* and /apis/* routes lead to.
 	dispatch resourceRoutes
 }
@@ -95,6 +97,7 @@ func New(d Deps) (*Server, error) {
 		list:    list.New(env),
 		object:  object.New(env),
 		logs:    logs.New(env),
+		edit:    edit.New(env),
 	}
 	s.metrics.upstreamWatches(func() float64 { return float64(s.list.Upstreams()) })
 	s.dispatch = s.resourceRoutes()

@@ -53,6 +53,9 @@ func Model(_ context.Context, in Input) views.ListPage {
 	wide.Wide = !lq.Wide
 	p.WideHref = page.WithQuery(base, wide.Values())
 	p.Filter = listFilter(base, lq)
+	if r.Can("create") {
+		p.CreateHref = page.NewObjectURL(in.Context, r, in.Namespace)
+	}
 	p.Pager = pagerView(base, lq, in.Table)
 	p.Live = views.LiveList{
 		Watch:           r.Can("watch"),

@@ -200,6 +200,11 @@ func Model(_ context.Context, in Input) (views.ObjectPage, error) {
 	if hasLogs(r, obj) {
 		p.LogsHref = base + "/log"
 	}
+	rv := ""
+	if obj != nil {
+		rv = obj.GetResourceVersion()
+	}
+	p.Actions = page.ObjectActions(in.Context, r, in.Namespace, in.Name, rv)
 	return p, nil
 }
 

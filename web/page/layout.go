@@ -48,10 +48,14 @@ func CollectWarnings(next echo.HandlerFunc) echo.HandlerFunc {
 // warnings so far and, inside a context, the context switcher.
 func (e *Env) Layout(ctx context.Context, contextName, title string) views.Layout {
 	l := views.Layout{Title: title, Assets: e.assets}
+	// The editor bundle is heavy: only pages that edit link it (WithEditor).
+	l.Assets.Editor = ""
 	l.Theme, _ = ctx.Value(themeKey{}).(string)
 	if w, ok := ctx.Value(warningsKey{}).(*apiclient.Warnings); ok {
 		l.Warnings = w.List()
 	}
+	f := flashOf(ctx)
+	l.Notice, l.ClearDraft = f.Message, f.ClearDraft
 	if contextName == "" {
 		return l
 	}
@@ -119,4 +123,10 @@ func GroupLabel(group string) string {
 		return "core"
 	}
 	return group
+}
+
+// WithEditor links the code editor bundle into a page that edits.
+func (e *Env) WithEditor(l views.Layout) views.Layout {
+	l.Assets.Editor = e.assets.Editor
+	return l
 }

@@ -78,3 +78,14 @@ func Bool(q url.Values, key string) bool {
 	// "on" is what an HTML checkbox without a value sends.
 	return err == nil && b || v == "on"
 }
+
+// ObjectActionURL is an action page of an object: …/{name}/edit, /delete,
+// /scale, /restart.
+func ObjectActionURL(contextName string, r apiclient.Resource, namespace, name, action string) templ.SafeURL {
+	return ResourceURL(contextName, r, namespace, name) + "/" + templ.SafeURL(url.PathEscape(action))
+}
+
+// NewObjectURL is the create page of a collection, …/{resource}/new.
+func NewObjectURL(contextName string, r apiclient.Resource, namespace string) templ.SafeURL {
+	return ResourceURL(contextName, r, namespace, "") + "/new"
+}

@@ -1,0 +1,55 @@
+package edit
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/tabula-console/tabula/apiclient"
+	"github.com/tabula-console/tabula/web/page"
+)
+
+// restartAnnotation is what kubectl rollout restart sets on the pod
+// template; the controller rolls the pods because the template changed.
+const restartAnnotation = "kubectl.kubernetes.io/restartedAt"
+
+// Restart serves POST …/{name}/restart: a merge patch of the pod
+// template's restartedAt annotation, guarded by the resourceVersion the
+// object page showed.
+func (h *Handler) Restart(c echo.Context, t page.Target) error {
+	if !page.Restartable(t.Resource) {
+		return echo.NewHTTPError(http.StatusMethodNotAllowed, fmt.Sprintf("%s cannot be restarted: only Deployments, StatefulSets and DaemonSets roll their pods.", t.Resource.Name))
+	}
+	patch := map[string]any{"spec": map[string]any{"template": map[string]any{"metadata": map[string]any{
+		"annotations": map[string]any{restartAnnotation: time.Now().UTC().Format(time.RFC3339)},
+	}}}}
+	if rv := c.FormValue(fieldRV); rv != "" {
+		patch["metadata"] = map[string]any{"resourceVersion": rv}
+	}
+	body, err := json.Marshal(patch)
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	// The live object is the base a JSON Patch fallback is derived from,
+	// so it adds the one annotation rather than replacing the template.
+	live, err := t.Client.GetObject(ctx, t.Resource, t.Path.Namespace, t.Path.Name)
+	if err != nil {
+		return page.WithAction(err, "get", t.Resource, t.Path.Namespace, listURL(t))
+	}
+	_, err = t.Client.Patch(ctx, t.Resource, t.Path.Namespace, t.Path.Name, "", body, live.Object, apiclient.WriteOptions{})
+	h.env.LogWrite(c, "patch", t.Resource, t.Path.Namespace, t.Path.Name, false, err)
+	switch {
+	case apierrors.IsConflict(err):
+		page.SetFlash(c, page.Flash{Message: "Not restarted: it changed since the page was loaded. The page now shows it as it is; restart again if you still mean to."})
+	case err != nil:
+		return page.WithAction(err, "patch", t.Resource, t.Path.Namespace, listURL(t))
+	default:
+		page.SetFlash(c, page.Flash{Message: fmt.Sprintf("Restarted %s: its pods are being replaced.", describe(t.Resource, t.Path.Name))})
+	}
+	return c.Redirect(http.StatusSeeOther, string(objectRef(t).ObjectHref))
+}

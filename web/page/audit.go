@@ -1,0 +1,29 @@
+package page
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/tabula-console/tabula/apiclient"
+)
+
+// Who names the request's identity in logs. Until sign-in exists every
+// request acts as the kubeconfig context's own credentials.
+func Who(c echo.Context) string {
+	return "kubeconfig-context:" + ContextName(c)
+}
+
+// LogWrite records a write the console sent on a user's behalf: who, what
+// and the answer's status code; never the body.
+func (e *Env) LogWrite(c echo.Context, verb string, r apiclient.Resource, namespace, name string, dryRun bool, err error) {
+	code := http.StatusOK
+	if err != nil {
+		code = StatusOf(err)
+	}
+	e.Log.Info("write",
+		"who", Who(c), "verb", verb,
+		"group", r.Group, "version", r.Version, "resource", r.Name,
+		"namespace", namespace, "name", name,
+		"dryRun", dryRun, "code", code)
+}
