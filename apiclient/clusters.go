@@ -71,6 +71,7 @@ type Clusters struct {
 	current   string
 	observer  Observer
 	discovery *discoveryCache
+	schemas   *kindSchemaCache
 	pools     *decodePools
 	log       *slog.Logger
 }
@@ -131,6 +132,7 @@ func fromKubeconfig(raw clientcmdapi.Config, opts LoadOptions) (*Clusters, error
 		current:   current,
 		observer:  opts.Observer,
 		discovery: newDiscoveryCache(opts.DiscoveryTTL),
+		schemas:   newKindSchemaCache(),
 		pools:     newDecodePools(),
 		log:       loggerOf(opts),
 	}
@@ -167,6 +169,7 @@ func inCluster(cfg *rest.Config, opts LoadOptions) *Clusters {
 		current:   InClusterContext,
 		observer:  opts.Observer,
 		discovery: newDiscoveryCache(opts.DiscoveryTTL),
+		schemas:   newKindSchemaCache(),
 		pools:     newDecodePools(),
 		log:       loggerOf(opts),
 	}

@@ -35,6 +35,7 @@ type Impersonation struct {
 type Client struct {
 	context   string
 	cache     *discoveryCache
+	schemas   *kindSchemaCache
 	pools     *decodePools
 	rest      *rest.RESTClient
 	discovery *discovery.DiscoveryClient
@@ -68,7 +69,7 @@ func (cs *Clusters) Client(contextName string, id Identity) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("context %q: building discovery client: %w", contextName, err)
 	}
-	return &Client{context: contextName, cache: cs.discovery, pools: cs.pools, rest: restClient, discovery: disco}, nil
+	return &Client{context: contextName, cache: cs.discovery, schemas: cs.schemas, pools: cs.pools, rest: restClient, discovery: disco}, nil
 }
 
 func applyIdentity(cfg *rest.Config, id Identity) {

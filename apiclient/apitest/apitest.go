@@ -22,6 +22,15 @@
 // AddGroupVersions serves more group versions on a running server (a CRD
 // created after the client cached discovery).
 //
+// OpenAPI v3 (GET /openapi/v3, an index, and the per-group-version
+// documents it points to, as kube-apiserver serves them) comes from schemas
+// a test sets, AppsV1OpenAPI and WidgetOpenAPI being realistic ones:
+//
+//	no SetOpenAPI (the default)                 /openapi/v3 answers 404: a server without OpenAPI v3
+//	SetOpenAPI("apps", "v1", AppsV1OpenAPI())   the index lists apis/apps/v1?hash=…; ETag, 304, 301 from a stale hash
+//	SetOpenAPI("apps", "v1", nil)               apis/apps/v1 no longer listed (404)
+//	FailPath("/openapi/v3", Forbidden(…))       a user whom RBAC does not grant the OpenAPI paths
+//
 // Failures are injected with Override (any handler for a path), FailPath and
 // FailResource (a metav1.Status such as Forbidden, NotFound, TooManyRequests),
 // and ExpireContinueTokens (410 Expired for continue tokens issued so far).
@@ -156,6 +165,7 @@ type Server struct {
 	failRes   map[string]metav1.Status // "group/resource"
 	requests  []*http.Request
 	store     store
+	openapi   map[string]openAPIDocument // by index path ("apis/apps/v1"); see SetOpenAPI
 }
 
 // NewServer starts a fake server for gvs with the default Options; it is
@@ -309,6 +319,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"major": "1", "minor": "36", "gitVersion": "v1.36.0-fake"})
 	case path == "/api" || path == "/apis":
 		s.serveDiscoveryRoot(w, r, path, opts)
+	case path == openAPIPrefix || strings.HasPrefix(path, openAPIPrefix+"/"):
+		s.serveOpenAPI(w, r, path)
 	default:
 		if s.serveDiscoveryPath(w, path) {
 			return
