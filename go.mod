@@ -2,6 +2,9 @@ module github.com/tabula-console/tabula
 
 go 1.26.8
 
+// The editor's npm packages (make generate installs them) hold no Go code.
+ignore ./static/editor/node_modules
+
 tool (
 	github.com/a-h/templ/cmd/templ
 	github.com/evanw/esbuild/cmd/esbuild
