@@ -87,7 +87,7 @@ unit: unit-js
 
 # The editor's pure functions (field paths, schema types, checks, drafts).
 unit-js: $(EDITOR_DEPS)
-	node --test $(EDITOR_DIR)/test/*.test.js
+	node --test --test-reporter=spec $(EDITOR_DIR)/test/*.test.js
 
 deps:
 	e2e/install-deps.sh $(DRIVER_DIR)
