@@ -3,6 +3,16 @@
 // adds lint, field help from the kind's schema, drafts that survive a reload,
 // and a banner when the object changes on the server. The textarea stays in
 // the form, hidden, holding the text: the form posts it as before.
+//
+// What the server renders (all optional but data-editor):
+//   textarea[data-editor]  data-schema-url (the kind's schema JSON),
+//     data-draft-key (sessionStorage key), data-loaded-rv, data-live-url
+//     (WebSocket), data-error-line/-column/-message (a parse error),
+//     data-causes (JSON [{line, field, message}]; line 0 = find the field),
+//     data-readonly
+//   in its form: [data-field-help], [data-live-banner], [data-draft-banner]
+//     (created when absent)
+//   body[data-clear-draft=KEY] after a save: app.js forgets that draft.
 import { forceLinting, linter } from "@codemirror/lint";
 import { StateField } from "@codemirror/state";
 import { EditorView } from "@codemirror/view";
