@@ -18,7 +18,20 @@ KUBE_LDFLAGS = -X k8s.io/component-base/version.gitVersion=$(KUBE_VERSION) \
 	-X k8s.io/component-base/version.gitTreeState=clean
 TEMPL_FILES = $(shell find . -name '*.templ' -not -path './e2e/devcluster/*' -not -path './.cache/*')
 
-.PHONY: all build tabula devcluster generate check check-generated fmt vet unit e2e test deps run bench clean
+# The edit pages' YAML editor: CodeMirror 6 and its npm sources under
+# static/editor, bundled by esbuild (a go tool) into the committed
+# static/editor.js. The bundle leaves ./live/channel.js to the page's import
+# map, so the console ships one copy of its live protocol.
+EDITOR_DIR   := static/editor
+EDITOR_DEPS  := $(EDITOR_DIR)/node_modules/.installed
+ESBUILD_ARGS := editor/src/main.js --bundle --format=esm --target=es2022 --minify \
+	--external:./live/channel.js --log-level=warning \
+	'--banner:js=/* Tabula YAML editor, built from static/editor by make generate. Bundles CodeMirror 6 and Lezer (MIT, Marijn Haverbeke and others) and yaml (ISC, Eemeli Aro). */'
+# esbuild writes to stdout, run from static/, so the external import stays
+# "./live/channel.js" and a check build compares byte for byte.
+BUNDLE_EDITOR = cd static && $(GO) tool esbuild $(ESBUILD_ARGS)
+
+.PHONY: all build tabula devcluster generate editor check check-generated fmt vet unit unit-js e2e test deps run bench clean
 
 all: build
 
@@ -32,19 +45,31 @@ tabula:
 devcluster:
 	cd e2e/devcluster && $(GO) build -ldflags "$(KUBE_LDFLAGS)" -o $(BIN)/devcluster . && $(GO) build -o $(BIN)/kwok sigs.k8s.io/kwok/cmd/kwok
 
-generate:
+generate: editor
 	$(GO) tool templ generate
+
+# npm ci when node_modules is missing or older than the lockfile.
+$(EDITOR_DEPS): $(EDITOR_DIR)/package.json $(EDITOR_DIR)/package-lock.json
+	cd $(EDITOR_DIR) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+editor: $(EDITOR_DEPS)
+	tmp=$$(mktemp); ($(BUNDLE_EDITOR)) >"$$tmp" && mv "$$tmp" static/editor.js && chmod 644 static/editor.js
 
 check: check-generated fmt vet
 
-# Fails when `templ generate` would change a committed *_templ.go.
-check-generated:
+# Fails when `templ generate` would change a committed *_templ.go, or the
+# editor bundle is not what its sources and lockfile build.
+check-generated: $(EDITOR_DEPS)
 	@stale=0; for f in $(TEMPL_FILES); do \
 	  gen=$${f%.templ}_templ.go; \
 	  if ! $(GO) tool templ generate -f "$$f" -stdout 2>/dev/null | cmp -s - "$$gen"; then \
 	    echo "$$gen is out of date: run 'make generate' and commit it"; stale=1; \
 	  fi; \
-	done; exit $$stale
+	done; \
+	if ! ($(BUNDLE_EDITOR)) | cmp -s - static/editor.js; then \
+	  echo "static/editor.js is out of date: run 'make generate' and commit it"; stale=1; \
+	fi; exit $$stale
 
 fmt:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -56,9 +81,13 @@ vet:
 	cd e2e/devcluster && $(GO) vet ./...
 
 # Every Go benchmark runs once too, so a broken one fails CI rather than rot.
-unit:
+unit: unit-js
 	$(GO) test -race -count=1 ./...
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./...
+
+# The editor's pure functions (field paths, schema types, checks, drafts).
+unit-js: $(EDITOR_DEPS)
+	node --test --test-reporter=spec $(EDITOR_DIR)/test/*.test.js
 
 deps:
 	e2e/install-deps.sh $(DRIVER_DIR)

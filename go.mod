@@ -2,7 +2,13 @@ module github.com/tabula-console/tabula
 
 go 1.26.8
 
-tool github.com/a-h/templ/cmd/templ
+// The editor's npm packages (make generate installs them) hold no Go code.
+ignore ./static/editor/node_modules
+
+tool (
+	github.com/a-h/templ/cmd/templ
+	github.com/evanw/esbuild/cmd/esbuild
+)
 
 require (
 	github.com/PuerkitoBio/goquery v1.11.0
@@ -33,6 +39,7 @@ require (
 	github.com/davecgh/go-spew v1.1.2-0.20180830191138-d8f796af33cc // indirect
 	github.com/deckarep/golang-set/v2 v2.7.0 // indirect
 	github.com/emicklei/go-restful/v3 v3.13.0 // indirect
+	github.com/evanw/esbuild v0.28.2 // indirect
 	github.com/fatih/color v1.16.0 // indirect
 	github.com/fsnotify/fsnotify v1.7.0 // indirect
 	github.com/fxamacker/cbor/v2 v2.9.1 // indirect

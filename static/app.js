@@ -99,6 +99,20 @@ function initCopyButtons() {
   }
 }
 
+// The page after a successful save names the edit's draft (data-clear-draft
+// on <body>): the YAML editor (static/editor) keeps drafts in
+// sessionStorage, and a saved one must not be offered again.
+function clearSavedDraft() {
+  const key = document.body.dataset.clearDraft;
+  if (!key) return;
+  try {
+    sessionStorage.removeItem(key);
+  } catch {
+    // Storage denied: there is no draft either.
+  }
+}
+
+clearSavedDraft();
 initThemeToggle();
 initCopyButtons();
 initSlashFocus();

@@ -49,7 +49,8 @@ type Assets struct {
 	JS  string
 	// Live is the module behind live pages: lists, object pages and logs.
 	Live string
-	// Editor is the code editor bundle, linked only by pages that edit.
+	// Editor is the YAML editor's module (static/editor, bundled), for edit
+	// and create pages only: at ~500 KB it stays off pages that do not edit.
 	Editor string
 	// ImportMap is the JSON import map from each module's logical URL to
 	// its fingerprinted one, so modules can import each other relatively.

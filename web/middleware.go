@@ -39,10 +39,12 @@ func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
+// Styles come from the stylesheet, and from <style> elements carrying the
+// nonce: the YAML editor (CodeMirror) writes its styles into one.
 func contentSecurityPolicy(nonce string) string {
 	return "default-src 'none'; " +
 		"script-src 'nonce-" + nonce + "' 'strict-dynamic'; " +
-		"style-src 'self'; img-src 'self' data:; font-src 'self'; " +
+		"style-src 'self' 'nonce-" + nonce + "'; img-src 'self' data:; font-src 'self'; " +
 		"connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 }
 

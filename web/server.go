@@ -80,7 +80,7 @@ func New(d Deps) (*Server, error) {
 		Clusters:   d.Clusters,
 		Log:        d.Log,
 		Timeout:    d.RequestTimeout,
-		Assets:     views.Assets{CSS: a.URL("app.css"), JS: a.URL("app.js"), Live: a.URL("live.js"), ImportMap: a.ImportMap()},
+		Assets:     views.Assets{CSS: a.URL("app.css"), JS: a.URL("app.js"), Live: a.URL("live.js"), Editor: a.URL("editor.js"), ImportMap: a.ImportMap()},
 		WebSockets: d.Metrics.WebSockets,
 		Origins:    d.ExternalOrigins,
 		MaxStreams: d.MaxStreams,
