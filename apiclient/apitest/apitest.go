@@ -49,12 +49,14 @@
 package apitest
 
 import (
+	"bytes"
 	"encoding/json"
 	"encoding/pem"
 	"io"
 	"log"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -155,6 +157,7 @@ type Server struct {
 	failPaths map[string]metav1.Status
 	failRes   map[string]metav1.Status // "group/resource"
 	requests  []*http.Request
+	writes    []Write
 	store     store
 }
 
@@ -263,11 +266,31 @@ func (s *Server) Requests() []*http.Request {
 	return append([]*http.Request(nil), s.requests...)
 }
 
-// ResetRequests forgets the requests served so far.
+// Write is one write request (POST, PUT, PATCH, DELETE) as the server
+// received it. Requests keeps the *http.Request, whose body is read by then;
+// Write keeps the body.
+type Write struct {
+	Method      string
+	Path        string
+	Query       url.Values
+	ContentType string
+	Body        []byte
+}
+
+// Writes returns the write requests served so far, those answered by
+// Override, FailPath or FailResource included.
+func (s *Server) Writes() []Write {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Write(nil), s.writes...)
+}
+
+// ResetRequests forgets the requests (and writes) served so far.
 func (s *Server) ResetRequests() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.requests = nil
+	s.writes = nil
 }
 
 // Kubeconfig returns a kubeconfig with one context per name, all pointing at s.
@@ -286,8 +309,12 @@ func (s *Server) Kubeconfig(contexts ...string) clientcmdapi.Config {
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	write, isWrite := readWrite(r)
 	s.mu.Lock()
 	s.requests = append(s.requests, r)
+	if isWrite {
+		s.writes = append(s.writes, write)
+	}
 	override := s.overrides[r.URL.Path]
 	failure, failed := s.failPaths[r.URL.Path]
 	opts := s.opts
@@ -333,6 +360,22 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		s.serveResource(w, r, req, opts)
 	}
+}
+
+// readWrite records a write request, reading its body and putting a copy
+// back for whichever handler serves it.
+func readWrite(r *http.Request) (Write, bool) {
+	switch r.Method {
+	case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
+	default:
+		return Write{}, false
+	}
+	body, _ := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	return Write{
+		Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(),
+		ContentType: r.Header.Get("Content-Type"), Body: body,
+	}, true
 }
 
 func gvString(group, version string) string {
