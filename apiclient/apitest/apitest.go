@@ -18,22 +18,38 @@
 //	Options{Warnings: {"pods": "msg"}}     a `Warning: 299 - "msg"` header on responses about pods
 //	Options{Describe: DescribeServed}      serves as=Description (see docs/describe-representation.md)
 //	Options{Describe: DescribeNotAcceptable} 406 for any request that asks for as=Description
+//	Options{NoMergePatch: true}            415 to merge patches: JSON Patch only, as some non-Kubernetes servers
+//	Options{Immutable: {"services": {"spec.clusterIP"}}}  422 Invalid "field is immutable" when an update changes them
+//
+// Writes follow kube-apiserver (see write.go for the code each step copies):
+// PATCH (merge patch and JSON Patch; any other type 415) and PUT of an
+// object, its status (only the status changes) or its scale (only
+// spec.replicas), with optimistic concurrency (a stale
+// metadata.resourceVersion is 409 Conflict; a failed JSON Patch test op is
+// kube-apiserver's generic 422), 400 for a changed name or namespace, 422
+// Invalid with causes for a changed uid or an Options.Immutable field,
+// dryRun=All (answered, not stored), a managedFields entry per fieldManager,
+// and no write at all when nothing changed. A write needs its verb in the
+// resource's (or subresource's) verbs, else 405.
 //
 // AddGroupVersions serves more group versions on a running server (a CRD
 // created after the client cached discovery).
 //
 // Failures are injected with Override (any handler for a path), FailPath and
 // FailResource (a metav1.Status such as Forbidden, NotFound, TooManyRequests),
-// and ExpireContinueTokens (410 Expired for continue tokens issued so far).
+// for reads and writes alike, and ExpireContinueTokens (410 Expired for
+// continue tokens issued so far). Writes() returns the write requests with
+// their bodies.
 //
-// Every Add, Update, Modify and Delete bumps one resourceVersion counter and
-// is kept in a bounded history, which watches (?watch=1 or watch=true on any
-// collection with the watch verb, one namespace or all) stream as
-// kube-apiserver does: labelSelector, fieldSelector, resourceVersion (""
-// and "0" start with an ADDED per object; too old a version gets an ERROR
-// event with a 410 Expired Status), allowWatchBookmarks, timeoutSeconds,
-// includeObject, and the Accept negotiation of lists (a Table stream sends
-// columnDefinitions in its first event only). Test controls:
+// Every Add, Update, Modify and Delete, and every write request that stores
+// something, bumps one resourceVersion counter and is kept in a bounded
+// history, which watches (?watch=1 or watch=true on any collection with the
+// watch verb, one namespace or all) stream as kube-apiserver does:
+// labelSelector, fieldSelector, resourceVersion ("" and "0" start with an
+// ADDED per object; too old a version gets an ERROR event with a 410 Expired
+// Status), allowWatchBookmarks, timeoutSeconds, includeObject, and the Accept
+// negotiation of lists (a Table stream sends columnDefinitions in its first
+// event only). Test controls:
 //
 //	ResourceVersion()        the current version, to watch from
 //	ExpireWatchHistory()     every version before now becomes too old (410)
@@ -124,6 +140,15 @@ type Options struct {
 	// send a BOOKMARK that often (kube-apiserver: about once a minute).
 	// SendBookmarks sends one at any time.
 	BookmarkInterval time.Duration
+	// NoMergePatch answers 415 Unsupported Media Type to merge patches and
+	// accepts JSON Patch (RFC 6902) only, as some servers copying the
+	// conventions do.
+	NoMergePatch bool
+	// Immutable lists, keyed by resource plural, the dotted field paths
+	// (for example "spec.clusterIP" of "services") an update may not
+	// change: 422 Invalid "field is immutable", as kube-apiserver's
+	// validation answers.
+	Immutable map[string][]string
 }
 
 // GroupVersion is one served group version and its resources.

@@ -2,12 +2,16 @@ package apitest_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 
 	"github.com/tabula-console/tabula/apiclient/apitest"
 )
@@ -56,5 +60,280 @@ func TestWritesRecorded(t *testing.T) {
 	s.ResetRequests()
 	if len(s.Writes()) != 0 || len(s.Requests()) != 0 {
 		t.Error("ResetRequests kept writes")
+	}
+}
+
+const (
+	mergePatch = "application/merge-patch+json"
+	jsonPatch  = "application/json-patch+json"
+
+	deploymentPath = "/apis/apps/v1/namespaces/demo/deployments/web"
+	lighthousePath = "/apis/maritime.tabula.dev/v1alpha1/namespaces/demo/lighthouses/fastnet"
+)
+
+// writable is a server with one object of each kind the write tests use:
+// deployment, service and pod demo/web, lighthouse demo/fastnet, CSM
+// session s-1.
+func writable(t *testing.T, opts apitest.Options) *apitest.Server {
+	t.Helper()
+	s := apitest.NewServerWith(t, opts, apitest.CoreV1(), apitest.AppsV1(), apitest.CSMGroup(), apitest.MaritimeV1Alpha1())
+	s.Add(apitest.Deployment("demo", "web", 3, map[string]string{"app": "web"}), apitest.Service("demo", "web", map[string]string{"app": "web"}),
+		apitest.Pod("demo", "web", nil), apitest.Lighthouse("demo", "fastnet", "Celtic Sea", 2), apitest.CSMSession("s-1", "boot", "compute", "running"))
+	return s
+}
+
+// stored is the object as the server stores it now, read with a GET.
+func stored(t *testing.T, s *apitest.Server, path string) *unstructured.Unstructured {
+	t.Helper()
+	a := get(t, s, path, "application/json")
+	if a.code != http.StatusOK {
+		t.Fatalf("GET %s: %d %v", path, a.code, a.body)
+	}
+	// Integers as int64, as unstructured keeps them.
+	raw, _ := json.Marshal(a.body)
+	var obj map[string]any
+	if err := utiljson.Unmarshal(raw, &obj); err != nil {
+		t.Fatal(err)
+	}
+	return &unstructured.Unstructured{Object: obj}
+}
+
+// wantStatus checks a's Status: code, reason and a message containing msg.
+func wantStatus(t *testing.T, a answer, code int, reason metav1.StatusReason, msg string) {
+	t.Helper()
+	if a.code != code || a.body["kind"] != "Status" || a.body["reason"] != string(reason) || !strings.Contains(fmt.Sprint(a.body["message"]), msg) {
+		t.Fatalf("answer %d %v, want %d %s %q", a.code, a.body, code, reason, msg)
+	}
+}
+
+func nested(o map[string]any, path ...string) any {
+	v, _, _ := unstructured.NestedFieldNoCopy(o, path...)
+	return v
+}
+
+func TestUpdates(t *testing.T) {
+	conflict := `Operation cannot be fulfilled on deployments.apps "web": the object has been modified; please apply your changes to the latest version and try again`
+	for _, tc := range []struct {
+		name              string
+		opts              apitest.Options
+		method, path, ct  string
+		body              string
+		code              int
+		reason            metav1.StatusReason // "" for a success
+		msg               string
+		check             func(t *testing.T, a answer, before, after *unstructured.Unstructured)
+		checkPath         string // the object before and after, for check; the request's path by default
+		unchangedResource bool   // the store's resourceVersion must not move
+	}{
+		{name: "merge patch", method: http.MethodPatch, path: deploymentPath + "?fieldManager=tabula", ct: mergePatch,
+			body: `{"metadata":{"labels":{"tier":"front"}},"spec":{"paused":true}}`, code: 200,
+			check: func(t *testing.T, a answer, before, after *unstructured.Unstructured) {
+				if after.GetLabels()["tier"] != "front" || after.GetLabels()["app"] != "web" || nested(after.Object, "spec", "paused") != true {
+					t.Errorf("stored %v", after.Object)
+				}
+				if after.GetResourceVersion() == before.GetResourceVersion() || a.body["metadata"].(map[string]any)["resourceVersion"] != after.GetResourceVersion() {
+					t.Errorf("resourceVersion %s -> %s, answered %v", before.GetResourceVersion(), after.GetResourceVersion(), a.body["metadata"])
+				}
+				mf := after.GetManagedFields()
+				if len(mf) != 1 || mf[0].Manager != "tabula" || mf[0].Operation != metav1.ManagedFieldsOperationUpdate || mf[0].APIVersion != "apps/v1" ||
+					mf[0].Time == nil || time.Since(mf[0].Time.Time) > time.Minute || mf[0].FieldsType != "FieldsV1" {
+					t.Errorf("managedFields %+v", mf)
+				}
+			}},
+		{name: "merge patch with the current resourceVersion", method: http.MethodPatch, path: deploymentPath, ct: mergePatch + "; charset=utf-8",
+			body: `{"metadata":{"resourceVersion":"%RV%"},"spec":{"replicas":5}}`, code: 200,
+			check: func(t *testing.T, a answer, before, after *unstructured.Unstructured) {
+				if nested(after.Object, "spec", "replicas") != int64(5) {
+					t.Errorf("replicas %v", nested(after.Object, "spec", "replicas"))
+				}
+				if mf := after.GetManagedFields(); len(mf) != 1 || !strings.HasPrefix(mf[0].Manager, "Go-http-client") {
+					t.Errorf("without fieldManager the manager is the User-Agent's product: %+v", mf)
+				}
+			}},
+		{name: "merge patch with a stale resourceVersion", method: http.MethodPatch, path: deploymentPath, ct: mergePatch,
+			body: `{"metadata":{"resourceVersion":"1"},"spec":{"replicas":5}}`, code: 409, reason: metav1.StatusReasonConflict, msg: conflict,
+			check: func(t *testing.T, a answer, _, _ *unstructured.Unstructured) {
+				d := a.body["details"].(map[string]any)
+				if d["name"] != "web" || d["group"] != "apps" || d["kind"] != "deployments" {
+					t.Errorf("details %v", d)
+				}
+			}, unchangedResource: true},
+		{name: "JSON patch", method: http.MethodPatch, path: deploymentPath, ct: jsonPatch,
+			body: `[{"op":"test","path":"/metadata/resourceVersion","value":"%RV%"},{"op":"replace","path":"/spec/replicas","value":1}]`, code: 200,
+			check: func(t *testing.T, _ answer, _, after *unstructured.Unstructured) {
+				if nested(after.Object, "spec", "replicas") != int64(1) {
+					t.Errorf("replicas %v", nested(after.Object, "spec", "replicas"))
+				}
+			}},
+		{name: "JSON patch whose test fails: 422 with kube-apiserver's generic message", method: http.MethodPatch, path: deploymentPath, ct: jsonPatch,
+			body: `[{"op":"test","path":"/metadata/resourceVersion","value":"1"},{"op":"replace","path":"/spec/replicas","value":1}]`,
+			code: 422, reason: metav1.StatusReasonInvalid, msg: "the server rejected our request due to an error in our request",
+			check: func(t *testing.T, a answer, _, _ *unstructured.Unstructured) {
+				if d := a.body["details"].(map[string]any); d["name"] != nil || d["causes"] != nil {
+					t.Errorf("details %v", d)
+				}
+			}, unchangedResource: true},
+		{name: "JSON patch that does not decode", method: http.MethodPatch, path: deploymentPath, ct: jsonPatch,
+			body: `{"op":"add"}`, code: 400, reason: metav1.StatusReasonBadRequest, unchangedResource: true},
+		{name: "malformed merge patch", method: http.MethodPatch, path: deploymentPath, ct: mergePatch,
+			body: `{"spec":`, code: 400, reason: metav1.StatusReasonBadRequest, unchangedResource: true},
+		{name: "strategic merge patch", method: http.MethodPatch, path: deploymentPath, ct: "application/strategic-merge-patch+json",
+			body: `{}`, code: 415, reason: metav1.StatusReasonUnsupportedMediaType,
+			msg: "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json", unchangedResource: true},
+		{name: "NoMergePatch: merge patch", opts: apitest.Options{NoMergePatch: true}, method: http.MethodPatch, path: deploymentPath, ct: mergePatch,
+			body: `{"spec":{"replicas":1}}`, code: 415, reason: metav1.StatusReasonUnsupportedMediaType,
+			msg: "accepted media types include: application/json-patch+json", unchangedResource: true},
+		{name: "NoMergePatch: JSON patch", opts: apitest.Options{NoMergePatch: true}, method: http.MethodPatch, path: deploymentPath, ct: jsonPatch,
+			body: `[{"op":"replace","path":"/spec/replicas","value":1}]`, code: 200},
+		{name: "patch renaming: 400", method: http.MethodPatch, path: deploymentPath, ct: mergePatch,
+			body: `{"metadata":{"name":"other"}}`, code: 400, reason: metav1.StatusReasonBadRequest,
+			msg: "the name of the object (other) does not match the name on the URL (web)", unchangedResource: true},
+		{name: "patch moving namespace: 400", method: http.MethodPatch, path: deploymentPath, ct: mergePatch,
+			body: `{"metadata":{"namespace":"other"}}`, code: 400, reason: metav1.StatusReasonBadRequest,
+			msg: "the namespace of the provided object does not match the namespace sent on the request", unchangedResource: true},
+		{name: "patch changing uid: 422", method: http.MethodPatch, path: deploymentPath, ct: mergePatch,
+			body: `{"metadata":{"uid":"other"}}`, code: 422, reason: metav1.StatusReasonInvalid,
+			msg: `Deployment.apps "web" is invalid: metadata.uid: Invalid value: "other": field is immutable`, unchangedResource: true},
+		{name: "immutable field", opts: apitest.Options{Immutable: map[string][]string{"services": {"spec.clusterIP"}}},
+			method: http.MethodPatch, path: "/api/v1/namespaces/demo/services/web", ct: mergePatch,
+			body: `{"spec":{"clusterIP":"10.0.0.1"}}`, code: 422, reason: metav1.StatusReasonInvalid,
+			msg: `Service "web" is invalid: spec.clusterIP: Invalid value: "10.0.0.1": field is immutable`,
+			check: func(t *testing.T, a answer, _, _ *unstructured.Unstructured) {
+				d := a.body["details"].(map[string]any)
+				causes, _ := d["causes"].([]any)
+				if d["name"] != "web" || d["kind"] != "Service" || len(causes) != 1 {
+					t.Fatalf("details %v", d)
+				}
+				c := causes[0].(map[string]any)
+				if c["reason"] != "FieldValueInvalid" || c["field"] != "spec.clusterIP" || c["message"] != `Invalid value: "10.0.0.1": field is immutable` {
+					t.Errorf("cause %v", c)
+				}
+			}, unchangedResource: true},
+		{name: "immutable field left alone", opts: apitest.Options{Immutable: map[string][]string{"services": {"spec.clusterIP"}}},
+			method: http.MethodPatch, path: "/api/v1/namespaces/demo/services/web", ct: mergePatch,
+			body: `{"spec":{"type":"NodePort"}}`, code: 200},
+		{name: "dry run", method: http.MethodPatch, path: deploymentPath + "?dryRun=All", ct: mergePatch,
+			body: `{"spec":{"replicas":7}}`, code: 200,
+			check: func(t *testing.T, a answer, before, after *unstructured.Unstructured) {
+				if nested(a.body, "spec", "replicas") != float64(7) || nested(after.Object, "spec", "replicas") != int64(3) {
+					t.Errorf("answered %v, stored %v", nested(a.body, "spec", "replicas"), nested(after.Object, "spec", "replicas"))
+				}
+				if after.GetResourceVersion() != before.GetResourceVersion() || nested(a.body, "metadata", "resourceVersion") != before.GetResourceVersion() {
+					t.Errorf("dry run moved the resourceVersion")
+				}
+			}, unchangedResource: true},
+		{name: "dry run other than All: 422 as kube-apiserver", method: http.MethodPatch, path: deploymentPath + "?dryRun=Some", ct: mergePatch,
+			body: `{"spec":{"replicas":7}}`, code: 422, reason: metav1.StatusReasonInvalid,
+			msg: `PatchOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: ["Some"]: supported values: "All"`, unchangedResource: true},
+		{name: "patch that changes nothing", method: http.MethodPatch, path: deploymentPath, ct: mergePatch,
+			body: `{"spec":{"replicas":3}}`, code: 200,
+			check: func(t *testing.T, _ answer, before, after *unstructured.Unstructured) {
+				if after.GetResourceVersion() != before.GetResourceVersion() || after.GetManagedFields() != nil {
+					t.Errorf("a no-op patch wrote: %v", after.Object["metadata"])
+				}
+			}, unchangedResource: true},
+		{name: "status patch changes only the status", method: http.MethodPatch, path: lighthousePath + "/status", ct: mergePatch,
+			body: `{"spec":{"coast":"elsewhere"},"status":{"replicas":1}}`, code: 200, checkPath: lighthousePath,
+			check: func(t *testing.T, a answer, before, after *unstructured.Unstructured) {
+				if nested(after.Object, "status", "replicas") != int64(1) || nested(after.Object, "spec", "coast") != "Celtic Sea" || after.GetGeneration() != 1 {
+					t.Errorf("stored %v", after.Object)
+				}
+				if mf := after.GetManagedFields(); len(mf) != 1 || mf[0].Subresource != "status" {
+					t.Errorf("managedFields %+v", mf)
+				}
+			}},
+		{name: "main patch leaves the status to the subresource and bumps the generation", method: http.MethodPatch, path: lighthousePath, ct: mergePatch,
+			body: `{"spec":{"keeper":"Ann"},"status":{"replicas":0}}`, code: 200,
+			check: func(t *testing.T, _ answer, _, after *unstructured.Unstructured) {
+				if nested(after.Object, "status", "replicas") != int64(2) || nested(after.Object, "spec", "keeper") != "Ann" || after.GetGeneration() != 2 {
+					t.Errorf("stored %v", after.Object)
+				}
+			}},
+		{name: "scale patch", method: http.MethodPatch, path: lighthousePath + "/scale", ct: mergePatch,
+			body: `{"metadata":{"resourceVersion":"%RV%"},"spec":{"replicas":4}}`, code: 200, checkPath: lighthousePath,
+			check: func(t *testing.T, a answer, _, after *unstructured.Unstructured) {
+				if a.body["kind"] != "Scale" || nested(a.body, "spec", "replicas") != float64(4) || nested(a.body, "status", "selector") != "lighthouse=fastnet" ||
+					nested(a.body, "metadata", "resourceVersion") != after.GetResourceVersion() {
+					t.Errorf("answered %v", a.body)
+				}
+				if nested(after.Object, "spec", "replicas") != int64(4) || nested(after.Object, "spec", "coast") != "Celtic Sea" {
+					t.Errorf("stored %v", after.Object)
+				}
+			}},
+		{name: "scale JSON patch", method: http.MethodPatch, path: deploymentPath + "/scale", ct: jsonPatch,
+			body: `[{"op":"test","path":"/metadata/resourceVersion","value":"%RV%"},{"op":"add","path":"/spec/replicas","value":0}]`, code: 200, checkPath: deploymentPath,
+			check: func(t *testing.T, _ answer, _, after *unstructured.Unstructured) {
+				if nested(after.Object, "spec", "replicas") != int64(0) {
+					t.Errorf("stored %v", after.Object)
+				}
+			}},
+		{name: "scale patch with a stale resourceVersion", method: http.MethodPatch, path: deploymentPath + "/scale", ct: mergePatch,
+			body: `{"metadata":{"resourceVersion":"1"},"spec":{"replicas":4}}`, code: 409, reason: metav1.StatusReasonConflict, msg: conflict, unchangedResource: true},
+		{name: "negative scale", method: http.MethodPatch, path: deploymentPath + "/scale", ct: mergePatch,
+			body: `{"spec":{"replicas":-1}}`, code: 422, reason: metav1.StatusReasonInvalid,
+			msg: `Scale.autoscaling "web" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0`, unchangedResource: true},
+		{name: "PUT", method: http.MethodPut, path: "/api/v1/namespaces/demo/services/web", ct: "application/json",
+			body: `{"apiVersion":"v1","kind":"Service","metadata":{"name":"web","namespace":"demo","resourceVersion":"%RV%"},"spec":{"type":"ExternalName"}}`, code: 200,
+			check: func(t *testing.T, _ answer, before, after *unstructured.Unstructured) {
+				if nested(after.Object, "spec", "clusterIP") != nil || nested(after.Object, "spec", "type") != "ExternalName" {
+					t.Errorf("PUT did not replace: %v", after.Object)
+				}
+				if after.GetUID() != before.GetUID() || after.GetCreationTimestamp() != before.GetCreationTimestamp() {
+					t.Errorf("system fields lost: %v", after.Object["metadata"])
+				}
+			}},
+		{name: "PUT with a stale resourceVersion", method: http.MethodPut, path: deploymentPath, ct: "application/json",
+			body: `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"demo","resourceVersion":"1"}}`,
+			code: 409, reason: metav1.StatusReasonConflict, msg: conflict, unchangedResource: true},
+		{name: "PUT of another kind", method: http.MethodPut, path: deploymentPath, ct: "application/json",
+			body: `{"apiVersion":"v1","kind":"Service","metadata":{"name":"web","namespace":"demo"}}`,
+			code: 400, reason: metav1.StatusReasonBadRequest, msg: "the API version in the data (v1) does not match the expected API version (apps/v1)", unchangedResource: true},
+		{name: "patch of a missing object", method: http.MethodPatch, path: "/apis/apps/v1/namespaces/demo/deployments/nope", ct: mergePatch,
+			body: `{}`, code: 404, reason: metav1.StatusReasonNotFound, msg: `deployments.apps "nope" not found`, checkPath: deploymentPath, unchangedResource: true},
+		{name: "patch not advertised: 405", method: http.MethodPatch, path: "/apis/policy.example.com/v1/sessions/s-1", ct: mergePatch,
+			body: `{}`, code: 405, reason: metav1.StatusReasonMethodNotAllowed, unchangedResource: true},
+		{name: "patch of a collection: 405", method: http.MethodPatch, path: "/apis/apps/v1/namespaces/demo/deployments", ct: mergePatch,
+			body: `{}`, code: 405, reason: metav1.StatusReasonMethodNotAllowed, checkPath: deploymentPath, unchangedResource: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := writable(t, tc.opts)
+			checkPath := tc.checkPath
+			if checkPath == "" {
+				checkPath, _, _ = strings.Cut(tc.path, "?")
+			}
+			before := stored(t, s, checkPath)
+			rv := s.ResourceVersion()
+			a := send(t, s, tc.method, tc.path, tc.ct, strings.ReplaceAll(tc.body, "%RV%", before.GetResourceVersion()))
+			if tc.reason != "" {
+				wantStatus(t, a, tc.code, tc.reason, tc.msg)
+			} else if a.code != tc.code || a.body["kind"] == "Status" {
+				t.Fatalf("answer %d %v, want %d", a.code, a.body, tc.code)
+			}
+			if tc.unchangedResource != (s.ResourceVersion() == rv) {
+				t.Errorf("store resourceVersion %s -> %s", rv, s.ResourceVersion())
+			}
+			if tc.check != nil {
+				tc.check(t, a, before, stored(t, s, checkPath))
+			}
+		})
+	}
+}
+
+// TestUpdateWatchEvents: a write is one MODIFIED; a dry run and a no-op
+// none.
+func TestUpdateWatchEvents(t *testing.T) {
+	s := writable(t, apitest.Options{})
+	wc := openWatch(t, s, "/apis/apps/v1/namespaces/demo/deployments?watch=1&resourceVersion="+s.ResourceVersion(), "application/json")
+	for _, body := range []string{`{"spec":{"replicas":9}}`, `{"spec":{"replicas":3}}`} {
+		if a := send(t, s, http.MethodPatch, deploymentPath+"?dryRun=All", mergePatch, body); a.code != 200 {
+			t.Fatalf("dry run: %d %v", a.code, a.body)
+		}
+	}
+	if a := send(t, s, http.MethodPatch, deploymentPath, mergePatch, `{"spec":{"replicas":3}}`); a.code != 200 {
+		t.Fatalf("no-op: %d %v", a.code, a.body)
+	}
+	a := send(t, s, http.MethodPatch, deploymentPath, mergePatch, `{"spec":{"replicas":4}}`)
+	if e := wc.next(); e.Type != "MODIFIED" || e.rv() != nested(a.body, "metadata", "resourceVersion") || nested(e.Object, "spec", "replicas") != float64(4) {
+		t.Errorf("event %s rv %s %v, want the patch's MODIFIED", e.Type, e.rv(), e.Object["spec"])
 	}
 }
