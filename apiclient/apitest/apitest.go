@@ -29,8 +29,13 @@
 // kube-apiserver's generic 422), 400 for a changed name or namespace, 422
 // Invalid with causes for a changed uid or an Options.Immutable field,
 // dryRun=All (answered, not stored), a managedFields entry per fieldManager,
-// and no write at all when nothing changed. A write needs its verb in the
-// resource's (or subresource's) verbs, else 405.
+// and no write at all when nothing changed. POST to a collection creates
+// (201): apiVersion, kind and namespace default to the URL's and must match
+// it (400), generateName gets five random characters, uid,
+// creationTimestamp and generation are the server's, a missing or invalid
+// name is 422 Invalid, an existing one 409 AlreadyExists, a resourceVersion
+// kube-apiserver's 500. A write needs its verb in the resource's (or
+// subresource's) verbs, else 405.
 //
 // AddGroupVersions serves more group versions on a running server (a CRD
 // created after the client cached discovery).

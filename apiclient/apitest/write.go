@@ -19,6 +19,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
+	utilrand "k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -57,6 +59,8 @@ func (s *Server) serveWrite(w http.ResponseWriter, r *http.Request, req resource
 	switch r.Method {
 	case http.MethodPatch, http.MethodPut:
 		s.serveUpdate(w, r, req, opts)
+	case http.MethodPost:
+		s.serveCreate(w, r, req)
 	default:
 		WriteStatus(w, methodNotAllowed("the server does not allow this method on the requested resource"))
 	}
@@ -247,6 +251,115 @@ func (s *Server) updateLocked(req resourceRequest, opts Options, patchType strin
 		obj = obj.DeepCopy() // the store owns the stored one
 	}
 	return reply{code: http.StatusOK, body: viewOf(req.sub, obj)}
+}
+
+// serveCreate serves POST to a collection (handlers/create.go, store.go
+// Create, registry/rest/create.go BeforeCreate).
+func (s *Server) serveCreate(w http.ResponseWriter, r *http.Request, req resourceRequest) {
+	if req.name != "" || (req.res.Namespaced && req.namespace == "") || !req.allows("create") {
+		WriteStatus(w, methodNotAllowed("the server does not allow this method on the requested resource"))
+		return
+	}
+	if ct := mediaBase(r.Header.Get("Content-Type")); ct != "" && ct != "application/json" {
+		WriteStatus(w, unsupportedMediaType("application/json"))
+		return
+	}
+	dryRun, manager, st := writeOptions(r, "CreateOptions")
+	if st != nil {
+		WriteStatus(w, *st)
+		return
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		WriteStatus(w, badRequest(err.Error()))
+		return
+	}
+	view, err := decodeJSONObject(body)
+	if err != nil {
+		WriteStatus(w, badRequest(err.Error()))
+		return
+	}
+	in := &unstructured.Unstructured{Object: view}
+	if st := checkTypeMeta(in, gvString(req.gv.Group, req.gv.Version), req.res.Kind); st != nil {
+		WriteStatus(w, *st)
+		return
+	}
+	s.mu.Lock()
+	rp := s.createLocked(req, in, dryRun, manager)
+	s.mu.Unlock()
+	rp.write(w)
+}
+
+// createLocked stores a new object, in kube-apiserver's order: the name
+// generated, the namespace checked (400), the system fields set, the
+// metadata validated (422), a resourceVersion refused (500, from the etcd
+// storage), an existing name refused (409 AlreadyExists). s.mu must be held.
+func (s *Server) createLocked(req resourceRequest, in *unstructured.Unstructured, dryRun bool, manager string) reply {
+	key := req.storeKey()
+	taken := func(name string) bool {
+		_, ok := s.store.objects[key][storeKey(req.namespace, name)]
+		return ok
+	}
+	if in.GetName() == "" && in.GetGenerateName() != "" {
+		// names.SimpleNameGenerator, retried as RetryGenerateName does.
+		for range maxGenerateNameAttempts {
+			if in.SetName(generateName(in.GetGenerateName())); !taken(in.GetName()) {
+				break
+			}
+		}
+		if taken(in.GetName()) {
+			return statusReply(apierrors.NewGenerateNameConflict(req.groupResource(), in.GetName(), 1).ErrStatus)
+		}
+	}
+	want := ""
+	if req.res.Namespaced {
+		want = req.namespace
+	}
+	switch ns := in.GetNamespace(); {
+	case ns == want:
+	case ns == "" || want == "":
+		in.SetNamespace(want)
+	default:
+		return statusReply(badRequest("the namespace of the provided object does not match the namespace sent on the request"))
+	}
+	in.SetUID(uuid.NewUUID())
+	in.SetCreationTimestamp(metav1.NewTime(time.Now().UTC().Truncate(time.Second)))
+	in.SetDeletionTimestamp(nil)
+	in.SetDeletionGracePeriodSeconds(nil)
+	in.SetGeneration(1)
+	if _, ok := findAPIResource(req.gv, req.res.Name+"/status"); ok {
+		delete(in.Object, "status") // the strategies' PrepareForCreate
+	}
+	if errs := validation.ValidateObjectMetaAccessor(in, req.res.Namespaced, validation.NameIsDNSSubdomain, field.NewPath("metadata")); len(errs) > 0 {
+		return statusReply(apierrors.NewInvalid(req.groupKind(), in.GetName(), errs).ErrStatus)
+	}
+	if in.GetResourceVersion() != "" {
+		// storage.ErrResourceVersionSetOnCreate, which no Status wraps.
+		return statusReply(metav1.Status{Status: metav1.StatusFailure, Code: http.StatusInternalServerError, Message: "resourceVersion should not be set on objects to be created"})
+	}
+	if taken(in.GetName()) {
+		return statusReply(apierrors.NewAlreadyExists(req.groupResource(), in.GetName()).ErrStatus)
+	}
+	recordManager(in, manager, gvString(req.gv.Group, req.gv.Version), "")
+	if !dryRun {
+		s.putLocked(key, in)
+		in = in.DeepCopy()
+	}
+	return reply{code: http.StatusCreated, body: in.Object}
+}
+
+// maxGenerateNameAttempts is the registry's maxNameGenerationCreateAttempts.
+const maxGenerateNameAttempts = 8
+
+// generateName is names.SimpleNameGenerator's: the base cut to 58
+// characters, then five random ones of utilrand's alphabet
+// ("bcdfghjklmnpqrstvwxz2456789").
+func generateName(base string) string {
+	const maxNameLength, randomLength = 63, 5
+	if len(base) > maxNameLength-randomLength {
+		base = base[:maxNameLength-randomLength]
+	}
+	return base + utilrand.String(randomLength)
 }
 
 // optimisticLockErrorMsg is registry.OptimisticLockErrorMsg.

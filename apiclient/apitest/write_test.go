@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -101,7 +102,8 @@ func stored(t *testing.T, s *apitest.Server, path string) *unstructured.Unstruct
 // wantStatus checks a's Status: code, reason and a message containing msg.
 func wantStatus(t *testing.T, a answer, code int, reason metav1.StatusReason, msg string) {
 	t.Helper()
-	if a.code != code || a.body["kind"] != "Status" || a.body["reason"] != string(reason) || !strings.Contains(fmt.Sprint(a.body["message"]), msg) {
+	got, _ := a.body["reason"].(string) // omitted when Unknown ("")
+	if a.code != code || a.body["kind"] != "Status" || got != string(reason) || !strings.Contains(fmt.Sprint(a.body["message"]), msg) {
 		t.Fatalf("answer %d %v, want %d %s %q", a.code, a.body, code, reason, msg)
 	}
 }
@@ -335,5 +337,134 @@ func TestUpdateWatchEvents(t *testing.T) {
 	a := send(t, s, http.MethodPatch, deploymentPath, mergePatch, `{"spec":{"replicas":4}}`)
 	if e := wc.next(); e.Type != "MODIFIED" || e.rv() != nested(a.body, "metadata", "resourceVersion") || nested(e.Object, "spec", "replicas") != float64(4) {
 		t.Errorf("event %s rv %s %v, want the patch's MODIFIED", e.Type, e.rv(), e.Object["spec"])
+	}
+}
+
+func TestCreate(t *testing.T) {
+	const secrets = "/api/v1/namespaces/demo/secrets"
+	secret := func(meta string) string {
+		return `{"apiVersion":"v1","kind":"Secret","metadata":` + meta + `,"data":{"k":"dg=="}}`
+	}
+	for _, tc := range []struct {
+		name   string
+		path   string
+		body   string
+		code   int
+		reason metav1.StatusReason // "" for a success
+		msg    string
+		check  func(t *testing.T, s *apitest.Server, created map[string]any)
+	}{
+		{name: "create", path: secrets + "?fieldManager=tabula", body: secret(`{"name":"s1","uid":"mine","creationTimestamp":"2000-01-01T00:00:00Z"}`), code: 201,
+			check: func(t *testing.T, s *apitest.Server, created map[string]any) {
+				obj := stored(t, s, secrets+"/s1")
+				if obj.GetUID() == "" || obj.GetUID() == "mine" || obj.GetUID() == apitest.UIDFor("Secret", "demo", "s1") ||
+					time.Since(obj.GetCreationTimestamp().Time) > time.Minute || obj.GetResourceVersion() != s.ResourceVersion() ||
+					obj.GetNamespace() != "demo" || obj.GetGeneration() != 1 || nested(obj.Object, "data", "k") != "dg==" {
+					t.Errorf("stored %v", obj.Object)
+				}
+				if mf := obj.GetManagedFields(); len(mf) != 1 || mf[0].Manager != "tabula" || mf[0].Operation != metav1.ManagedFieldsOperationUpdate {
+					t.Errorf("managedFields %+v", mf)
+				}
+				if nested(created, "metadata", "uid") != string(obj.GetUID()) {
+					t.Errorf("answered %v", created["metadata"])
+				}
+			}},
+		{name: "apiVersion, kind and namespace default to the request's", path: secrets, body: `{"metadata":{"name":"s1"}}`, code: 201,
+			check: func(t *testing.T, _ *apitest.Server, created map[string]any) {
+				if created["apiVersion"] != "v1" || created["kind"] != "Secret" || nested(created, "metadata", "namespace") != "demo" {
+					t.Errorf("answered %v", created)
+				}
+			}},
+		{name: "generateName", path: secrets, body: secret(`{"generateName":"web-"}`), code: 201,
+			check: func(t *testing.T, s *apitest.Server, created map[string]any) {
+				name, _ := nested(created, "metadata", "name").(string)
+				if !regexp.MustCompile(`^web-[bcdfghjklmnpqrstvwxz2456789]{5}$`).MatchString(name) {
+					t.Fatalf("generated name %q", name)
+				}
+				stored(t, s, secrets+"/"+name)
+			}},
+		{name: "existing name: 409 AlreadyExists", path: secrets, body: secret(`{"name":"taken"}`),
+			code: 409, reason: metav1.StatusReasonAlreadyExists, msg: `secrets "taken" already exists`,
+			check: func(t *testing.T, _ *apitest.Server, st map[string]any) {
+				if d := st["details"].(map[string]any); d["name"] != "taken" || d["kind"] != "secrets" || d["group"] != nil {
+					t.Errorf("details %v", d)
+				}
+			}},
+		{name: "neither name nor generateName: 422", path: secrets, body: secret(`{"labels":{"a":"b"}}`),
+			code: 422, reason: metav1.StatusReasonInvalid, msg: `Secret "" is invalid: metadata.name: Required value: name or generateName is required`,
+			check: func(t *testing.T, _ *apitest.Server, st map[string]any) {
+				causes, _ := st["details"].(map[string]any)["causes"].([]any)
+				if len(causes) != 1 || causes[0].(map[string]any)["reason"] != "FieldValueRequired" || causes[0].(map[string]any)["field"] != "metadata.name" {
+					t.Errorf("causes %v", causes)
+				}
+			}},
+		{name: "invalid name: 422", path: secrets, body: secret(`{"name":"Not_Valid"}`),
+			code: 422, reason: metav1.StatusReasonInvalid, msg: `Secret "Not_Valid" is invalid: metadata.name: Invalid value: "Not_Valid": a lowercase RFC 1123 subdomain`},
+		{name: "another namespace in the body: 400", path: secrets, body: secret(`{"name":"s1","namespace":"other"}`),
+			code: 400, reason: metav1.StatusReasonBadRequest, msg: "the namespace of the provided object does not match the namespace sent on the request"},
+		{name: "another kind: 400", path: secrets, body: `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"s1"}}`,
+			code: 400, reason: metav1.StatusReasonBadRequest, msg: "the kind in the data (Pod) does not match the expected kind (Secret)"},
+		{name: "another apiVersion: 400", path: secrets, body: `{"apiVersion":"apps/v1","kind":"Secret","metadata":{"name":"s1"}}`,
+			code: 400, reason: metav1.StatusReasonBadRequest, msg: "the API version in the data (apps/v1) does not match the expected API version (v1)"},
+		{name: "not a JSON object: 400", path: secrets, body: `[]`, code: 400, reason: metav1.StatusReasonBadRequest},
+		{name: "resourceVersion set: kube-apiserver's 500", path: secrets, body: secret(`{"name":"s1","resourceVersion":"5"}`),
+			code: 500, reason: metav1.StatusReasonUnknown, msg: "resourceVersion should not be set on objects to be created"},
+		{name: "dry run", path: secrets + "?dryRun=All", body: secret(`{"name":"s1"}`), code: 201,
+			check: func(t *testing.T, s *apitest.Server, created map[string]any) {
+				if nested(created, "metadata", "uid") == nil || nested(created, "metadata", "resourceVersion") != nil {
+					t.Errorf("answered %v", created["metadata"])
+				}
+				if a := get(t, s, secrets+"/s1", ""); a.code != 404 {
+					t.Errorf("dry run stored the object: %d", a.code)
+				}
+			}},
+		{name: "status dropped where the status subresource serves it", path: "/apis/maritime.tabula.dev/v1alpha1/namespaces/demo/lighthouses",
+			body: `{"apiVersion":"maritime.tabula.dev/v1alpha1","kind":"Lighthouse","metadata":{"name":"eddystone"},"spec":{"coast":"Channel"},"status":{"replicas":3}}`, code: 201,
+			check: func(t *testing.T, _ *apitest.Server, created map[string]any) {
+				if created["status"] != nil || nested(created, "metadata", "generation") != float64(1) {
+					t.Errorf("answered %v", created)
+				}
+			}},
+		{name: "cluster-scoped: the body's namespace is cleared", path: "/api/v1/namespaces",
+			body: `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"team","namespace":"demo"}}`, code: 201,
+			check: func(t *testing.T, _ *apitest.Server, created map[string]any) {
+				if ns := nested(created, "metadata", "namespace"); ns != nil {
+					t.Errorf("namespace %v", ns)
+				}
+			}},
+		{name: "create not advertised: 405", path: "/apis/policy.example.com/v1/sessions", body: `{"metadata":{"name":"s-2"}}`,
+			code: 405, reason: metav1.StatusReasonMethodNotAllowed},
+		{name: "POST to an object: 405", path: secrets + "/taken", body: secret(`{"name":"taken"}`),
+			code: 405, reason: metav1.StatusReasonMethodNotAllowed},
+		{name: "POST to all namespaces: 405", path: "/api/v1/secrets", body: secret(`{"name":"s1","namespace":"demo"}`),
+			code: 405, reason: metav1.StatusReasonMethodNotAllowed},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := writable(t, apitest.Options{})
+			s.Add(apitest.Object("v1", "Secret", "demo", "taken", nil))
+			rv := s.ResourceVersion()
+			a := send(t, s, http.MethodPost, tc.path, "application/json", tc.body)
+			if tc.reason != "" || tc.code >= 400 {
+				wantStatus(t, a, tc.code, tc.reason, tc.msg)
+			} else if a.code != tc.code || a.body["kind"] == "Status" {
+				t.Fatalf("answer %d %v, want %d", a.code, a.body, tc.code)
+			}
+			if stores := tc.code == 201 && !strings.Contains(tc.path, "dryRun"); stores != (s.ResourceVersion() != rv) {
+				t.Errorf("store resourceVersion %s -> %s", rv, s.ResourceVersion())
+			}
+			if tc.check != nil {
+				tc.check(t, s, a.body)
+			}
+		})
+	}
+}
+
+func TestCreateWatchEvent(t *testing.T) {
+	s := writable(t, apitest.Options{})
+	wc := openWatch(t, s, "/api/v1/namespaces/demo/secrets?watch=1&resourceVersion="+s.ResourceVersion(), "application/json")
+	send(t, s, http.MethodPost, "/api/v1/namespaces/demo/secrets?dryRun=All", "application/json", `{"metadata":{"name":"dry"}}`)
+	a := send(t, s, http.MethodPost, "/api/v1/namespaces/demo/secrets", "application/json", `{"metadata":{"generateName":"s-"}}`)
+	if e := wc.next(); e.Type != "ADDED" || e.name() != nested(a.body, "metadata", "name") || e.rv() != nested(a.body, "metadata", "resourceVersion") {
+		t.Errorf("event %s %s %s, want ADDED of %v", e.Type, e.name(), e.rv(), a.body["metadata"])
 	}
 }
