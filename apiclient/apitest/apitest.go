@@ -34,8 +34,15 @@
 // it (400), generateName gets five random characters, uid,
 // creationTimestamp and generation are the server's, a missing or invalid
 // name is 422 Invalid, an existing one 409 AlreadyExists, a resourceVersion
-// kube-apiserver's 500. A write needs its verb in the resource's (or
-// subresource's) verbs, else 405.
+// kube-apiserver's 500. DELETE reads DeleteOptions from the body (or the
+// query): preconditions (409), dryRun, and propagationPolicy, which like
+// the object's own finalizers only marks the object (deletionTimestamp;
+// Foreground adds foregroundDeletion, Orphan orphan) and answers it; an
+// object without finalizers is removed and answered with a Success Status,
+// or for pods, services and the other built-ins whose storage returns the
+// deleted object, with the object. Finalize(group, resource, namespace,
+// name) plays the controllers that clear finalizers. A write needs its
+// verb in the resource's (or subresource's) verbs, else 405.
 //
 // AddGroupVersions serves more group versions on a running server (a CRD
 // created after the client cached discovery).

@@ -1,12 +1,16 @@
 package apitest
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -61,6 +65,8 @@ func (s *Server) serveWrite(w http.ResponseWriter, r *http.Request, req resource
 		s.serveUpdate(w, r, req, opts)
 	case http.MethodPost:
 		s.serveCreate(w, r, req)
+	case http.MethodDelete:
+		s.serveDelete(w, r, req)
 	default:
 		WriteStatus(w, methodNotAllowed("the server does not allow this method on the requested resource"))
 	}
@@ -360,6 +366,218 @@ func generateName(base string) string {
 		base = base[:maxNameLength-randomLength]
 	}
 	return base + utilrand.String(randomLength)
+}
+
+// serveDelete serves DELETE of an object (handlers/delete.go, store.go
+// Delete).
+func (s *Server) serveDelete(w http.ResponseWriter, r *http.Request, req resourceRequest) {
+	if req.name == "" || req.sub != "" || !req.allows("delete") {
+		WriteStatus(w, methodNotAllowed("the server does not allow this method on the requested resource"))
+		return
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		WriteStatus(w, badRequest(err.Error()))
+		return
+	}
+	opts, st := deleteOptions(r.URL.Query(), body)
+	if st != nil {
+		WriteStatus(w, *st)
+		return
+	}
+	s.mu.Lock()
+	rp := s.deleteLocked(req, opts)
+	s.mu.Unlock()
+	rp.write(w)
+}
+
+// deleteOptions reads metav1.DeleteOptions from the body or, when there is
+// none, from the query, as handlers/delete.go does, and validates them
+// (422 Invalid DeleteOptions.meta.k8s.io).
+func deleteOptions(q url.Values, body []byte) (metav1.DeleteOptions, *metav1.Status) {
+	var o metav1.DeleteOptions
+	if len(bytes.TrimSpace(body)) > 0 {
+		if err := json.Unmarshal(body, &o); err != nil {
+			st := badRequest(err.Error())
+			return o, &st
+		}
+		if o.Kind != "" && o.Kind != "DeleteOptions" {
+			st := badRequest("decoded object cannot be converted to DeleteOptions")
+			return o, &st
+		}
+	} else {
+		if v := q.Get("propagationPolicy"); v != "" {
+			p := metav1.DeletionPropagation(v)
+			o.PropagationPolicy = &p
+		}
+		if v := q.Get("gracePeriodSeconds"); v != "" {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				st := badRequest(err.Error())
+				return o, &st
+			}
+			o.GracePeriodSeconds = &n
+		}
+		o.DryRun = q["dryRun"]
+	}
+	if errs := metav1validation.ValidateDeleteOptions(&o); len(errs) > 0 {
+		st := apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "DeleteOptions"}, "", errs).ErrStatus
+		return o, &st
+	}
+	return o, nil
+}
+
+// deleteLocked deletes an object as the generic registry does: the
+// preconditions checked (409), then the garbage collector's finalizers
+// (orphan, foregroundDeletion) set from the propagation policy. An object
+// left with finalizers is only marked (deletionTimestamp,
+// deletionGracePeriodSeconds 0) and answered as it now is; Finalize plays
+// the controllers that remove them. Otherwise it is removed, and the answer
+// is a Success Status naming it, or for the resources whose storage sets
+// ReturnDeletedObject the object itself. Graceful deletion (of pods) is not
+// modelled: gracePeriodSeconds is accepted and ignored. s.mu must be held.
+func (s *Server) deleteLocked(req resourceRequest, opts metav1.DeleteOptions) reply {
+	key := req.storeKey()
+	old, ok := s.store.objects[key][storeKey(req.namespace, req.name)]
+	if !ok {
+		return statusReply(NotFound(req.gv.Group, req.res.Name, req.name))
+	}
+	if p := opts.Preconditions; p != nil {
+		if p.UID != nil && *p.UID != old.GetUID() {
+			return statusReply(req.preconditionFailed("UID", string(*p.UID), string(old.GetUID())))
+		}
+		if p.ResourceVersion != nil && *p.ResourceVersion != old.GetResourceVersion() {
+			return statusReply(req.preconditionFailed("ResourceVersion", *p.ResourceVersion, old.GetResourceVersion()))
+		}
+	}
+	dryRun := len(opts.DryRun) > 0
+	if finalizers := gcFinalizers(old.GetFinalizers(), opts); len(finalizers) > 0 {
+		// store.go updateForGracefulDeletionAndFinalizers, markAsDeleting.
+		obj := old.DeepCopy()
+		obj.SetFinalizers(finalizers)
+		if obj.GetDeletionTimestamp() == nil {
+			now := metav1.NewTime(time.Now().UTC().Truncate(time.Second))
+			obj.SetDeletionTimestamp(&now)
+			if g := obj.GetGeneration(); g > 0 {
+				obj.SetGeneration(g + 1)
+			}
+		}
+		zero := int64(0)
+		obj.SetDeletionGracePeriodSeconds(&zero)
+		if !dryRun && !sameObject(obj, old) {
+			s.putLocked(key, obj)
+			obj = obj.DeepCopy()
+		}
+		return reply{code: http.StatusOK, body: obj.Object}
+	}
+	gone := old.DeepCopy()
+	if !dryRun {
+		s.removeLocked(key, old)
+	}
+	if deleteReturnsObject(req.gv.Group, req.res.Name) {
+		return reply{code: http.StatusOK, body: gone.Object}
+	}
+	// store.go finalizeDelete: Kind is the resource, and there is no code.
+	return reply{code: http.StatusOK, body: metav1.Status{
+		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: metav1.StatusSuccess,
+		Details: &metav1.StatusDetails{Name: req.name, Group: req.gv.Group, Kind: req.res.Name, UID: gone.GetUID()},
+	}}
+}
+
+// gcFinalizers are the finalizers an object keeps on deletion (store.go
+// deletionFinalizersForGarbageCollection): its own, with orphan or
+// foregroundDeletion as the options (or, without a policy, its own
+// finalizers) ask.
+func gcFinalizers(existing []string, opts metav1.DeleteOptions) []string {
+	var orphan, foreground bool
+	switch {
+	case opts.OrphanDependents != nil: // deprecated, still honoured
+		orphan = *opts.OrphanDependents
+	case opts.PropagationPolicy != nil:
+		orphan = *opts.PropagationPolicy == metav1.DeletePropagationOrphan
+		foreground = *opts.PropagationPolicy == metav1.DeletePropagationForeground
+	default:
+		// The first of the two an object carries decides.
+		if i := slices.IndexFunc(existing, isGCFinalizer); i >= 0 {
+			orphan = existing[i] == metav1.FinalizerOrphanDependents
+			foreground = !orphan
+		}
+	}
+	out := slices.DeleteFunc(slices.Clone(existing), isGCFinalizer)
+	if orphan {
+		out = append(out, metav1.FinalizerOrphanDependents)
+	}
+	if foreground {
+		out = append(out, metav1.FinalizerDeleteDependents)
+	}
+	return out
+}
+
+func isGCFinalizer(f string) bool {
+	return f == metav1.FinalizerOrphanDependents || f == metav1.FinalizerDeleteDependents
+}
+
+// preconditionFailed is the 409 of a delete precondition that does not
+// hold: the storage's error inside a Conflict, as kube-apiserver words it
+// (storage.Preconditions.Check, errors/storage.go InterpretDeleteError).
+func (req resourceRequest) preconditionFailed(what, want, got string) metav1.Status {
+	storageKey := "/registry/" + req.res.Name
+	if strings.Contains(req.gv.Group, ".") && !strings.HasSuffix(req.gv.Group, ".k8s.io") {
+		storageKey = "/registry/" + req.gv.Group + "/" + req.res.Name // custom resources
+	}
+	if req.namespace != "" {
+		storageKey += "/" + req.namespace
+	}
+	storageKey += "/" + req.name
+	err := fmt.Errorf("StorageError: invalid object, Code: 4, Key: %s, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: %s in precondition: %s, %s in object meta: %s",
+		storageKey, what, want, what, got)
+	return apierrors.NewConflict(req.groupResource(), req.name, err).ErrStatus
+}
+
+// deleteReturnsObject reports whether kube-apiserver answers a delete of
+// the resource with the deleted object: the built-in storages that set
+// ReturnDeletedObject (kubernetes v1.36 pkg/registry). The others, custom
+// resources included, answer a Success Status.
+func deleteReturnsObject(group, resource string) bool {
+	switch group {
+	case "":
+		switch resource {
+		case "pods", "services", "namespaces", "persistentvolumes", "persistentvolumeclaims", "serviceaccounts", "resourcequotas", "podtemplates":
+			return true
+		}
+	case "storage.k8s.io":
+		switch resource {
+		case "csidrivers", "csinodes", "storageclasses", "volumeattachments", "volumeattributesclasses":
+			return true
+		}
+	case "resource.k8s.io":
+		return true
+	}
+	return false
+}
+
+// Finalize plays the controllers that own an object's finalizers (the
+// garbage collector's foregroundDeletion and orphan among them): it clears
+// them, which removes an object marked for deletion (watches see DELETED),
+// and only updates one that is not (MODIFIED). It fails the test when the
+// object is not stored. group "" is core; resource is the plural.
+func (s *Server) Finalize(group, resource, namespace, name string) {
+	s.t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	key := group + "/" + resource
+	old, ok := s.store.objects[key][storeKey(namespace, name)]
+	if !ok {
+		s.t.Fatalf("apitest: Finalize: %s %s/%s is not stored", key, namespace, name)
+		return
+	}
+	obj := old.DeepCopy()
+	obj.SetFinalizers(nil)
+	if obj.GetDeletionTimestamp() != nil {
+		s.removeLocked(key, obj)
+		return
+	}
+	s.putLocked(key, obj)
 }
 
 // optimisticLockErrorMsg is registry.OptimisticLockErrorMsg.

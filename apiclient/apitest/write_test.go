@@ -6,12 +6,14 @@ import (
 	"io"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 
 	"github.com/tabula-console/tabula/apiclient/apitest"
@@ -63,6 +65,8 @@ func TestWritesRecorded(t *testing.T) {
 		t.Error("ResetRequests kept writes")
 	}
 }
+
+var deploymentGVK = schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}
 
 const (
 	mergePatch = "application/merge-patch+json"
@@ -467,4 +471,160 @@ func TestCreateWatchEvent(t *testing.T) {
 	if e := wc.next(); e.Type != "ADDED" || e.name() != nested(a.body, "metadata", "name") || e.rv() != nested(a.body, "metadata", "resourceVersion") {
 		t.Errorf("event %s %s %s, want ADDED of %v", e.Type, e.name(), e.rv(), a.body["metadata"])
 	}
+}
+
+func TestDelete(t *testing.T) {
+	const podPath = "/api/v1/namespaces/demo/pods/web"
+	for _, tc := range []struct {
+		name       string
+		path, body string
+		code       int
+		reason     metav1.StatusReason // for a failure
+		msg        string
+		kept       bool // the object is still stored afterwards
+		stores     bool // the store's resourceVersion moves
+		check      func(t *testing.T, s *apitest.Server, a answer)
+	}{
+		{name: "most resources answer a Success Status", path: deploymentPath, code: 200, stores: true,
+			check: func(t *testing.T, _ *apitest.Server, a answer) {
+				d, _ := a.body["details"].(map[string]any)
+				if a.body["kind"] != "Status" || a.body["status"] != "Success" || a.body["code"] != nil ||
+					d["name"] != "web" || d["group"] != "apps" || d["kind"] != "deployments" || d["uid"] != string(apitest.UIDFor("Deployment", "demo", "web")) {
+					t.Errorf("answer %v", a.body)
+				}
+			}},
+		{name: "custom resources answer a Success Status", path: lighthousePath, code: 200, stores: true,
+			check: func(t *testing.T, _ *apitest.Server, a answer) {
+				if a.body["kind"] != "Status" || nested(a.body, "details", "kind") != "lighthouses" || nested(a.body, "details", "group") != "maritime.tabula.dev" {
+					t.Errorf("answer %v", a.body)
+				}
+			}},
+		{name: "pods answer the deleted object", path: podPath, code: 200, stores: true,
+			check: func(t *testing.T, _ *apitest.Server, a answer) {
+				if a.body["kind"] != "Pod" || nested(a.body, "metadata", "name") != "web" {
+					t.Errorf("answer %v", a.body)
+				}
+			}},
+		{name: "Foreground keeps the object with foregroundDeletion", path: deploymentPath,
+			body: `{"kind":"DeleteOptions","apiVersion":"v1","propagationPolicy":"Foreground"}`, code: 200, kept: true, stores: true,
+			check: func(t *testing.T, s *apitest.Server, a answer) {
+				obj := stored(t, s, deploymentPath)
+				if a.body["kind"] != "Deployment" || !slices.Equal(obj.GetFinalizers(), []string{"foregroundDeletion"}) ||
+					obj.GetDeletionTimestamp() == nil || obj.GetDeletionGracePeriodSeconds() == nil || *obj.GetDeletionGracePeriodSeconds() != 0 {
+					t.Errorf("answer %v, stored %v", a.body["kind"], obj.Object["metadata"])
+				}
+			}},
+		{name: "Foreground from the query", path: deploymentPath + "?propagationPolicy=Foreground", code: 200, kept: true, stores: true},
+		{name: "Orphan keeps the object with orphan", path: deploymentPath, body: `{"propagationPolicy":"Orphan"}`, code: 200, kept: true, stores: true,
+			check: func(t *testing.T, s *apitest.Server, a answer) {
+				if obj := stored(t, s, deploymentPath); !slices.Equal(obj.GetFinalizers(), []string{"orphan"}) {
+					t.Errorf("finalizers %v", obj.GetFinalizers())
+				}
+			}},
+		{name: "Background", path: deploymentPath, body: `{"propagationPolicy":"Background","gracePeriodSeconds":0}`, code: 200, stores: true},
+		{name: "preconditions that hold", path: deploymentPath, body: `{"preconditions":{"uid":"uid-Deployment-demo-web","resourceVersion":"%RV%"}}`, code: 200, stores: true},
+		{name: "uid precondition: 409", path: deploymentPath, body: `{"preconditions":{"uid":"other"}}`, code: 409, reason: metav1.StatusReasonConflict, kept: true,
+			msg: `Operation cannot be fulfilled on deployments.apps "web": StorageError: invalid object, Code: 4, Key: /registry/deployments/demo/web, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: other, UID in object meta: uid-Deployment-demo-web`},
+		{name: "resourceVersion precondition: 409", path: lighthousePath, body: `{"preconditions":{"resourceVersion":"1"}}`, code: 409, reason: metav1.StatusReasonConflict, kept: true,
+			msg: `Key: /registry/maritime.tabula.dev/lighthouses/demo/fastnet, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: ResourceVersion in precondition: 1, ResourceVersion in object meta: `},
+		{name: "dry run in the body", path: deploymentPath, body: `{"dryRun":["All"]}`, code: 200, kept: true,
+			check: func(t *testing.T, _ *apitest.Server, a answer) {
+				if a.body["status"] != "Success" {
+					t.Errorf("answer %v", a.body)
+				}
+			}},
+		{name: "dry run in the query", path: deploymentPath + "?dryRun=All&propagationPolicy=Foreground", code: 200, kept: true,
+			check: func(t *testing.T, s *apitest.Server, a answer) {
+				if nested(a.body, "metadata", "deletionTimestamp") == nil || stored(t, s, deploymentPath).GetDeletionTimestamp() != nil {
+					t.Errorf("answer %v", a.body["metadata"])
+				}
+			}},
+		{name: "unknown propagation policy: 422", path: deploymentPath, body: `{"propagationPolicy":"Later"}`, code: 422, reason: metav1.StatusReasonInvalid, kept: true,
+			msg: `DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "Later"`},
+		{name: "not DeleteOptions: 400", path: deploymentPath, body: `{"kind":"Pod"}`, code: 400, reason: metav1.StatusReasonBadRequest, kept: true},
+		{name: "missing: 404", path: "/apis/apps/v1/namespaces/demo/deployments/nope", code: 404, reason: metav1.StatusReasonNotFound, msg: `deployments.apps "nope" not found`},
+		{name: "delete not advertised: 405", path: "/apis/policy.example.com/v1/sessions/s-1", code: 405, reason: metav1.StatusReasonMethodNotAllowed},
+		{name: "delete of a collection: 405", path: "/apis/apps/v1/namespaces/demo/deployments", code: 405, reason: metav1.StatusReasonMethodNotAllowed},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := writable(t, apitest.Options{})
+			target, _, _ := strings.Cut(tc.path, "?")
+			targetRV, _ := nested(get(t, s, target, "").body, "metadata", "resourceVersion").(string)
+			rv := s.ResourceVersion()
+			a := send(t, s, http.MethodDelete, tc.path, "application/json", strings.ReplaceAll(tc.body, "%RV%", targetRV))
+			if tc.code >= 400 {
+				wantStatus(t, a, tc.code, tc.reason, tc.msg)
+			} else if a.code != tc.code {
+				t.Fatalf("answer %d %v, want %d", a.code, a.body, tc.code)
+			}
+			if got := get(t, s, target, "").code == 200; got != tc.kept && tc.code != 404 && tc.code != 405 {
+				t.Errorf("kept = %v, want %v", got, tc.kept)
+			}
+			if tc.stores != (s.ResourceVersion() != rv) {
+				t.Errorf("store resourceVersion %s -> %s", rv, s.ResourceVersion())
+			}
+			if tc.check != nil {
+				tc.check(t, s, a)
+			}
+		})
+	}
+}
+
+// TestFinalizers follows an object with a finalizer through its deletion:
+// marked, marked again (no write), no new finalizer allowed, deleted when a
+// patch removes the last one; and Finalize for the garbage collector's.
+func TestFinalizers(t *testing.T) {
+	s := writable(t, apitest.Options{})
+	s.Modify(deploymentGVK, "demo", "web", func(o *unstructured.Unstructured) { o.SetFinalizers([]string{"example.com/protect"}) })
+	wc := openWatch(t, s, "/apis/apps/v1/namespaces/demo/deployments?watch=1&resourceVersion="+s.ResourceVersion(), "application/json")
+
+	a := send(t, s, http.MethodDelete, deploymentPath, "", "")
+	if a.code != 200 || a.body["kind"] != "Deployment" || nested(a.body, "metadata", "deletionTimestamp") == nil {
+		t.Fatalf("delete: %d %v", a.code, a.body)
+	}
+	if e := wc.next(); e.Type != "MODIFIED" || nested(e.Object, "metadata", "deletionTimestamp") == nil {
+		t.Errorf("event %s %v", e.Type, e.Object["metadata"])
+	}
+	rv := s.ResourceVersion()
+	if a := send(t, s, http.MethodDelete, deploymentPath, "", ""); a.code != 200 || s.ResourceVersion() != rv {
+		t.Errorf("second delete: %d, resourceVersion %s -> %s", a.code, rv, s.ResourceVersion())
+	}
+	wantStatus(t, send(t, s, http.MethodPatch, deploymentPath, mergePatch, `{"metadata":{"finalizers":["example.com/protect","example.com/more"]}}`),
+		422, metav1.StatusReasonInvalid, "metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted")
+	a = send(t, s, http.MethodPatch, deploymentPath, mergePatch, `{"metadata":{"finalizers":null}}`)
+	if a.code != 200 || a.body["kind"] != "Deployment" {
+		t.Fatalf("patch removing the finalizer: %d %v", a.code, a.body)
+	}
+	if e := wc.next(); e.Type != "DELETED" || e.name() != "web" {
+		t.Errorf("event %s %s", e.Type, e.name())
+	}
+	if got := get(t, s, deploymentPath, ""); got.code != 404 {
+		t.Errorf("after the last finalizer: %d", got.code)
+	}
+
+	if a := send(t, s, http.MethodDelete, lighthousePath, "application/json", `{"propagationPolicy":"Foreground"}`); a.code != 200 || a.body["kind"] != "Lighthouse" {
+		t.Fatalf("foreground delete: %d %v", a.code, a.body)
+	}
+	lw := openWatch(t, s, "/apis/maritime.tabula.dev/v1alpha1/namespaces/demo/lighthouses?watch=1&resourceVersion="+s.ResourceVersion(), "application/json")
+	s.Finalize("maritime.tabula.dev", "lighthouses", "demo", "fastnet")
+	if e := lw.next(); e.Type != "DELETED" || e.name() != "fastnet" || nested(e.Object, "metadata", "finalizers") != nil {
+		t.Errorf("event %s %s %v", e.Type, e.name(), e.Object["metadata"])
+	}
+
+	s.Modify(podGVK, "demo", "web", func(o *unstructured.Unstructured) { o.SetFinalizers([]string{"example.com/protect"}) })
+	s.Finalize("", "pods", "demo", "web")
+	if pod := stored(t, s, "/api/v1/namespaces/demo/pods/web"); pod.GetFinalizers() != nil {
+		t.Errorf("finalizers %v", pod.GetFinalizers())
+	}
+}
+
+func TestWriteFailures(t *testing.T) {
+	s := writable(t, apitest.Options{})
+	s.FailResource("apps", "deployments", apitest.Forbidden("alice", "delete", "apps", "deployments", "web"))
+	wantStatus(t, send(t, s, http.MethodDelete, deploymentPath, "", ""), 403, metav1.StatusReasonForbidden, `User "alice" cannot delete`)
+	wantStatus(t, send(t, s, http.MethodPatch, deploymentPath+"/scale", mergePatch, `{}`), 403, metav1.StatusReasonForbidden, "")
+	s.Override(lighthousePath, func(w http.ResponseWriter, r *http.Request) {
+		apitest.WriteStatus(w, apitest.TooManyRequests(0))
+	})
+	wantStatus(t, send(t, s, http.MethodPut, lighthousePath, "application/json", `{}`), 429, metav1.StatusReasonTooManyRequests, "")
 }
