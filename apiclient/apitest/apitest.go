@@ -5,8 +5,9 @@
 // and subresource (status, scale) reads of the unstructured objects seeded with
 // Add, with label and field selectors, limit/continue paging, server-side
 // Tables (meta.k8s.io v1 and v1beta1), PartialObjectMetadata(List) and the
-// Tabula describe representation. Options select which of these conventions
-// the server follows, so one test can run against several kinds of server:
+// Tabula describe representation, and writes (below). Options select which
+// of these conventions the server follows, so one test can run against
+// several kinds of server:
 //
 //	kube-apiserver (the zero Options)      Tables v1+v1beta1, metadata lists, aggregated discovery
 //	Options{Table: TableV1Beta1Only}       an old server: picks the v1beta1 entry of Accept
@@ -21,28 +22,29 @@
 //	Options{NoMergePatch: true}            415 to merge patches: JSON Patch only, as some non-Kubernetes servers
 //	Options{Immutable: {"services": {"spec.clusterIP"}}}  422 Invalid "field is immutable" when an update changes them
 //
-// Writes follow kube-apiserver (see write.go for the code each step copies):
-// PATCH (merge patch and JSON Patch; any other type 415) and PUT of an
-// object, its status (only the status changes) or its scale (only
-// spec.replicas), with optimistic concurrency (a stale
-// metadata.resourceVersion is 409 Conflict; a failed JSON Patch test op is
-// kube-apiserver's generic 422), 400 for a changed name or namespace, 422
-// Invalid with causes for a changed uid or an Options.Immutable field,
-// dryRun=All (answered, not stored), a managedFields entry per fieldManager,
-// and no write at all when nothing changed. POST to a collection creates
-// (201): apiVersion, kind and namespace default to the URL's and must match
-// it (400), generateName gets five random characters, uid,
-// creationTimestamp and generation are the server's, a missing or invalid
-// name is 422 Invalid, an existing one 409 AlreadyExists, a resourceVersion
-// kube-apiserver's 500. DELETE reads DeleteOptions from the body (or the
-// query): preconditions (409), dryRun, and propagationPolicy, which like
-// the object's own finalizers only marks the object (deletionTimestamp;
-// Foreground adds foregroundDeletion, Orphan orphan) and answers it; an
-// object without finalizers is removed and answered with a Success Status,
-// or for pods, services and the other built-ins whose storage returns the
-// deleted object, with the object. Finalize(group, resource, namespace,
-// name) plays the controllers that clear finalizers. A write needs its
-// verb in the resource's (or subresource's) verbs, else 405.
+// Writes follow kube-apiserver (write.go names the code each step copies).
+// A write needs its verb among the resource's (or subresource's) verbs,
+// else 405:
+//
+//	PATCH            merge or JSON Patch (other types 415) of an object, its status or its scale
+//	PUT              replaces an object, its status or its scale
+//	                 (a status write changes only the status, a scale write only spec.replicas,
+//	                 a write of the object leaves a status served by the status subresource alone)
+//	POST             creates in a collection: 201, generateName, 409 AlreadyExists, 422 Invalid name
+//	DELETE           DeleteOptions from the body or query: preconditions (409), propagationPolicy;
+//	                 finalizers (the object's, Foreground's, Orphan's) only mark it for deletion;
+//	                 removed, it is answered with a Success Status, or itself for pods, services and
+//	                 the other built-ins whose storage returns the deleted object
+//	resourceVersion  a stale one is 409 Conflict; a failed JSON Patch test op kube-apiserver's generic 422
+//	identity         a changed name or namespace is 400, a changed uid 422 Invalid
+//	dryRun=All       answered as if done; nothing stored, no watch event
+//	managedFields    an Update entry per fieldManager (default: the User-Agent's product), time now
+//	no change        nothing written: same resourceVersion, no watch event
+//
+// with these test controls:
+//
+//	Writes()                                   the write requests, with their bodies
+//	Finalize(group, resource, namespace, name) clears finalizers, removing an object marked for deletion
 //
 // AddGroupVersions serves more group versions on a running server (a CRD
 // created after the client cached discovery).
@@ -50,8 +52,7 @@
 // Failures are injected with Override (any handler for a path), FailPath and
 // FailResource (a metav1.Status such as Forbidden, NotFound, TooManyRequests),
 // for reads and writes alike, and ExpireContinueTokens (410 Expired for
-// continue tokens issued so far). Writes() returns the write requests with
-// their bodies.
+// continue tokens issued so far).
 //
 // Every Add, Update, Modify and Delete, and every write request that stores
 // something, bumps one resourceVersion counter and is kept in a bounded
