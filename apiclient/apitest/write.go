@@ -192,27 +192,33 @@ func (s *Server) serveUpdate(w http.ResponseWriter, r *http.Request, req resourc
 		return
 	}
 	s.mu.Lock()
-	rp := s.updateLocked(req, opts, contentType, r.Method == http.MethodPatch, body, dryRun, manager)
+	patchType := ""
+	if r.Method == http.MethodPatch {
+		patchType = contentType
+	}
+	rp := s.updateLocked(req, opts, patchType, body, dryRun, manager)
 	s.mu.Unlock()
 	rp.write(w)
 }
 
-// updateLocked applies a patch (or takes a PUT body) to the stored object
-// and stores the result. s.mu must be held.
-func (s *Server) updateLocked(req resourceRequest, opts Options, patchType string, patch bool, body []byte, dryRun bool, manager string) reply {
+// updateLocked applies a patch of patchType ("" for a PUT, whose body is
+// the new object) to the stored object and stores the result. s.mu must be
+// held.
+func (s *Server) updateLocked(req resourceRequest, opts Options, patchType string, body []byte, dryRun bool, manager string) reply {
 	key := req.storeKey()
 	old, ok := s.store.objects[key][storeKey(req.namespace, req.name)]
 	if !ok {
 		return statusReply(NotFound(req.gv.Group, req.res.Name, req.name))
 	}
 	next := body
-	if patch {
+	if patchType != "" {
 		current, err := utiljson.Marshal(viewOf(req.sub, old))
 		if err != nil {
 			return statusReply(internalError(err))
 		}
-		if next, ok = applyPatch(patchType, current, body); !ok {
-			return statusReply(patchError(patchType, next))
+		var st *metav1.Status
+		if next, st = applyPatch(patchType, current, body); st != nil {
+			return statusReply(*st)
 		}
 	}
 	view, err := decodeJSONObject(next)
@@ -254,9 +260,8 @@ func (s *Server) updateLocked(req resourceRequest, opts Options, patchType strin
 		s.removeLocked(key, obj)
 	default:
 		s.putLocked(key, obj)
-		obj = obj.DeepCopy() // the store owns the stored one
 	}
-	return reply{code: http.StatusOK, body: viewOf(req.sub, obj)}
+	return reply{code: http.StatusOK, body: viewOf(req.sub, obj)} // a copy: the store owns obj
 }
 
 // serveCreate serves POST to a collection (handlers/create.go, store.go
@@ -584,37 +589,33 @@ func (s *Server) Finalize(group, resource, namespace, name string) {
 const optimisticLockErrorMsg = "the object has been modified; please apply your changes to the latest version and try again"
 
 // applyPatch applies a merge patch (RFC 7386) or JSON Patch (RFC 6902) to
-// doc. When ok is false, out is the error message.
-func applyPatch(patchType string, doc, patch []byte) (out []byte, ok bool) {
-	var err error
+// doc, failing as kube-apiserver does (handlers/patch.go applyJSPatch): a
+// malformed merge patch and a JSON Patch that does not decode are 400
+// BadRequest with the library's message; a JSON Patch that decodes but does
+// not apply (a "test" op that fails, a path that is not there) is a 422
+// built by apierrors.NewGenericServerResponse, which keeps only its generic
+// message, has no causes and names no object: a client cannot tell a failed
+// test of metadata.resourceVersion from any other failed op.
+func applyPatch(patchType string, doc, patch []byte) ([]byte, *metav1.Status) {
 	if patchType == mergePatchType {
-		out, err = jsonpatch.MergePatch(doc, patch)
-	} else {
-		var p jsonpatch.Patch
-		if p, err = jsonpatch.DecodePatch(patch); err != nil {
-			return []byte("decode: " + err.Error()), false
+		out, err := jsonpatch.MergePatch(doc, patch)
+		if err != nil {
+			st := badRequest(err.Error())
+			return nil, &st
 		}
-		out, err = p.Apply(doc)
+		return out, nil
 	}
+	p, err := jsonpatch.DecodePatch(patch)
 	if err != nil {
-		return []byte(err.Error()), false
+		st := badRequest(err.Error())
+		return nil, &st
 	}
-	return out, true
-}
-
-// patchError is what kube-apiserver answers when a patch does not apply
-// (handlers/patch.go applyJSPatch): a JSON Patch that does not decode and a
-// malformed merge patch are 400 BadRequest with the library's message; a
-// JSON Patch that decodes but fails to apply (a "test" op that fails, a
-// path that is not there) is a 422 built by
-// apierrors.NewGenericServerResponse, which keeps only its generic message,
-// has no causes, and names no object: a client cannot tell a failed test of
-// metadata.resourceVersion from any other failed op.
-func patchError(patchType string, msg []byte) metav1.Status {
-	if text, ok := strings.CutPrefix(string(msg), "decode: "); ok || patchType == mergePatchType {
-		return badRequest(text)
+	out, err := p.Apply(doc)
+	if err != nil {
+		st := apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", schema.GroupResource{}, "", err.Error(), 0, false).ErrStatus
+		return nil, &st
 	}
-	return apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", schema.GroupResource{}, "", string(msg), 0, false).ErrStatus
+	return out, nil
 }
 
 // checkIdentity makes the written object name what the URL names, as
