@@ -2,6 +2,8 @@ package apiclient
 
 import (
 	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // Lookup finds the resource served at group/version/name.
@@ -18,6 +20,30 @@ func (d *Discovery) Lookup(group, version, name string) (Resource, bool) {
 		for _, r := range g.Alternates {
 			if r.Version == version && r.Name == name {
 				return r, true
+			}
+		}
+	}
+	return Resource{}, false
+}
+
+// ForKind finds the top-level resource serving kind at apiVersion ("v1",
+// "apps/v1"), as a manifest names its type, so that an object can be
+// created in its collection. It looks at every served version, preferred or
+// not (Resources, then Alternates); subresources are never top-level.
+func (d *Discovery) ForKind(apiVersion, kind string) (Resource, bool) {
+	gv, err := schema.ParseGroupVersion(apiVersion)
+	if err != nil || gv.Version == "" || kind == "" {
+		return Resource{}, false
+	}
+	for _, g := range d.Groups {
+		if g.Name != gv.Group {
+			continue
+		}
+		for _, rs := range [][]Resource{g.Resources, g.Alternates} {
+			for _, r := range rs {
+				if r.Group == gv.Group && r.Version == gv.Version && r.Kind == kind {
+					return r, true
+				}
 			}
 		}
 	}

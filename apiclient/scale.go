@@ -14,6 +14,9 @@ type Scale struct {
 	Desired  int32  // spec.replicas
 	Current  int32  // status.replicas
 	Selector string // status.selector, in label selector string form
+	// ResourceVersion is the Scale's, which is the workload's: the
+	// precondition ScaleTo takes.
+	ResourceVersion string
 }
 
 // GetScale reads the generic scale subresource (autoscaling/v1 Scale) when
@@ -30,9 +33,17 @@ func (c *Client) GetScale(ctx context.Context, r Resource, namespace, name strin
 	if err != nil {
 		return nil, fmt.Errorf("getting the scale of %s %q: %w", r.Name, name, err)
 	}
-	var s autoscalingv1.Scale
-	if err := json.Unmarshal(body, &s); err != nil {
+	s, err := decodeScale(body)
+	if err != nil {
 		return nil, fmt.Errorf("decoding the scale of %s %q: %w", r.Name, name, err)
 	}
-	return &Scale{Desired: s.Spec.Replicas, Current: s.Status.Replicas, Selector: s.Status.Selector}, nil
+	return s, nil
+}
+
+func decodeScale(body []byte) (*Scale, error) {
+	var s autoscalingv1.Scale
+	if err := json.Unmarshal(body, &s); err != nil {
+		return nil, err
+	}
+	return &Scale{Desired: s.Spec.Replicas, Current: s.Status.Replicas, Selector: s.Status.Selector, ResourceVersion: s.ResourceVersion}, nil
 }

@@ -21,6 +21,12 @@ func TestGetScale(t *testing.T) {
 	fake.Add(dep, apitest.Pod("demo", "web-1", nil))
 	c := clientFor(t, fake)
 	ctx := context.Background()
+	obj, err := c.GetObject(ctx, deploymentsRes, "demo", "web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rv := obj.GetResourceVersion()
+	fake.ResetRequests()
 	d, err := c.Discover(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -52,6 +58,9 @@ func TestGetScale(t *testing.T) {
 			got, err := c.GetScale(ctx, tc.r, "demo", tc.obj)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if tc.want != nil {
+				tc.want.ResourceVersion = rv
 			}
 			if (got == nil) != (tc.want == nil) || got != nil && *got != *tc.want {
 				t.Errorf("scale = %+v, want %+v", got, tc.want)

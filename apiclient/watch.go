@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -44,6 +45,43 @@ type WatchEvent struct {
 	// every column, wide or not. Its Columns are the stream's, shared by
 	// every event: do not modify them.
 	Table *Table
+	// Change is the latest write the object's metadata.managedFields
+	// records, from WatchMeta (nil without managedFields, and from
+	// WatchTable), for an editor to say "changed by kubectl-edit 20 s ago".
+	Change *FieldsChange
+}
+
+// FieldsChange is one entry of an object's managedFields: who wrote (the
+// field manager: "kubectl-edit", "tabula", a controller), how (Update or
+// Apply), through which subresource ("" for the object itself) and when
+// (to the second).
+type FieldsChange struct {
+	Manager, Operation, Subresource string
+	Time                            time.Time
+}
+
+// managedFieldsEntry is the part of a managedFields entry FieldsChange keeps.
+type managedFieldsEntry struct {
+	Manager     string       `json:"manager"`
+	Operation   string       `json:"operation"`
+	Subresource string       `json:"subresource"`
+	Time        *metav1.Time `json:"time"`
+}
+
+// latestChange is the entry with the latest time (the last of equals: the
+// times have seconds only), nil for none.
+func latestChange(entries []managedFieldsEntry) *FieldsChange {
+	var latest *FieldsChange
+	for _, e := range entries {
+		var at time.Time
+		if e.Time != nil {
+			at = e.Time.Time
+		}
+		if latest == nil || !at.Before(latest.Time) {
+			latest = &FieldsChange{Manager: e.Manager, Operation: e.Operation, Subresource: e.Subresource, Time: at}
+		}
+	}
+	return latest
 }
 
 // MediaTypePartialObjectMetadata asks for an object's metadata only; a
@@ -105,19 +143,22 @@ func (c *Client) WatchTable(ctx context.Context, r Resource, opts WatchOptions, 
 
 // WatchMeta watches r's objects as PartialObjectMetadata (plain objects on
 // servers without it), for pages that only need to know that something
-// changed. Events carry no Table. It ends as WatchTable does.
+// changed, and who changed it last (Change). Events carry no Table. It ends
+// as WatchTable does.
 func (c *Client) WatchMeta(ctx context.Context, r Resource, opts WatchOptions, emit func(WatchEvent)) error {
 	return c.watch(ctx, r, opts, watchMetaAccepts, func(typ string, raw []byte) error {
 		var obj struct {
 			Metadata struct {
 				Name, Namespace, UID, ResourceVersion string
+				ManagedFields                         []managedFieldsEntry `json:"managedFields"`
 			} `json:"metadata"`
 		}
 		if err := json.Unmarshal(raw, &obj); err != nil {
 			return fmt.Errorf("decoding %s watch event: %w", typ, err)
 		}
 		m := obj.Metadata
-		emit(WatchEvent{Type: typ, ResourceVersion: m.ResourceVersion, UID: m.UID, Name: m.Name, Namespace: m.Namespace})
+		emit(WatchEvent{Type: typ, ResourceVersion: m.ResourceVersion, UID: m.UID, Name: m.Name, Namespace: m.Namespace,
+			Change: latestChange(m.ManagedFields)})
 		return nil
 	})
 }

@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -267,6 +268,43 @@ func TestWatchMeta(t *testing.T) {
 		}
 		if got := fake.Requests()[len(fake.Requests())-1].Header.Get("Accept"); got != apiclient.MediaTypePartialObjectMetadata+",application/json" {
 			t.Errorf("Accept %q", got)
+		}
+	}
+}
+
+func TestWatchMetaChange(t *testing.T) {
+	now := time.Now().UTC().Truncate(time.Second)
+	entry := func(manager, operation, subresource string, ago time.Duration) metav1.ManagedFieldsEntry {
+		at := metav1.NewTime(now.Add(-ago))
+		return metav1.ManagedFieldsEntry{Manager: manager, Operation: metav1.ManagedFieldsOperationType(operation), Subresource: subresource, Time: &at,
+			APIVersion: "v1", FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte("{}")}}
+	}
+	for _, opts := range []apitest.Options{{}, {NoPartialMetadata: true}} {
+		fake := apitest.NewServerWith(t, opts, apitest.CoreV1())
+		seedPods(fake)
+		fake.Modify(podGVK, "demo", "web-a", func(o *unstructured.Unstructured) {
+			o.SetManagedFields([]metav1.ManagedFieldsEntry{
+				entry("kubectl-create", "Update", "", time.Hour),
+				entry("kubelet", "Update", "status", 20*time.Second),
+				entry("kubectl-edit", "Update", "", 20*time.Second), // as late: the later entry wins
+				entry("tabula", "Apply", "", time.Minute),
+			})
+		})
+		c := clientFor(t, fake)
+		w := startWatch(t, func(ctx context.Context, emit func(apiclient.WatchEvent)) error {
+			return c.WatchMeta(ctx, podsRes, apiclient.WatchOptions{Namespace: "demo"}, emit)
+		})
+		got := map[string]*apiclient.FieldsChange{}
+		for range 3 {
+			ev := w.next()
+			got[ev.Name] = ev.Change
+		}
+		want := apiclient.FieldsChange{Manager: "kubectl-edit", Operation: "Update", Time: now.Add(-20 * time.Second)}
+		if ch := got["web-a"]; ch == nil || ch.Manager != want.Manager || ch.Operation != want.Operation || ch.Subresource != "" || !ch.Time.Equal(want.Time) {
+			t.Errorf("%+v: change %+v, want %+v", opts, ch, want)
+		}
+		if ch := got["web-b"]; ch != nil {
+			t.Errorf("%+v: without managedFields, change %+v", opts, ch)
 		}
 	}
 }

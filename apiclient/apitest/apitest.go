@@ -5,8 +5,9 @@
 // and subresource (status, scale) reads of the unstructured objects seeded with
 // Add, with label and field selectors, limit/continue paging, server-side
 // Tables (meta.k8s.io v1 and v1beta1), PartialObjectMetadata(List) and the
-// Tabula describe representation. Options select which of these conventions
-// the server follows, so one test can run against several kinds of server:
+// Tabula describe representation, and writes (below). Options select which
+// of these conventions the server follows, so one test can run against
+// several kinds of server:
 //
 //	kube-apiserver (the zero Options)      Tables v1+v1beta1, metadata lists, aggregated discovery
 //	Options{Table: TableV1Beta1Only}       an old server: picks the v1beta1 entry of Accept
@@ -18,6 +19,32 @@
 //	Options{Warnings: {"pods": "msg"}}     a `Warning: 299 - "msg"` header on responses about pods
 //	Options{Describe: DescribeServed}      serves as=Description (see docs/describe-representation.md)
 //	Options{Describe: DescribeNotAcceptable} 406 for any request that asks for as=Description
+//	Options{NoMergePatch: true}            415 to merge patches: JSON Patch only, as some non-Kubernetes servers
+//	Options{Immutable: {"services": {"spec.clusterIP"}}}  422 Invalid "field is immutable" when an update changes them
+//
+// Writes follow kube-apiserver (write.go names the code each step copies).
+// A write needs its verb among the resource's (or subresource's) verbs,
+// else 405:
+//
+//	PATCH            merge or JSON Patch (other types 415) of an object, its status or its scale
+//	PUT              replaces an object, its status or its scale
+//	                 (a status write changes only the status, a scale write only spec.replicas,
+//	                 a write of the object leaves a status served by the status subresource alone)
+//	POST             creates in a collection: 201, generateName, 409 AlreadyExists, 422 Invalid name
+//	DELETE           DeleteOptions from the body or query: preconditions (409), propagationPolicy;
+//	                 finalizers (the object's, Foreground's, Orphan's) only mark it for deletion;
+//	                 removed, it is answered with a Success Status, or itself for pods, services and
+//	                 the other built-ins whose storage returns the deleted object
+//	resourceVersion  a stale one is 409 Conflict; a failed JSON Patch test op kube-apiserver's generic 422
+//	identity         a changed name or namespace is 400, a changed uid 422 Invalid
+//	dryRun=All       answered as if done; nothing stored, no watch event
+//	managedFields    an Update entry per fieldManager (default: the User-Agent's product), time now
+//	no change        nothing written: same resourceVersion, no watch event
+//
+// with these test controls:
+//
+//	Writes()                                   the write requests, with their bodies
+//	Finalize(group, resource, namespace, name) clears finalizers, removing an object marked for deletion
 //
 // AddGroupVersions serves more group versions on a running server (a CRD
 // created after the client cached discovery).
@@ -33,16 +60,18 @@
 //
 // Failures are injected with Override (any handler for a path), FailPath and
 // FailResource (a metav1.Status such as Forbidden, NotFound, TooManyRequests),
-// and ExpireContinueTokens (410 Expired for continue tokens issued so far).
+// for reads and writes alike, and ExpireContinueTokens (410 Expired for
+// continue tokens issued so far).
 //
-// Every Add, Update, Modify and Delete bumps one resourceVersion counter and
-// is kept in a bounded history, which watches (?watch=1 or watch=true on any
-// collection with the watch verb, one namespace or all) stream as
-// kube-apiserver does: labelSelector, fieldSelector, resourceVersion (""
-// and "0" start with an ADDED per object; too old a version gets an ERROR
-// event with a 410 Expired Status), allowWatchBookmarks, timeoutSeconds,
-// includeObject, and the Accept negotiation of lists (a Table stream sends
-// columnDefinitions in its first event only). Test controls:
+// Every Add, Update, Modify and Delete, and every write request that stores
+// something, bumps one resourceVersion counter and is kept in a bounded
+// history, which watches (?watch=1 or watch=true on any collection with the
+// watch verb, one namespace or all) stream as kube-apiserver does:
+// labelSelector, fieldSelector, resourceVersion ("" and "0" start with an
+// ADDED per object; too old a version gets an ERROR event with a 410 Expired
+// Status), allowWatchBookmarks, timeoutSeconds, includeObject, and the Accept
+// negotiation of lists (a Table stream sends columnDefinitions in its first
+// event only). Test controls:
 //
 //	ResourceVersion()        the current version, to watch from
 //	ExpireWatchHistory()     every version before now becomes too old (410)
@@ -58,12 +87,14 @@
 package apitest
 
 import (
+	"bytes"
 	"encoding/json"
 	"encoding/pem"
 	"io"
 	"log"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -131,6 +162,15 @@ type Options struct {
 	// send a BOOKMARK that often (kube-apiserver: about once a minute).
 	// SendBookmarks sends one at any time.
 	BookmarkInterval time.Duration
+	// NoMergePatch answers 415 Unsupported Media Type to merge patches and
+	// accepts JSON Patch (RFC 6902) only, as some servers copying the
+	// conventions do.
+	NoMergePatch bool
+	// Immutable lists, keyed by resource plural, the dotted field paths
+	// (for example "spec.clusterIP" of "services") an update may not
+	// change: 422 Invalid "field is immutable", as kube-apiserver's
+	// validation answers.
+	Immutable map[string][]string
 }
 
 // GroupVersion is one served group version and its resources.
@@ -164,6 +204,7 @@ type Server struct {
 	failPaths map[string]metav1.Status
 	failRes   map[string]metav1.Status // "group/resource"
 	requests  []*http.Request
+	writes    []Write
 	store     store
 	openapi   map[string]openAPIDocument // by index path ("apis/apps/v1"); see SetOpenAPI
 }
@@ -273,11 +314,31 @@ func (s *Server) Requests() []*http.Request {
 	return append([]*http.Request(nil), s.requests...)
 }
 
-// ResetRequests forgets the requests served so far.
+// Write is one write request (POST, PUT, PATCH, DELETE) as the server
+// received it. Requests keeps the *http.Request, whose body is read by then;
+// Write keeps the body.
+type Write struct {
+	Method      string
+	Path        string
+	Query       url.Values
+	ContentType string
+	Body        []byte
+}
+
+// Writes returns the write requests served so far, those answered by
+// Override, FailPath or FailResource included.
+func (s *Server) Writes() []Write {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Write(nil), s.writes...)
+}
+
+// ResetRequests forgets the requests (and writes) served so far.
 func (s *Server) ResetRequests() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.requests = nil
+	s.writes = nil
 }
 
 // Kubeconfig returns a kubeconfig with one context per name, all pointing at s.
@@ -296,8 +357,12 @@ func (s *Server) Kubeconfig(contexts ...string) clientcmdapi.Config {
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	write, isWrite := readWrite(r)
 	s.mu.Lock()
 	s.requests = append(s.requests, r)
+	if isWrite {
+		s.writes = append(s.writes, write)
+	}
 	override := s.overrides[r.URL.Path]
 	failure, failed := s.failPaths[r.URL.Path]
 	opts := s.opts
@@ -345,6 +410,22 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		s.serveResource(w, r, req, opts)
 	}
+}
+
+// readWrite records a write request, reading its body and putting a copy
+// back for whichever handler serves it.
+func readWrite(r *http.Request) (Write, bool) {
+	switch r.Method {
+	case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
+	default:
+		return Write{}, false
+	}
+	body, _ := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	return Write{
+		Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(),
+		ContentType: r.Header.Get("Content-Type"), Body: body,
+	}, true
 }
 
 func gvString(group, version string) string {

@@ -128,6 +128,29 @@ func EventsV1() GroupVersion {
 	}
 }
 
+// MaritimeV1Alpha1 is a custom resource as kube-apiserver serves a CRD
+// (the one the e2e dev cluster installs): maritime.tabula.dev/v1alpha1
+// lighthouses, namespaced, every verb, with the status subresource and the
+// scale subresource (spec.replicas, status.replicas, status.selector). Seed
+// it with Lighthouse.
+func MaritimeV1Alpha1() GroupVersion {
+	return GroupVersion{Group: "maritime.tabula.dev", Version: "v1alpha1",
+		Resources: []metav1.APIResource{
+			{Name: "lighthouses", SingularName: "lighthouse", Kind: "Lighthouse", Namespaced: true, Verbs: allVerbs, ShortNames: []string{"lh"}, Categories: []string{"all", "maritime"}},
+			{Name: "lighthouses/status", Kind: "Lighthouse", Namespaced: true, Verbs: []string{"get", "patch", "update"}},
+			{Name: "lighthouses/scale", Group: "autoscaling", Version: "v1", Kind: "Scale", Namespaced: true, Verbs: []string{"get", "patch", "update"}},
+		},
+		Columns: map[string][]Column{
+			"lighthouses": {
+				NameColumn(),
+				PathColumn("Coast", "string", ".spec.coast", 0),
+				PathColumn("Lamps", "integer", ".spec.replicas", 0),
+				AgeColumn(),
+			},
+		},
+	}
+}
+
 // CSMGroup is a non-Kubernetes, HPE/Cray CSM-style API group copying the
 // conventions: policy.example.com/v1 with cluster-scoped sessions and
 // bosparameters, get and list only (no watch), each with its own columns.

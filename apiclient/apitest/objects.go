@@ -232,6 +232,17 @@ func EventV1(name string, about *unstructured.Unstructured, e EventSpec) *unstru
 	return o
 }
 
+// Lighthouse is a maritime.tabula.dev/v1alpha1 Lighthouse (see
+// MaritimeV1Alpha1) with replicas lamps, all in service, at generation 1.
+func Lighthouse(namespace, name, coast string, replicas int32) *unstructured.Unstructured {
+	o := Object("maritime.tabula.dev/v1alpha1", "Lighthouse", namespace, name, map[string]any{
+		"spec":   map[string]any{"coast": coast, "replicas": int64(replicas)},
+		"status": map[string]any{"replicas": int64(replicas), "selector": "lighthouse=" + name},
+	})
+	o.SetGeneration(1)
+	return o
+}
+
 // CSMSession is a policy.example.com/v1 Session (cluster-scoped).
 func CSMSession(name, operation, template, status string) *unstructured.Unstructured {
 	return Object("policy.example.com/v1", "Session", "", name, map[string]any{

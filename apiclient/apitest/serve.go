@@ -92,7 +92,7 @@ func (s *Server) parseResourcePath(path string) (resourceRequest, bool) {
 
 func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, req resourceRequest, opts Options) {
 	if r.Method != http.MethodGet {
-		WriteStatus(w, methodNotAllowed("the fake API server serves reads only"))
+		s.serveWrite(w, r, req, opts)
 		return
 	}
 	q := r.URL.Query()

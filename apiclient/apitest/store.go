@@ -194,11 +194,18 @@ func (s *Server) Delete(gvk schema.GroupVersionKind, namespace, name string) {
 	if !ok {
 		return
 	}
-	delete(s.store.objects[key], storeKey(namespace, name))
+	s.removeLocked(key, old)
+}
+
+// removeLocked removes the object stored at obj's namespace/name; watches
+// see DELETED with obj stamped with the resourceVersion of the deletion.
+// s.mu must be held.
+func (s *Server) removeLocked(resource string, obj *unstructured.Unstructured) {
+	delete(s.store.objects[resource], storeKey(obj.GetNamespace(), obj.GetName()))
 	s.store.rv++
-	gone := old.DeepCopy()
+	gone := obj.DeepCopy()
 	gone.SetResourceVersion(strconv.FormatInt(s.store.rv, 10))
-	s.store.record("DELETED", key, gone, nil)
+	s.store.record("DELETED", resource, gone, nil)
 }
 
 // ExpireWatchHistory makes every resourceVersion before the current one too
