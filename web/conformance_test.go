@@ -37,7 +37,7 @@ func TestFallbackListsShowNamespacesOnlyAcrossNamespaces(t *testing.T) {
 // A served subresource URL shows something useful or says clearly why not;
 // one the server does not serve is a 404.
 func TestSubresourceURLs(t *testing.T) {
-	h, _ := newVariant(t, apitest.Options{})
+	h, fake := newVariant(t, apitest.Options{})
 	_, body := h.get(t, "/c/dev/api/v1/namespaces/demo/pods/web-5d9-a/status", http.StatusOK)
 	doc := parse(t, body)
 	if yaml := doc.Find("#yaml-text").Text(); !strings.HasPrefix(yaml, "status:") {
@@ -46,8 +46,18 @@ func TestSubresourceURLs(t *testing.T) {
 	if tab := strings.TrimSpace(doc.Find(`nav [aria-current=page]`).Last().Text()); tab != "Status" {
 		t.Errorf("current tab = %q, want Status", tab)
 	}
-	_, body = h.get(t, "/c/dev/apis/apps/v1/namespaces/demo/deployments/web/scale", http.StatusMethodNotAllowed)
-	if !strings.Contains(body, "/c/dev/apis/apps/v1/namespaces/demo/deployments/web") {
+	// scale is served as the scale form.
+	_, body = h.get(t, "/c/dev/apis/apps/v1/namespaces/demo/deployments/web/scale", http.StatusOK)
+	if parse(t, body).Find("[data-testid=scale-form]").Length() != 1 {
+		t.Error("…/scale does not show the scale form")
+	}
+	// A served subresource with no page is 405, leading to the object.
+	fake.AddGroupVersions(apitest.GroupVersion{Group: "example.com", Version: "v1", Resources: []metav1.APIResource{
+		{Name: "widgets", Kind: "Widget", Namespaced: true, Verbs: []string{"get", "list"}},
+		{Name: "widgets/approval", Kind: "Widget", Namespaced: true, Verbs: []string{"update"}},
+	}})
+	_, body = h.get(t, "/c/dev/apis/example.com/v1/namespaces/demo/widgets/w/approval", http.StatusMethodNotAllowed)
+	if !strings.Contains(body, "/c/dev/apis/example.com/v1/namespaces/demo/widgets/w") {
 		t.Error("the refusal does not lead to the object's page")
 	}
 	_, body = h.get(t, "/c/dev/api/v1/namespaces/demo/pods/web-5d9-a/exec", http.StatusNotFound)
