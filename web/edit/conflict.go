@@ -26,7 +26,7 @@ func (h *Handler) conflict(c echo.Context, t page.Target, st views.EditState) er
 		Layout:   h.env.ContextLayout(ctx, t.Client, "Conflict · "+t.Path.Name, &t.Resource, t.Path.Namespace),
 		Object:   objectRef(t),
 		Action:   actionURL(t, "edit"),
-		EditHref: actionURL(t, "edit"),
+		EditHref: actionURL(t, "edit") + "?discard=1",
 		State:    st,
 		LoadedRV: st.ResourceVersion,
 	}

@@ -15,6 +15,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/a-h/templ"
@@ -50,6 +51,10 @@ func (h *Handler) Edit(c echo.Context, t page.Target) error {
 	}
 	st := views.EditState{ResourceVersion: live.GetResourceVersion(), Base: text, Text: text}
 	p := h.editorPage(ctx, t, live, st, nil)
+	if page.Bool(c.QueryParams(), "discard") {
+		// "Discard mine and reload": the browser forgets the draft too.
+		p.Layout.ClearDraft = p.DraftKey
+	}
 	return h.env.Render(c, http.StatusOK, views.Editor(p))
 }
 
@@ -61,8 +66,10 @@ func (h *Handler) editorPage(ctx context.Context, t page.Target, live *unstructu
 		Action:   actionURL(t, "edit"),
 		State:    st,
 		DraftKey: draftKey(t),
-		LiveURL:  string(page.WithQuery(actionURL(t, "edit"), map[string][]string{"rv": {st.ResourceVersion}})),
 		Error:    failure,
+	}
+	if t.Resource.Can("watch") {
+		p.LiveURL = string(page.WithQuery(actionURL(t, "edit"), url.Values{"rv": {st.ResourceVersion}}))
 	}
 	p.SchemaURL = schemaURL(t)
 	if failure != nil && failure.Line == 0 && len(failure.Causes) > 0 {
