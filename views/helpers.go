@@ -115,3 +115,9 @@ func diffSign(op string) string {
 	}
 	return " "
 }
+
+// textareaText is a textarea's content as written into the page. HTML
+// parsers drop one newline right after <textarea>, so one is always
+// written: a text that starts with a blank line keeps it (and the line
+// numbers of its errors) through every round trip.
+func textareaText(s string) string { return "\n" + s }

@@ -93,7 +93,12 @@ func (h *Handler) Delete(c echo.Context, t page.Target) error {
 // when finalizers (foregroundDeletion, orphan, a controller's) keep it.
 func DeleteModel(answer *unstructured.Unstructured) views.DeleteResult {
 	var p views.DeleteResult
-	if b, err := yaml.Marshal(answer.Object); err == nil {
+	body := answer.Object
+	if isSecret(answer) {
+		// A Secret kept by finalizers comes back whole: no value is shown.
+		body = EditableObject(body, ViewOptions{Status: true})
+	}
+	if b, err := yaml.Marshal(body); err == nil {
 		p.Body = string(b)
 	}
 	if answer.GetKind() == "Status" {

@@ -27,8 +27,9 @@ func (h *Handler) Restart(c echo.Context, t page.Target) error {
 	patch := map[string]any{"spec": map[string]any{"template": map[string]any{"metadata": map[string]any{
 		"annotations": map[string]any{restartAnnotation: time.Now().UTC().Format(time.RFC3339)},
 	}}}}
-	if rv := c.FormValue(fieldRV); rv != "" {
-		patch["metadata"] = map[string]any{"resourceVersion": rv}
+	loaded := c.FormValue(fieldRV)
+	if loaded != "" {
+		patch["metadata"] = map[string]any{"resourceVersion": loaded}
 	}
 	body, err := json.Marshal(patch)
 	if err != nil {
@@ -43,8 +44,15 @@ func (h *Handler) Restart(c echo.Context, t page.Target) error {
 	}
 	_, err = t.Client.Patch(ctx, t.Resource, t.Path.Namespace, t.Path.Name, "", body, live.Object, apiclient.WriteOptions{})
 	h.env.LogWrite(c, "patch", t.Resource, t.Path.Namespace, t.Path.Name, false, err)
+	current := func() (string, error) {
+		now, err := t.Client.GetObject(ctx, t.Resource, t.Path.Namespace, t.Path.Name)
+		if err != nil {
+			return "", err
+		}
+		return now.GetResourceVersion(), nil
+	}
 	switch {
-	case apierrors.IsConflict(err):
+	case apierrors.IsConflict(err) || staleVersion(err, loaded, current):
 		page.SetFlash(c, page.Flash{Message: "Not restarted: it changed since the page was loaded. The page now shows it as it is; restart again if you still mean to."})
 	case err != nil:
 		return page.WithAction(err, "patch", t.Resource, t.Path.Namespace, listURL(t))

@@ -134,12 +134,12 @@ func (h *Handler) review(c echo.Context, t page.Target, st views.EditState, note
 	if IsEmptyPatch(pl.plain) {
 		return h.showEditor(c, t, st, nil, http.StatusOK, "No changes: the text is the object as loaded.")
 	}
-	res, err := t.Client.Patch(ctx, t.Resource, t.Path.Namespace, t.Path.Name, "", pl.patch, pl.base, apiclient.WriteOptions{DryRun: true})
-	h.env.LogWrite(c, "patch", t.Resource, t.Path.Namespace, t.Path.Name, true, err)
+	live, err := t.Client.GetObject(ctx, t.Resource, t.Path.Namespace, t.Path.Name)
 	if err != nil {
 		return h.writeFailed(c, t, st, err)
 	}
-	live, err := t.Client.GetObject(ctx, t.Resource, t.Path.Namespace, t.Path.Name)
+	res, err := t.Client.Patch(ctx, t.Resource, t.Path.Namespace, t.Path.Name, "", pl.patch, live.Object, apiclient.WriteOptions{DryRun: true})
+	h.env.LogWrite(c, "patch", t.Resource, t.Path.Namespace, t.Path.Name, true, err)
 	if err != nil {
 		return h.writeFailed(c, t, st, err)
 	}
@@ -182,7 +182,15 @@ func (h *Handler) apply(c echo.Context, t page.Target, st views.EditState) error
 	if IsEmptyPatch(pl.plain) {
 		return h.showEditor(c, t, st, nil, http.StatusOK, "No changes: the text is the object as loaded.")
 	}
-	res, err := t.Client.Patch(ctx, t.Resource, t.Path.Namespace, t.Path.Name, "", pl.patch, pl.base, apiclient.WriteOptions{})
+	// A server without merge patches gets a JSON Patch derived against the
+	// live object, not the editor's view of it: "add" ops would replace
+	// whole what the view hides (a Secret's data, its last-applied
+	// annotation). Its resourceVersion test keeps live as loaded.
+	live, err := t.Client.GetObject(ctx, t.Resource, t.Path.Namespace, t.Path.Name)
+	if err != nil {
+		return h.writeFailed(c, t, st, err)
+	}
+	res, err := t.Client.Patch(ctx, t.Resource, t.Path.Namespace, t.Path.Name, "", pl.patch, live.Object, apiclient.WriteOptions{})
 	h.env.LogWrite(c, "patch", t.Resource, t.Path.Namespace, t.Path.Name, false, err)
 	if err != nil {
 		return h.writeFailed(c, t, st, err)

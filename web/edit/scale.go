@@ -60,11 +60,21 @@ func (h *Handler) Scale(c echo.Context, t page.Target) error {
 		return h.showScale(c, t, requested, failure, failure.Code)
 	}
 	ctx := c.Request().Context()
-	s, err := t.Client.ScaleTo(ctx, t.Resource, t.Path.Namespace, t.Path.Name, int32(n), c.FormValue(fieldRV), apiclient.WriteOptions{})
+	loaded := c.FormValue(fieldRV)
+	s, err := t.Client.ScaleTo(ctx, t.Resource, t.Path.Namespace, t.Path.Name, int32(n), loaded, apiclient.WriteOptions{})
 	h.env.LogWrite(c, "patch", t.Resource, t.Path.Namespace, t.Path.Name+"/scale", false, err)
+	current := func() (string, error) {
+		now, err := t.Client.GetScale(ctx, t.Resource, t.Path.Namespace, t.Path.Name)
+		if err != nil {
+			return "", err
+		}
+		return now.ResourceVersion, nil
+	}
 	switch {
-	case apierrors.IsConflict(err):
+	case apierrors.IsConflict(err) || staleVersion(err, loaded, current):
 		failure := editErrorOf(err)
+		// A JSON Patch server says 422; it is a conflict all the same.
+		failure.Code, failure.Reason = http.StatusConflict, "Conflict"
 		failure.Title = "The scale changed since you loaded it"
 		failure.Message = "Nothing was changed. The numbers above are current now: submit again to set " + requested + " replicas."
 		return h.showScale(c, t, requested, failure, http.StatusConflict)

@@ -26,6 +26,12 @@ type APIPath struct {
 // itself disambiguates them).
 var namespaceSubresources = map[string]bool{"status": true, "finalize": true}
 
+// objectPages are the console's pages of an object, …/{name}/{page}
+// (ObjectActionURL). For a Namespace they too would read as resources
+// inside it; the core group, the only one with namespaces, has no
+// resources by these names.
+var objectPages = map[string]bool{"edit": true, "delete": true, "scale": true, "restart": true}
+
 // ParseAPIPath splits "/api/v1/namespaces/demo/pods/web-1/log" and
 // "/apis/apps/v1/deployments" into their parts. Segments arrive escaped.
 func ParseAPIPath(escaped string) (APIPath, error) {
@@ -48,7 +54,8 @@ func ParseAPIPath(escaped string) (APIPath, error) {
 	default:
 		return APIPath{}, badPath(escaped)
 	}
-	if segs[0] == "namespaces" && len(segs) >= 3 && !namespaceSubresources[segs[2]] {
+	namespacePage := len(segs) == 3 && p.Group == "" && objectPages[segs[2]]
+	if segs[0] == "namespaces" && len(segs) >= 3 && !namespaceSubresources[segs[2]] && !namespacePage {
 		p.Namespace, segs = segs[1], segs[2:]
 	}
 	switch len(segs) {

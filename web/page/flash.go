@@ -38,12 +38,14 @@ func SetFlash(c echo.Context, f Flash) {
 
 // Flashes takes a pending flash for this request's page and clears it. Only
 // pages take it: a flash is what the user sees next, not what a stream or
-// asset request happens to fetch first.
+// asset request happens to fetch first. Browsers say what a request is for
+// (Sec-Fetch-Dest); a script, style or fetch() is not the page.
 func Flashes(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
 		ck, err := req.Cookie(flashCookie)
-		if err != nil || req.Method != http.MethodGet || req.Header.Get("Upgrade") != "" {
+		dest := req.Header.Get("Sec-Fetch-Dest")
+		if err != nil || req.Method != http.MethodGet || req.Header.Get("Upgrade") != "" || dest != "" && dest != "document" {
 			return next(c)
 		}
 		c.SetCookie(&http.Cookie{Name: flashCookie, Path: "/", MaxAge: -1, HttpOnly: true, Secure: c.Scheme() == "https", SameSite: http.SameSiteLaxMode})

@@ -1,0 +1,174 @@
+package web
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tabula-console/tabula/apiclient/apitest"
+	"github.com/tabula-console/tabula/web/edit"
+)
+
+// change reads the next message of a live editor stream.
+func (c *wsClient) change(timeout time.Duration) edit.ChangeMessage {
+	c.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		ch, payload := c.frame(time.Until(deadline))
+		if ch == 3 {
+			c.t.Fatalf("status on channel 3: %s", payload)
+		}
+		if ch != 1 {
+			continue
+		}
+		var m edit.ChangeMessage
+		if err := json.Unmarshal(payload, &m); err != nil {
+			c.t.Fatal(err)
+		}
+		return m
+	}
+	c.t.Fatal("no message before the deadline")
+	return edit.ChangeMessage{}
+}
+
+// An open editor hears of every change to its object after the version it
+// loaded, with who made it, and of its deletion.
+func TestLiveEditorReportsChangesAndDeletion(t *testing.T) {
+	f := newEditFixture(t, apitest.Options{})
+	b := newBrowser(t, f.harness)
+	p, _ := openEditor(t, b, webPath)
+	live := p.doc.Find("[data-testid=yaml-editor]").AttrOr("data-live-url", "")
+	if live == "" {
+		t.Fatal("the editor names no live URL")
+	}
+	c := f.dial(t, live)
+	if !f.fake.AwaitOpenWatches(1, 5*time.Second) {
+		t.Fatal("no upstream watch")
+	}
+	f.patchBehind(t, webAPIPath, `{"spec":{"replicas":3}}`)
+	rv := f.stored(t, webAPIPath).GetResourceVersion()
+	m := c.change(5 * time.Second)
+	if m.Type != "changed" || m.ResourceVersion != rv || m.Manager != "kubectl-edit" || m.Operation != "Update" || m.At.IsZero() {
+		t.Errorf("message = %+v, want changed at %s by kubectl-edit", m, rv)
+	}
+	f.fake.Delete(deploymentGVK, "demo", "web")
+	if m := c.change(5 * time.Second); m.Type != "deleted" {
+		t.Errorf("message = %+v, want deleted", m)
+	}
+	if n := len(f.writes()); n != 1 {
+		t.Errorf("the fake saw %d writes, want only the one behind the editor's back", n)
+	}
+}
+
+// A change made between loading the editor and opening its stream is
+// reported too: the stream watches from the loaded version.
+func TestLiveEditorReportsAChangeMadeBeforeItOpened(t *testing.T) {
+	f := newEditFixture(t, apitest.Options{})
+	b := newBrowser(t, f.harness)
+	p, _ := openEditor(t, b, webPath)
+	live := p.doc.Find("[data-testid=yaml-editor]").AttrOr("data-live-url", "")
+	f.patchBehind(t, webAPIPath, `{"metadata":{"labels":{"early":"yes"}}}`)
+	rv := f.stored(t, webAPIPath).GetResourceVersion()
+	c := f.dial(t, live)
+	if m := c.change(5 * time.Second); m.Type != "changed" || m.ResourceVersion != rv {
+		t.Errorf("message = %+v, want changed at %s", m, rv)
+	}
+}
+
+func TestSchemaEndpoint(t *testing.T) {
+	f := newEditFixture(t, apitest.Options{})
+	b := newBrowser(t, f.harness)
+	const path = "/c/dev/schema/apis/apps/v1/deployments"
+	p := b.get(path, http.StatusNotFound)
+	if strings.TrimSpace(p.body) != "{}" || !strings.HasPrefix(p.resp.Header.Get("Content-Type"), "application/json") {
+		t.Errorf("without OpenAPI: %q (%s)", p.body, p.resp.Header.Get("Content-Type"))
+	}
+
+	f.fake.SetOpenAPI("apps", "v1", apitest.AppsV1OpenAPI())
+	p = b.get(path, http.StatusOK)
+	var schema struct {
+		Root    string                    `json:"root"`
+		Schemas map[string]map[string]any `json:"schemas"`
+	}
+	if err := json.Unmarshal([]byte(p.body), &schema); err != nil {
+		t.Fatalf("%v: %s", err, p.body)
+	}
+	if !strings.HasSuffix(schema.Root, ".Deployment") || schema.Schemas[schema.Root] == nil {
+		t.Errorf("root = %q, schemas %d", schema.Root, len(schema.Schemas))
+	}
+	props, _ := schema.Schemas[schema.Root]["properties"].(map[string]any)
+	if _, ok := props["spec"]; !ok {
+		t.Errorf("the root schema has no spec: %v", schema.Schemas[schema.Root])
+	}
+	// The same kind from a namespaced collection path.
+	b.get("/c/dev/schema/apis/apps/v1/namespaces/demo/deployments", http.StatusOK)
+	// Not a collection, or not served.
+	b.get("/c/dev/schema/apis/apps/v1/namespaces/demo/deployments/web", http.StatusNotFound)
+	b.get("/c/dev/schema/apis/apps/v1/gizmos", http.StatusNotFound)
+	// A group without a document: no help, not an error.
+	b.get("/c/dev/schema/api/v1/pods", http.StatusNotFound)
+}
+
+// Every write the console sends is logged with who, what and the answer's
+// code, and never with what was written.
+func TestWritesAreLoggedWithoutTheirBodies(t *testing.T) {
+	f := newEditFixture(t, apitest.Options{})
+	b := newBrowser(t, f.harness)
+	const labelValue = "distinctive-label-value-0451"
+	p, text := openEditor(t, b, webPath)
+	r := b.form(p, "[data-testid=edit-form]").set("yaml", withLabel(t, text, "tier", labelValue)).submit("review", http.StatusOK)
+	b.form(r, "[data-testid=review-form]").submit("apply", http.StatusSeeOther)
+	// A refused one too: a stale scale.
+	s := b.get(webPath+"/scale", http.StatusOK)
+	f.patchBehind(t, webAPIPath, `{"metadata":{"labels":{"x":"y"}}}`)
+	b.form(s, "[data-testid=scale-form]").set("replicas", "4").submit("", http.StatusConflict)
+	// And a Secret's new value.
+	p, _ = openEditor(t, b, credsPath)
+	const newValue = "a-new-secret-value-9921"
+	r = b.form(p, "[data-testid=edit-form]").set("secret.set:token", newValue).submit("review", http.StatusOK)
+	b.form(r, "[data-testid=review-form]").submit("apply", http.StatusSeeOther)
+	// And a create and a delete.
+	p = b.get(configMapsPath+"/new", http.StatusOK)
+	r = b.form(p, "[data-testid=edit-form]").set("yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: logged\ndata:\n  k: "+labelValue+"\n").submit("review", http.StatusOK)
+	b.form(r, "[data-testid=review-form]").submit("apply", http.StatusSeeOther)
+	b.form(b.get(settingsPath+"/delete", http.StatusOK), "[data-testid=delete-form]").submit("", http.StatusOK)
+
+	type rec struct {
+		verb, resource, name string
+		dryRun               bool
+		code                 float64
+	}
+	var got []rec
+	for _, m := range f.logs.records(t, "write") {
+		if m["who"] != "kubeconfig-context:dev" || m["namespace"] != "demo" {
+			t.Errorf("record %v: who or namespace", m)
+		}
+		for _, k := range []string{"group", "version", "resource", "name", "verb", "code", "dryRun"} {
+			if _, ok := m[k]; !ok {
+				t.Errorf("record %v lacks %s", m, k)
+			}
+		}
+		got = append(got, rec{m["verb"].(string), m["resource"].(string), m["name"].(string), m["dryRun"].(bool), m["code"].(float64)})
+	}
+	want := []rec{
+		{"patch", "deployments", "web", true, 200},
+		{"patch", "deployments", "web", false, 200},
+		{"patch", "deployments", "web/scale", false, 409},
+		{"patch", "secrets", "creds", true, 200},
+		{"patch", "secrets", "creds", false, 200},
+		{"create", "configmaps", "logged", true, 200},
+		{"create", "configmaps", "logged", false, 200},
+		{"delete", "configmaps", "settings", false, 200},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("write records:\n%v\nwant:\n%v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("record %d = %v, want %v", i, got[i], want[i])
+		}
+	}
+	leaksNone(t, "the log", f.logs.String(), append(storedValues, labelValue, newValue, b64(newValue))...)
+}
