@@ -169,6 +169,10 @@ type ConflictPage struct {
 	Lost []ChangeRow
 	// Deleted: the object is gone, so nothing can be re-applied.
 	Deleted bool
+	// SecretDataUnknown: the user set or removed Secret data keys, whose
+	// loaded values the console never had, so it cannot tell whether their
+	// change touched the same keys.
+	SecretDataUnknown bool
 }
 
 // ConflictRow is one path both changes touch.

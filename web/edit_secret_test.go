@@ -143,7 +143,7 @@ func TestSecretNewValuesAndRemovedKeysAreSentButNeverShown(t *testing.T) {
 	leaksNone(t, "the review", visible, append(storedValues, newToken, b64(newToken), extraValue, b64(extraValue))...)
 	leaksNone(t, "the review (hidden fields included)", r.body, storedValues...)
 	changes := r.text("secret-changes")
-	for _, want := range []string{"data.token", "(new value, 28 characters)", "data.password", "removed", "data.extra"} {
+	for _, want := range []string{"data.token", "(new value, 21 bytes)", "data.password", "removed", "data.extra"} {
 		if !strings.Contains(changes, want) {
 			t.Errorf("secret-changes %q lacks %q", changes, want)
 		}

@@ -23,12 +23,13 @@ func (h *Handler) conflict(c echo.Context, t page.Target, st views.EditState) er
 		return h.showEditor(c, t, st, failure, failure.Code)
 	}
 	p := views.ConflictPage{
-		Layout:   h.env.ContextLayout(ctx, t.Client, "Conflict · "+t.Path.Name, &t.Resource, t.Path.Namespace),
-		Object:   objectRef(t),
-		Action:   actionURL(t, "edit"),
-		EditHref: actionURL(t, "edit") + "?discard=1",
-		State:    st,
-		LoadedRV: st.ResourceVersion,
+		Layout:            h.env.ContextLayout(ctx, t.Client, "Conflict · "+t.Path.Name, &t.Resource, t.Path.Namespace),
+		Object:            objectRef(t),
+		Action:            actionURL(t, "edit"),
+		EditHref:          actionURL(t, "edit") + "?discard=1",
+		State:             st,
+		LoadedRV:          st.ResourceVersion,
+		SecretDataUnknown: pl.secret && len(st.SecretSet)+len(st.SecretRemove) > 0,
 	}
 	var err error
 	if p.Mine, err = rowsOfPatch(pl.plain, pl.secret); err != nil {

@@ -2,6 +2,7 @@ package edit
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"strconv"
 
@@ -67,6 +68,10 @@ func isSecretData(path []string) bool {
 
 func maskedValue(v any) string {
 	if s, ok := v.(string); ok {
+		// data holds base64: say how long the value the user typed is.
+		if raw, err := base64.StdEncoding.DecodeString(s); err == nil {
+			return "(new value, " + strconv.Itoa(len(raw)) + " bytes)"
+		}
 		return "(new value, " + strconv.Itoa(len(s)) + " characters)"
 	}
 	return "(new value)"
