@@ -167,7 +167,12 @@ export function createEditor({ parent, text, label, describedBy, readOnly, nonce
         keymap.of([...defaultKeymap, ...historyKeymap, ...searchKeymap, ...foldKeymap, ...lintKeymap, indentWithTab]),
         lintGutter(),
         EditorState.readOnly.of(readOnly),
-        EditorView.contentAttributes.of({ "aria-label": label, "aria-describedby": describedBy }),
+        // tabindex="0" says out loud what contenteditable already makes
+        // it: focusable. CodeMirror takes its scroller out of the tab order
+        // (tabindex -1), and checkers (axe's scrollable-region-focusable)
+        // count only a tabindex or a native control as focusable content,
+        // so without it the scrolling editor reads as keyboard-unreachable.
+        EditorView.contentAttributes.of({ "aria-label": label, "aria-describedby": describedBy, tabindex: "0" }),
         // The page's CSP allows <style> elements only with its nonce.
         EditorView.cspNonce.of(nonce),
         theme,
