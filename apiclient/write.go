@@ -88,9 +88,10 @@ type PatchResult struct {
 //
 // A server that answers 415 Unsupported Media Type to merge patches gets
 // the patch once more as an RFC 6902 JSON Patch, derived by
-// MergeToJSONPatch from the merge patch and base, the document the merge
-// patch was computed against (the object as JSON, or what the subresource
-// serves). When the merge patch sets metadata.resourceVersion, the JSON
+// MergeToJSONPatch from the merge patch and the current document (the
+// object, or what the subresource serves), read only then: never the
+// caller's view of it, which may leave fields out (a JSON Patch "add" of a
+// partial map would replace the whole). When the merge patch sets metadata.resourceVersion, the JSON
 // Patch starts with a test of it, so the precondition holds there too; but
 // a stale version then fails the test op, which kube-apiserver answers with
 // a 422 Invalid without causes ("the server rejected our request due to an
@@ -99,11 +100,11 @@ type PatchResult struct {
 // Errors are the server's Status errors (errors.As finds the
 // *apierrors.StatusError: 409 Conflict, 422 Invalid with its causes, 403
 // Forbidden, ...).
-func (c *Client) Patch(ctx context.Context, r Resource, namespace, name, subresource string, mergePatch []byte, base map[string]any, opts WriteOptions) (*PatchResult, error) {
+func (c *Client) Patch(ctx context.Context, r Resource, namespace, name, subresource string, mergePatch []byte, opts WriteOptions) (*PatchResult, error) {
 	if err := checkObject(r, namespace, name, subresource); err != nil {
 		return nil, err
 	}
-	body, sent, err := c.patch(ctx, r, namespace, name, subresource, mergePatch, func(context.Context) (map[string]any, error) { return base, nil }, opts)
+	body, sent, err := c.patch(ctx, r, namespace, name, subresource, mergePatch, opts)
 	if err != nil {
 		return nil, fmt.Errorf("patching %s %q: %w", r.Name, name, err)
 	}
@@ -116,19 +117,27 @@ func (c *Client) Patch(ctx context.Context, r Resource, namespace, name, subreso
 }
 
 // patch sends mergePatch and, if the server answers 415, the JSON Patch
-// derived from it and the document base returns. It returns the server's
-// answer and what it sent.
-func (c *Client) patch(ctx context.Context, r Resource, namespace, name, subresource string, mergePatch []byte, base func(context.Context) (map[string]any, error), opts WriteOptions) ([]byte, *PatchResult, error) {
+// derived from it and the current document. It returns the server's answer
+// and what it sent.
+func (c *Client) patch(ctx context.Context, r Resource, namespace, name, subresource string, mergePatch []byte, opts WriteOptions) ([]byte, *PatchResult, error) {
 	sent := &PatchResult{Type: MergePatchType, Body: mergePatch}
 	body, _, err := doRaw(ctx, opts.params(c.write(http.MethodPatch, r, namespace, name, subresource, MergePatchType, mergePatch)))
 	if !apierrors.IsUnsupportedMediaType(err) {
 		return body, sent, err
 	}
-	doc, err := base(ctx)
+	var sub []string
+	if subresource != "" {
+		sub = []string{subresource}
+	}
+	current, _, err := doRaw(ctx, c.get(r, namespace, name, MediaTypeJSON, sub...))
 	if err != nil {
 		return nil, nil, err
 	}
-	jsonPatch, err := MergeToJSONPatch(doc, mergePatch)
+	doc, err := decodeObject(current)
+	if err != nil {
+		return nil, nil, err
+	}
+	jsonPatch, err := MergeToJSONPatch(doc.Object, mergePatch)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -239,8 +248,7 @@ func (c *Client) Delete(ctx context.Context, r Resource, namespace, name string,
 
 // ScaleTo sets spec.replicas through the scale subresource with the merge
 // patch {"metadata":{"resourceVersion":rv},"spec":{"replicas":n}} (no
-// metadata when resourceVersion is ""), falling back as Patch does: on a
-// 415 it reads the current Scale as the base of the JSON Patch. It returns
+// metadata when resourceVersion is ""), falling back as Patch does. It returns
 // the new Scale.
 func (c *Client) ScaleTo(ctx context.Context, r Resource, namespace, name string, replicas int32, resourceVersion string, opts WriteOptions) (*Scale, error) {
 	if err := checkObject(r, namespace, name, "scale"); err != nil {
@@ -254,18 +262,7 @@ func (c *Client) ScaleTo(ctx context.Context, r Resource, namespace, name string
 	if err != nil {
 		return nil, err
 	}
-	currentScale := func(ctx context.Context) (map[string]any, error) {
-		body, _, err := doRaw(ctx, c.get(r, namespace, name, MediaTypeJSON, "scale"))
-		if err != nil {
-			return nil, err
-		}
-		obj, err := decodeObject(body)
-		if err != nil {
-			return nil, err
-		}
-		return obj.Object, nil
-	}
-	body, _, err := c.patch(ctx, r, namespace, name, "scale", data, currentScale, opts)
+	body, _, err := c.patch(ctx, r, namespace, name, "scale", data, opts)
 	if err != nil {
 		return nil, fmt.Errorf("scaling %s %q: %w", r.Name, name, err)
 	}

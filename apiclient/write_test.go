@@ -132,8 +132,7 @@ func TestPatch(t *testing.T) {
 			before := current(t, c, tc.r, tc.obj)
 			fake.ResetRequests()
 			patch := strings.ReplaceAll(tc.mergePatch, "%RV%", before.GetResourceVersion())
-			base := before.Object
-			res, err := c.Patch(ctx, tc.r, "demo", tc.obj, tc.sub, []byte(patch), base, tc.wopts)
+			res, err := c.Patch(ctx, tc.r, "demo", tc.obj, tc.sub, []byte(patch), tc.wopts)
 			writes := fake.Writes()
 			if len(writes) != len(tc.wantTypes) {
 				t.Fatalf("%d writes, want %d", len(writes), len(tc.wantTypes))
@@ -192,7 +191,7 @@ func TestWritesAreNotRetried(t *testing.T) {
 	fake.FailResource("", "secrets", apitest.TooManyRequests(1))
 	for name, write := range map[string]func() error{
 		"Patch": func() error {
-			_, err := c.Patch(ctx, deploymentsRes, "demo", "web", "", []byte(`{}`), nil, apiclient.WriteOptions{})
+			_, err := c.Patch(ctx, deploymentsRes, "demo", "web", "", []byte(`{}`), apiclient.WriteOptions{})
 			return err
 		},
 		"Create": func() error {
@@ -225,7 +224,7 @@ func TestWritesCheckFirst(t *testing.T) {
 	fake.ResetRequests()
 	for name, err := range map[string]error{
 		"bad name": func() error {
-			_, err := c.Patch(ctx, deploymentsRes, "demo", "../web", "", []byte(`{}`), nil, apiclient.WriteOptions{})
+			_, err := c.Patch(ctx, deploymentsRes, "demo", "../web", "", []byte(`{}`), apiclient.WriteOptions{})
 			return err
 		}(),
 		"bad namespace": func() error {
@@ -245,7 +244,7 @@ func TestWritesCheckFirst(t *testing.T) {
 			return err
 		}(),
 		"subresource not served": func() error {
-			_, err := c.Patch(ctx, servicesRes, "demo", "web", "scale", []byte(`{}`), nil, apiclient.WriteOptions{})
+			_, err := c.Patch(ctx, servicesRes, "demo", "web", "scale", []byte(`{}`), apiclient.WriteOptions{})
 			return err
 		}(),
 		"no scale": func() error {

@@ -36,23 +36,10 @@ func (h *Handler) Restart(c echo.Context, t page.Target) error {
 		return err
 	}
 	ctx := c.Request().Context()
-	// The live object is the base a JSON Patch fallback is derived from,
-	// so it adds the one annotation rather than replacing the template.
-	live, err := t.Client.GetObject(ctx, t.Resource, t.Path.Namespace, t.Path.Name)
-	if err != nil {
-		return page.WithAction(err, "get", t.Resource, t.Path.Namespace, listURL(t))
-	}
-	_, err = t.Client.Patch(ctx, t.Resource, t.Path.Namespace, t.Path.Name, "", body, live.Object, apiclient.WriteOptions{})
+	_, err = t.Client.Patch(ctx, t.Resource, t.Path.Namespace, t.Path.Name, "", body, apiclient.WriteOptions{})
 	h.env.LogWrite(c, "patch", t.Resource, t.Path.Namespace, t.Path.Name, false, err)
-	current := func() (string, error) {
-		now, err := t.Client.GetObject(ctx, t.Resource, t.Path.Namespace, t.Path.Name)
-		if err != nil {
-			return "", err
-		}
-		return now.GetResourceVersion(), nil
-	}
 	switch {
-	case apierrors.IsConflict(err) || staleVersion(err, loaded, current):
+	case apierrors.IsConflict(err) || staleVersion(err, loaded, objectVersion(ctx, t)):
 		page.SetFlash(c, page.Flash{Message: "Not restarted: it changed since the page was loaded. The page now shows it as it is; restart again if you still mean to."})
 	case err != nil:
 		return page.WithAction(err, "patch", t.Resource, t.Path.Namespace, listURL(t))

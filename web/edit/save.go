@@ -138,7 +138,7 @@ func (h *Handler) review(c echo.Context, t page.Target, st views.EditState, note
 	if err != nil {
 		return h.writeFailed(c, t, st, err)
 	}
-	res, err := t.Client.Patch(ctx, t.Resource, t.Path.Namespace, t.Path.Name, "", pl.patch, live.Object, apiclient.WriteOptions{DryRun: true})
+	res, err := t.Client.Patch(ctx, t.Resource, t.Path.Namespace, t.Path.Name, "", pl.patch, apiclient.WriteOptions{DryRun: true})
 	h.env.LogWrite(c, "patch", t.Resource, t.Path.Namespace, t.Path.Name, true, err)
 	if err != nil {
 		return h.writeFailed(c, t, st, err)
@@ -182,15 +182,7 @@ func (h *Handler) apply(c echo.Context, t page.Target, st views.EditState) error
 	if IsEmptyPatch(pl.plain) {
 		return h.showEditor(c, t, st, nil, http.StatusOK, "No changes: the text is the object as loaded.")
 	}
-	// A server without merge patches gets a JSON Patch derived against the
-	// live object, not the editor's view of it: "add" ops would replace
-	// whole what the view hides (a Secret's data, its last-applied
-	// annotation). Its resourceVersion test keeps live as loaded.
-	live, err := t.Client.GetObject(ctx, t.Resource, t.Path.Namespace, t.Path.Name)
-	if err != nil {
-		return h.writeFailed(c, t, st, err)
-	}
-	res, err := t.Client.Patch(ctx, t.Resource, t.Path.Namespace, t.Path.Name, "", pl.patch, live.Object, apiclient.WriteOptions{})
+	res, err := t.Client.Patch(ctx, t.Resource, t.Path.Namespace, t.Path.Name, "", pl.patch, apiclient.WriteOptions{})
 	h.env.LogWrite(c, "patch", t.Resource, t.Path.Namespace, t.Path.Name, false, err)
 	if err != nil {
 		return h.writeFailed(c, t, st, err)
@@ -275,7 +267,7 @@ func (h *Handler) liveEditable(ctx context.Context, t page.Target) (*unstructure
 // conflict page, a deleted object too; anything else the editor with the
 // server's reason, message and causes beside the text.
 func (h *Handler) writeFailed(c echo.Context, t page.Target, st views.EditState, err error) error {
-	if apierrors.IsConflict(err) || apierrors.IsNotFound(err) || h.changedSince(c.Request().Context(), t, st, err) {
+	if apierrors.IsConflict(err) || apierrors.IsNotFound(err) || staleVersion(err, st.ResourceVersion, objectVersion(c.Request().Context(), t)) {
 		return h.conflict(c, t, st)
 	}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
@@ -285,21 +277,6 @@ func (h *Handler) writeFailed(c echo.Context, t page.Target, st views.EditState,
 	}
 	failure := editErrorOf(page.WithAction(err, "patch", t.Resource, t.Path.Namespace, listURL(t)))
 	return h.showEditor(c, t, st, failure, failure.Code)
-}
-
-// changedSince tells a conflict in disguise: a server that takes only JSON
-// Patch answers a failed resourceVersion test with 422 and no causes, so a
-// causeless 422 is a conflict when the object moved on since it was loaded.
-func (h *Handler) changedSince(ctx context.Context, t page.Target, st views.EditState, err error) bool {
-	var status apierrors.APIStatus
-	if !apierrors.IsInvalid(err) || !errors.As(err, &status) || st.ResourceVersion == "" {
-		return false
-	}
-	if d := status.Status().Details; d != nil && len(d.Causes) > 0 {
-		return false
-	}
-	live, gerr := t.Client.GetObject(ctx, t.Resource, t.Path.Namespace, t.Path.Name)
-	return gerr == nil && live.GetResourceVersion() != st.ResourceVersion
 }
 
 // showEditor re-renders the editor with the user's state.

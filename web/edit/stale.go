@@ -1,17 +1,19 @@
 package edit
 
 import (
+	"context"
 	"errors"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/tabula-console/tabula/web/page"
 )
 
 // staleVersion tells a conflict in disguise for the writes that carry a
-// resourceVersion other than the editor's (scale, restart): a server that
+// resourceVersion (edit, scale, restart): a server that
 // takes only JSON Patch answers a failed test of metadata.resourceVersion
 // with a 422 without causes, so such a 422 is a conflict when the version
-// current returns is no longer the one loaded. changedSince is the same
-// test for the editor.
+// current returns is no longer the one loaded.
 func staleVersion(err error, loaded string, current func() (string, error)) bool {
 	var status apierrors.APIStatus
 	if loaded == "" || !apierrors.IsInvalid(err) || !errors.As(err, &status) {
@@ -22,4 +24,16 @@ func staleVersion(err error, loaded string, current func() (string, error)) bool
 	}
 	rv, gerr := current()
 	return gerr == nil && rv != loaded
+}
+
+// objectVersion reads the target object's current resourceVersion, for
+// staleVersion.
+func objectVersion(ctx context.Context, t page.Target) func() (string, error) {
+	return func() (string, error) {
+		obj, err := t.Client.GetObject(ctx, t.Resource, t.Path.Namespace, t.Path.Name)
+		if err != nil {
+			return "", err
+		}
+		return obj.GetResourceVersion(), nil
+	}
 }
