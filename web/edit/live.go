@@ -31,17 +31,7 @@ func (h *Handler) Live(c echo.Context, t page.Target) error {
 		return echo.NewHTTPError(http.StatusMethodNotAllowed, fmt.Sprintf("The server does not allow watching %s.", t.Resource.Name))
 	}
 	loaded := c.QueryParam("rv")
-	release, err := h.env.AcquireStream()
-	if err != nil {
-		return err
-	}
-	defer release()
-	stream, err := h.env.Upgrade(c, false)
-	if stream == nil {
-		return err
-	}
-	stream.Finish(h.follow(stream, t, loaded))
-	return nil
+	return h.env.FollowInSlot(c, func(stream *page.Stream) error { return h.follow(stream, t, loaded) })
 }
 
 func (h *Handler) follow(stream *page.Stream, t page.Target, loaded string) error {

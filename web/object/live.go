@@ -34,17 +34,7 @@ func (h *Handler) Live(c echo.Context, t page.Target) error {
 	}
 	// Its object and events watches are upstream streams like a log's:
 	// they take a slot of the console's cap for as long as the page follows.
-	release, err := h.env.AcquireStream()
-	if err != nil {
-		return err
-	}
-	defer release()
-	stream, err := h.env.Upgrade(c, false)
-	if stream == nil {
-		return err
-	}
-	stream.Finish(h.follow(stream, t))
-	return nil
+	return h.env.FollowInSlot(c, func(stream *page.Stream) error { return h.follow(stream, t) })
 }
 
 func (h *Handler) follow(stream *page.Stream, t page.Target) error {

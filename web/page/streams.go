@@ -27,3 +27,21 @@ func (e *Env) AcquireStream() (release func(), err error) {
 		return nil, e.streamSlotsFull()
 	}
 }
+
+// FollowInSlot serves a live page's WebSocket whose upstream watches take
+// one of the console's stream slots for as long as the page follows:
+// acquire the slot (503 when none is free), upgrade, run follow, finish
+// with what it returns.
+func (e *Env) FollowInSlot(c echo.Context, follow func(*Stream) error) error {
+	release, err := e.AcquireStream()
+	if err != nil {
+		return err
+	}
+	defer release()
+	stream, err := e.Upgrade(c, false)
+	if stream == nil {
+		return err
+	}
+	stream.Finish(follow(stream))
+	return nil
+}
