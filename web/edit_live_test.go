@@ -14,23 +14,7 @@ import (
 // change reads the next message of a live editor stream.
 func (c *wsClient) change(timeout time.Duration) edit.ChangeMessage {
 	c.t.Helper()
-	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) {
-		ch, payload := c.frame(time.Until(deadline))
-		if ch == 3 {
-			c.t.Fatalf("status on channel 3: %s", payload)
-		}
-		if ch != 1 {
-			continue
-		}
-		var m edit.ChangeMessage
-		if err := json.Unmarshal(payload, &m); err != nil {
-			c.t.Fatal(err)
-		}
-		return m
-	}
-	c.t.Fatal("no message before the deadline")
-	return edit.ChangeMessage{}
+	return nextData(c, timeout, func(edit.ChangeMessage) bool { return true })
 }
 
 // An open editor hears of every change to its object after the version it

@@ -93,6 +93,13 @@ func (c *wsClient) frame(timeout time.Duration) (byte, []byte) {
 
 func (c *wsClient) listMessage(timeout time.Duration, match func(list.Message) bool) list.Message {
 	c.t.Helper()
+	return nextData(c, timeout, match)
+}
+
+// nextData reads channel-1 JSON messages until one matches, failing on a
+// channel-3 Status or at the deadline.
+func nextData[T any](c *wsClient, timeout time.Duration, match func(T) bool) T {
+	c.t.Helper()
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
 		ch, payload := c.frame(time.Until(deadline))
@@ -102,7 +109,7 @@ func (c *wsClient) listMessage(timeout time.Duration, match func(list.Message) b
 		if ch != 1 {
 			continue
 		}
-		var m list.Message
+		var m T
 		if err := json.Unmarshal(payload, &m); err != nil {
 			c.t.Fatal(err)
 		}
@@ -111,7 +118,8 @@ func (c *wsClient) listMessage(timeout time.Duration, match func(list.Message) b
 		}
 	}
 	c.t.Fatal("no matching message before the deadline")
-	return list.Message{}
+	var zero T
+	return zero
 }
 
 func pageRV(t *testing.T, h *harness, path string) string {
