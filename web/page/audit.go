@@ -8,10 +8,15 @@ import (
 	"github.com/tabula-console/tabula/apiclient"
 )
 
-// Who names the request's identity in logs. Until sign-in exists every
-// request acts as the kubeconfig context's own credentials.
+// Who names the request's identity in logs: the signed-in user with the
+// mode they signed in by, or the kubeconfig context whose user every
+// visitor acts as. Never a credential.
 func Who(c echo.Context) string {
-	return "kubeconfig-context:" + ContextName(c)
+	r := RequesterOf(c)
+	if r.User == "" {
+		return "kubeconfig-context:" + ContextName(c)
+	}
+	return r.Mode + ":" + r.User
 }
 
 // LogWrite records a write the console sent on a user's behalf: who, what

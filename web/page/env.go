@@ -128,11 +128,6 @@ func (e *Env) Client(c echo.Context) (*apiclient.Client, error) {
 	return e.Clusters.Client(ContextName(c), IdentityOf(c))
 }
 
-// IdentityOf is who the request acts as upstream. Until sign-in exists every
-// request uses the kubeconfig context's own identity; this is the one place
-// that will change.
-func IdentityOf(echo.Context) apiclient.Identity { return apiclient.Identity{} }
-
 // Bounded gives a handler's upstream calls the page deadline. Every route
 // is bounded except the real streaming handlers, which the route table
 // names; nothing a request sends can lift it.
