@@ -49,6 +49,9 @@ type Config struct {
 	// MaxStreams caps the upstream streams (log follows, downloads) the
 	// console keeps open at once, across all users.
 	MaxStreams int
+	// Access answers what each user may do, for pages to disable what the
+	// server would refuse; nil offers everything and lets the server decide.
+	Access Access
 }
 
 // Env is the shared state of one console: features hold a pointer to it.
@@ -62,6 +65,7 @@ type Env struct {
 	sockets Gauge
 	origins []string
 	streams chan struct{}
+	access  Access
 }
 
 // DefaultMaxStreams is the default of Config.MaxStreams.
@@ -79,6 +83,7 @@ func New(cfg Config) (*Env, error) {
 		assets:   cfg.Assets,
 		sockets:  cfg.WebSockets,
 		origins:  cfg.Origins,
+		access:   cfg.Access,
 	}
 	if e.Log == nil {
 		e.Log = slog.New(slog.DiscardHandler)
@@ -88,6 +93,9 @@ func New(cfg Config) (*Env, error) {
 	}
 	if e.sockets == nil {
 		e.sockets = nopGauge{}
+	}
+	if e.access == nil {
+		e.access = noAccess{}
 	}
 	n := cfg.MaxStreams
 	if n <= 0 {
@@ -105,7 +113,8 @@ func (nopGauge) Dec() {}
 const ctxKeyContextName = "tabula.context"
 
 // RequireContext resolves the {context} route parameter or fails with 404,
-// and remembers it for Client and ContextName.
+// and remembers it for Client and ContextName, and the request's AccessKey
+// for the builders of its page.
 func (e *Env) RequireContext(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		name := PathParam(c, "context")
@@ -113,6 +122,7 @@ func (e *Env) RequireContext(next echo.HandlerFunc) echo.HandlerFunc {
 			return err
 		}
 		c.Set(ctxKeyContextName, name)
+		withAccessKey(c)
 		return next(c)
 	}
 }
