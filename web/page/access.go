@@ -29,7 +29,9 @@ func (noAccess) Can(_ context.Context, _ string, _ *apiclient.Client, checks []a
 	return make([]apiclient.Decision, len(checks))
 }
 
-func (noAccess) Rules(context.Context, string, *apiclient.Client, string) *apiclient.Rules { return nil }
+func (noAccess) Rules(context.Context, string, *apiclient.Client, string) *apiclient.Rules {
+	return nil
+}
 
 type accessKeyKey struct{}
 
