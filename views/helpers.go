@@ -62,12 +62,16 @@ func liveAttr(on bool, kind string) string {
 }
 
 // bodyAttrs are the body element's attributes: the editor draft a saved
-// page lets the browser forget.
+// page lets the browser forget, and where live pages check the session.
 func bodyAttrs(l Layout) templ.Attributes {
-	if l.ClearDraft == "" {
-		return templ.Attributes{}
+	a := templ.Attributes{}
+	if l.ClearDraft != "" {
+		a["data-clear-draft"] = l.ClearDraft
 	}
-	return templ.Attributes{"data-clear-draft": l.ClearDraft}
+	if l.Session.SessionCheck != "" {
+		a["data-session-check"] = string(l.Session.SessionCheck)
+	}
+	return a
 }
 
 // editorAttrs are the editor textarea's data attributes (see the editor
@@ -121,3 +125,11 @@ func diffSign(op string) string {
 // written: a text that starts with a blank line keeps it (and the line
 // numbers of its errors) through every round trip.
 func textareaText(s string) string { return "\n" + s }
+
+// groupsTitle lists a user's groups for the tooltip of their name.
+func groupsTitle(groups []string) string {
+	if len(groups) == 0 {
+		return ""
+	}
+	return "Groups: " + strings.Join(groups, ", ")
+}
