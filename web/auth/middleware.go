@@ -61,7 +61,7 @@ func (h *Handler) Middleware(next echo.HandlerFunc) echo.HandlerFunc {
 			h.clearSession(c) // a tampered or foreign one, if any
 			return h.signIn(c, "You are not signed in, or your session could not be read.")
 		}
-		if err := h.keep(c, &s); err != nil {
+		if ok, err := h.keep(c, &s); !ok {
 			return err
 		}
 		ends := h.ends.watch(s.ID, h.streamDeadline(&s, h.now()))
@@ -81,13 +81,15 @@ func (h *Handler) public(path string) bool {
 	return false
 }
 
-// keep brings a session up to date for this request, or ends it: timeouts,
-// the token's refresh, LastSeen. A changed session goes back as a cookie.
-func (h *Handler) keep(c echo.Context, s *Session) error {
+// keep brings a session up to date for this request (timeouts, the
+// token's refresh, LastSeen; a changed session goes back as a cookie), or
+// ends it and answers the request: then ok is false, and the request must
+// go no further.
+func (h *Handler) keep(c echo.Context, s *Session) (ok bool, err error) {
 	now := h.now()
 	if why := h.ended(s, now); why != "" {
 		h.endSession(c, s, "session ended: "+why)
-		return h.signIn(c, "Your session ended: "+why+".")
+		return false, h.signIn(c, "Your session ended: "+why+".")
 	}
 	changed := false
 	if s.Expiry != 0 && !now.Before(s.refreshAt()) {
@@ -101,7 +103,7 @@ func (h *Handler) keep(c echo.Context, s *Session) error {
 			h.log.Warn("token refresh failed; the current token is used until it expires", "session", *s, "error", logSafe(err))
 		default:
 			h.endSession(c, s, "token refresh failed: "+logSafe(err))
-			return h.signIn(c, "Your session ended: its token expired and could not be renewed.")
+			return false, h.signIn(c, "Your session ended: its token expired and could not be renewed.")
 		}
 	}
 	// A live stream reconnecting or a page asking after its session is
@@ -114,10 +116,10 @@ func (h *Handler) keep(c echo.Context, s *Session) error {
 	}
 	if changed {
 		if err := h.writeSession(c, s); err != nil {
-			return h.sessionFailed(err)
+			return false, h.sessionFailed(err)
 		}
 	}
-	return nil
+	return true, nil
 }
 
 // endSession ends a session that timed out or lost its token: its cookies
