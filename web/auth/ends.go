@@ -44,8 +44,10 @@ func (e *sessionEnds) watch(sid string, deadline time.Time) <-chan struct{} {
 			if deadline.After(en.deadline) {
 				// The session was used: its idle deadline moved on.
 				en.deadline = deadline
-				en.timer.Reset(deadline.Sub(now))
 			}
+			// Timers run on the monotonic clock; rearming keeps the
+			// deadline on the wall clock the session's times are in.
+			en.timer.Reset(en.deadline.Sub(now))
 			return en.ch
 		}
 		// Past its deadline: the timer is about to fire. Whatever the
