@@ -126,10 +126,19 @@ func diffSign(op string) string {
 // numbers of its errors) through every round trip.
 func textareaText(s string) string { return "\n" + s }
 
-// groupsTitle lists a user's groups for the tooltip of their name.
-func groupsTitle(groups []string) string {
+// groupsTitle is the tooltip of the user's name: the name in full (the
+// header may cut it) and the groups.
+func groupsTitle(user string, groups []string) string {
 	if len(groups) == 0 {
-		return ""
+		return "Signed in as " + user
 	}
-	return "Groups: " + strings.Join(groups, ", ")
+	return "Signed in as " + user + "\nGroups: " + strings.Join(groups, ", ")
+}
+
+// initial is the first letter of a name, for the avatar.
+func initial(name string) string {
+	for _, r := range name {
+		return string(r)
+	}
+	return "?"
 }
