@@ -38,9 +38,11 @@ func (h *Handler) Middleware(next echo.HandlerFunc) echo.HandlerFunc {
 			page.SetRequester(c, page.Requester{Mode: mode})
 			return next(c)
 		}
+		// Nobody yet, until a session says who: pages about a refusal must
+		// not look like kubeconfig mode's.
+		page.SetRequester(c, page.Requester{Mode: mode})
 		path := c.Request().URL.Path
 		if h.public(path) {
-			page.SetRequester(c, page.Requester{Mode: mode})
 			return next(c)
 		}
 		s, ok := h.readSession(c)
