@@ -140,7 +140,8 @@ func (h *Handler) endSession(c echo.Context, s *Session, why string) {
 func (h *Handler) signIn(c echo.Context, msg string) error {
 	req := c.Request()
 	to := page.SignInURL(req.URL.RequestURI())
-	if isDocument(req) {
+	// The session probe answers scripts, even those that do not say so.
+	if isDocument(req) && req.URL.Path != sessionCheckPath {
 		return c.Redirect(http.StatusFound, string(to))
 	}
 	return &page.SignInRequired{Message: msg, SignIn: to}
