@@ -9,7 +9,8 @@
 // ends every stream opened with it when it ends or its token is replaced.
 //
 // One file per action: oidc.go (login and callback), token.go, logout.go,
-// refresh.go, ratelimit.go, middleware.go.
+// refresh.go, ratelimit.go, middleware.go; cookie.go and session.go are the
+// session's format, ends.go the end of its streams.
 package auth
 
 import (

@@ -48,6 +48,9 @@ func TestTokenSignIn(t *testing.T) {
 	if bearers := c.bearers(); len(bearers) == 0 || slices.ContainsFunc(bearers, func(s string) bool { return s != "alice-token" }) {
 		t.Errorf("upstream bearers %q, want the pasted token", bearers)
 	}
+	if p := b.get("/auth/session", "Sec-Fetch-Dest", "empty"); p.code() != http.StatusNoContent {
+		t.Errorf("session probe while signed in: %d, want 204", p.code())
+	}
 }
 
 func TestTokenSignInRefusesATokenTheServerRejects(t *testing.T) {
