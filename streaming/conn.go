@@ -41,6 +41,8 @@ type Options struct {
 	// Origins are the browser origins (scheme://host[:port]) allowed to
 	// upgrade. Empty means exactly the origin the request was made to.
 	Origins []string
+	// Header is sent with the 101 response (Set-Cookie, say).
+	Header http.Header
 }
 
 // noInputLimit is the read limit of a Conn that takes no input: enough for
@@ -127,7 +129,7 @@ func Upgrade(w http.ResponseWriter, r *http.Request, opts Options) (*Conn, error
 			refused = refuse(w, status, reason.Error())
 		},
 	}
-	ws, err := u.Upgrade(w, r, nil)
+	ws, err := u.Upgrade(w, r, opts.Header)
 	if err != nil {
 		if refused != nil {
 			return nil, refused

@@ -62,12 +62,16 @@ func liveAttr(on bool, kind string) string {
 }
 
 // bodyAttrs are the body element's attributes: the editor draft a saved
-// page lets the browser forget.
+// page lets the browser forget, and where live pages check the session.
 func bodyAttrs(l Layout) templ.Attributes {
-	if l.ClearDraft == "" {
-		return templ.Attributes{}
+	a := templ.Attributes{}
+	if l.ClearDraft != "" {
+		a["data-clear-draft"] = l.ClearDraft
 	}
-	return templ.Attributes{"data-clear-draft": l.ClearDraft}
+	if l.Session.SessionCheck != "" {
+		a["data-session-check"] = string(l.Session.SessionCheck)
+	}
+	return a
 }
 
 // navAttrs mark the sidebar link of the page shown, and dim one the user
@@ -136,3 +140,20 @@ func diffSign(op string) string {
 // written: a text that starts with a blank line keeps it (and the line
 // numbers of its errors) through every round trip.
 func textareaText(s string) string { return "\n" + s }
+
+// groupsTitle is the tooltip of the user's name: the name in full (the
+// header may cut it) and the groups.
+func groupsTitle(user string, groups []string) string {
+	if len(groups) == 0 {
+		return "Signed in as " + user
+	}
+	return "Signed in as " + user + "\nGroups: " + strings.Join(groups, ", ")
+}
+
+// initial is the first letter of a name, for the avatar.
+func initial(name string) string {
+	for _, r := range name {
+		return string(r)
+	}
+	return "?"
+}

@@ -25,6 +25,26 @@ type Layout struct {
 	// ClearDraft names an editor draft the browser may forget: its text
 	// was saved.
 	ClearDraft string
+	// Session is who the page is shown to, for the header.
+	Session SessionBar
+}
+
+// SessionBar is the header's sign-in state.
+type SessionBar struct {
+	// User is the signed-in user, with a sign-out button; empty when
+	// nobody is signed in.
+	User   string
+	Groups []string
+	// SignOut is the sign-out form's action.
+	SignOut templ.SafeURL
+	// SharedIdentity, set in kubeconfig mode, names the context whose
+	// kubeconfig user every visitor acts as; the header says so.
+	SharedIdentity string
+	// SessionCheck, set in sign-in modes, is where live pages ask whether
+	// the session still holds after a stream was refused; SignIn is where
+	// they send the user when it does not.
+	SessionCheck templ.SafeURL
+	SignIn       templ.SafeURL
 }
 
 // NavGroup is one collapsible API group of the sidebar.

@@ -22,10 +22,12 @@ func (s *Server) routes() *echo.Echo {
 	// Logging and metrics wrap panic recovery, so a recovered panic is still
 	// logged and counted with the status of the error page it became. The
 	// host check comes before anything that reads a cluster.
-	// CSRF guards every request that is not a read, so no write can be
-	// routed around it; it runs after the host check so its Origin check
-	// compares with a vouched-for Host.
-	e.Use(requestLog(s.log), s.metrics.middleware, recoverPanics(s.log), securityHeaders, s.hosts.check, limitBody, page.CSRF, page.Flashes, page.Theme, page.CollectWarnings)
+	// Sign-in (web/auth) decides who every request acts for, after the
+	// host check and before any feature; it binds the CSRF token to the
+	// session, so it runs before CSRF. CSRF guards every request that is
+	// not a read, so no write can be routed around it; it runs after the
+	// host check so its Origin check compares with a vouched-for Host.
+	e.Use(requestLog(s.log), s.metrics.middleware, recoverPanics(s.log), securityHeaders, s.hosts.check, limitBody, s.auth.Middleware, page.CSRF, page.Flashes, page.Theme, page.CollectWarnings)
 	bounded := s.env.Bounded
 
 	// Operations.
@@ -33,6 +35,15 @@ func (s *Server) routes() *echo.Echo {
 	e.GET("/readyz", bounded(s.readyz))                      // readiness: the current context's API server answers
 	e.GET("/metrics", echo.WrapHandler(s.metrics.Handler())) // Prometheus exposition
 	e.GET(assetPrefix+"*", s.assets.handle)                  // fingerprinted static files (modules in folders too), cached forever
+
+	// Sign-in (web/auth): open to whoever is not signed in, except the
+	// session probe; login, callback and token are rate-limited per client.
+	e.GET("/auth/login", s.auth.Login, s.auth.Limit)                // OIDC: → the provider (PKCE, state, nonce); token mode: the paste-a-token form
+	e.GET("/auth/callback", bounded(s.auth.Callback), s.auth.Limit) // OIDC: code exchange, ID token checks → the return path
+	e.POST("/auth/token", bounded(s.auth.Token), s.auth.Limit)      // token mode: SelfSubjectReview of the pasted token → the return path
+	e.POST("/auth/logout", s.auth.Logout)                           // ends the session (RP-initiated logout when the provider has it)
+	e.GET("/auth/signed-out", s.auth.SignedOut)                     // "You are signed out"
+	e.GET("/auth/session", s.auth.Session)                          // 204 while signed in, else 401: asked by live pages whose stream was refused
 
 	// Pages.
 	e.GET("/", s.root)                                // → the current context's home
@@ -49,6 +60,10 @@ func (s *Server) routes() *echo.Echo {
 	c.POST("/apis/*", s.resource)
 	return e
 }
+
+// publicPaths need no session: operations and static assets (a path
+// ending in "/" covers everything below it).
+var publicPaths = []string{"/healthz", "/readyz", "/metrics", assetPrefix}
 
 // resourceRoutes is what /c/{context}/api/* and /apis/* dispatch to, by the
 // shape of the API path after it was resolved through discovery.

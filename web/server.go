@@ -18,6 +18,7 @@ import (
 
 	"github.com/tabula-console/tabula/views"
 	"github.com/tabula-console/tabula/web/access"
+	"github.com/tabula-console/tabula/web/auth"
 	"github.com/tabula-console/tabula/web/edit"
 	"github.com/tabula-console/tabula/web/list"
 	"github.com/tabula-console/tabula/web/logs"
@@ -49,6 +50,8 @@ type Deps struct {
 	// MaxStreams caps concurrent upstream log streams (default
 	// page.DefaultMaxStreams).
 	MaxStreams int
+	// Auth is how users sign in; the zero value is kubeconfig mode.
+	Auth AuthConfig
 }
 
 // Server is the console's HTTP application.
@@ -60,6 +63,7 @@ type Server struct {
 	echo    *echo.Echo
 	hosts   hostPolicy
 
+	auth   *auth.Handler
 	list   *list.Handler
 	object *object.Handler
 	logs   *logs.Handler
@@ -90,12 +94,21 @@ func New(d Deps) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Operations and static assets need no session; the route table says
+	// which paths they are.
+	authCfg := d.Auth
+	authCfg.Public = append(authCfg.Public, publicPaths...)
+	signIn, err := auth.New(env, authCfg)
+	if err != nil {
+		return nil, err
+	}
 	s := &Server{
 		env:     env,
 		metrics: d.Metrics,
 		assets:  a,
 		log:     env.Log,
 		hosts:   newHostPolicy(d.AllowedHosts, d.InCluster),
+		auth:    signIn,
 		list:    list.New(env),
 		object:  object.New(env),
 		logs:    logs.New(env),
@@ -106,6 +119,26 @@ func New(d Deps) (*Server, error) {
 	s.echo = s.routes()
 	return s, nil
 }
+
+// AuthConfig and OIDCConfig configure sign-in (web/auth).
+type (
+	AuthConfig = auth.Config
+	OIDCConfig = auth.OIDC
+)
+
+// Sign-in modes and OIDC identities, as flags name them.
+const (
+	ModeKubeconfig     = page.ModeKubeconfig
+	ModeOIDC           = page.ModeOIDC
+	ModeToken          = page.ModeToken
+	OIDCPassthrough    = auth.IdentityPassthrough
+	OIDCImpersonate    = auth.IdentityImpersonate
+	MinSessionKeyBytes = auth.MinKeyBytes
+)
+
+// DiscoverSignIn reaches the OIDC provider, if sign-in uses one, so a
+// misconfiguration shows at start-up.
+func (s *Server) DiscoverSignIn(ctx context.Context) error { return s.auth.Discover(ctx) }
 
 // Handler is the server's root http.Handler.
 func (s *Server) Handler() http.Handler { return s.echo }

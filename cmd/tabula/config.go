@@ -1,14 +1,18 @@
 package main
 
 import (
+	"encoding/base64"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/tabula-console/tabula/web"
 )
 
 // config is everything the console is started with. Every flag can also be
@@ -32,6 +36,24 @@ type config struct {
 	InCluster bool
 	// MaxStreams caps concurrent upstream log streams.
 	MaxStreams int
+	// SignIn is how users sign in (web/auth).
+	SignIn signInConfig
+}
+
+// signInConfig is the sign-in part of the configuration.
+type signInConfig struct {
+	// Mode is kubeconfig, oidc or token.
+	Mode string
+	OIDC web.OIDCConfig
+	// SecretOnCommandLine says --oidc-client-secret was a flag, which
+	// every user of the machine can read in the process list.
+	SecretOnCommandLine bool
+	// SessionKeyFile holds base64 session keys; SessionKey is the value of
+	// TABULA_SESSION_KEY (base64 keys themselves). The file wins.
+	SessionKeyFile string
+	SessionKey     string
+	IdleTimeout    time.Duration
+	MaxAge         time.Duration
 }
 
 // ExternalOrigin is the browser origin of ExternalURL, or "".
@@ -56,6 +78,21 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	allowedHosts := fs.String("allowed-hosts", "", "comma-separated host names the console is reached by, besides IP addresses, localhost and, in a cluster, *.svc (guards against DNS rebinding)")
 	fs.StringVar(&cfg.ExternalURL, "external-url", "", "the URL browsers reach the console at, e.g. https://tabula.example.com (pins the origin live streams accept; needed behind a TLS-terminating proxy)")
 	fs.IntVar(&cfg.MaxStreams, "max-streams", 256, "most upstream log streams open at once, across all users")
+	si, oidc := &cfg.SignIn, &cfg.SignIn.OIDC
+	fs.StringVar(&si.Mode, "auth", "kubeconfig", "how users sign in: kubeconfig (everyone acts as the kubeconfig's user), oidc or token (paste a bearer token)")
+	fs.StringVar(&oidc.IssuerURL, "oidc-issuer-url", "", "OIDC provider's issuer URL (--auth oidc)")
+	fs.StringVar(&oidc.ClientID, "oidc-client-id", "", "OIDC client ID; ID tokens must name it as audience")
+	fs.StringVar(&oidc.ClientSecret, "oidc-client-secret", "", "OIDC client secret (prefer TABULA_OIDC_CLIENT_SECRET: flags show in the process list)")
+	fs.StringVar(&oidc.CAFile, "oidc-ca-file", "", "PEM file of CA certificates the provider's TLS is checked against, besides the system's")
+	scopes := fs.String("oidc-scopes", "openid,email,profile,groups", "comma-separated OIDC scopes to ask for; openid is always first")
+	fs.StringVar(&oidc.UsernameClaim, "oidc-username-claim", "email", "ID token claim naming the user")
+	fs.StringVar(&oidc.GroupsClaim, "oidc-groups-claim", "groups", "ID token claim listing the user's groups")
+	fs.StringVar(&oidc.Identity, "oidc-identity", web.OIDCPassthrough, "how an OIDC user acts toward the API server: passthrough (their ID token is the bearer token) or impersonate (the console's own credentials with Impersonate-User/-Group)")
+	fs.StringVar(&oidc.UsernamePrefix, "oidc-username-prefix", "", "put before the user name when impersonating (match the API server's --oidc-username-prefix)")
+	fs.StringVar(&oidc.GroupsPrefix, "oidc-groups-prefix", "", "put before each group when impersonating (match the API server's --oidc-groups-prefix)")
+	fs.StringVar(&si.SessionKeyFile, "session-key-file", "", "file holding the base64 session key (32 bytes or more; more keys, one a line, are still accepted: rotation); replicas must share it. Also TABULA_SESSION_KEY, the key itself")
+	fs.DurationVar(&si.IdleTimeout, "session-idle-timeout", time.Hour, "sign out a session unused for this long")
+	fs.DurationVar(&si.MaxAge, "session-max-age", 12*time.Hour, "sign out a session this long after it signed in")
 
 	// Environment first, so explicit flags override it.
 	var envErr error
@@ -78,6 +115,16 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	}
 	if fs.NArg() > 0 {
 		return config{}, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	fs.Visit(func(f *flag.Flag) { si.SecretOnCommandLine = si.SecretOnCommandLine || f.Name == "oidc-client-secret" })
+	si.SessionKey = getenv("TABULA_SESSION_KEY")
+	for _, sc := range strings.Split(*scopes, ",") {
+		if sc = strings.TrimSpace(sc); sc != "" {
+			oidc.Scopes = append(oidc.Scopes, sc)
+		}
+	}
+	if err := si.validate(); err != nil {
+		return config{}, err
 	}
 	if err := cfg.LogLevel.UnmarshalText([]byte(*logLevel)); err != nil {
 		return config{}, fmt.Errorf("--log-level: %w", err)
@@ -111,4 +158,86 @@ func usage(fs *flag.FlagSet) string {
 	fs.PrintDefaults()
 	fs.SetOutput(io.Discard)
 	return b.String()
+}
+
+func (si signInConfig) validate() error {
+	switch si.Mode {
+	case web.ModeKubeconfig, web.ModeToken:
+	case web.ModeOIDC:
+		o := si.OIDC
+		u, err := url.Parse(o.IssuerURL)
+		switch {
+		case o.IssuerURL == "":
+			return errors.New("--auth oidc needs --oidc-issuer-url")
+		case err != nil || u.Host == "" || u.Scheme != "https" && !(u.Scheme == "http" && isLoopback(u.Hostname())):
+			return fmt.Errorf("--oidc-issuer-url: want an https URL (http only on loopback), got %q", o.IssuerURL)
+		case o.ClientID == "":
+			return errors.New("--auth oidc needs --oidc-client-id")
+		case o.Identity != web.OIDCPassthrough && o.Identity != web.OIDCImpersonate:
+			return fmt.Errorf("--oidc-identity: want %s or %s, got %q", web.OIDCPassthrough, web.OIDCImpersonate, o.Identity)
+		case o.UsernameClaim == "" || o.GroupsClaim == "":
+			return errors.New("--oidc-username-claim and --oidc-groups-claim may not be empty")
+		}
+	default:
+		return fmt.Errorf("--auth: want kubeconfig, oidc or token, got %q", si.Mode)
+	}
+	if si.IdleTimeout <= 0 || si.MaxAge <= 0 {
+		return errors.New("--session-idle-timeout and --session-max-age must be positive")
+	}
+	if si.SessionKey != "" {
+		if _, err := parseSessionKeys(si.SessionKey); err != nil {
+			return fmt.Errorf("TABULA_SESSION_KEY: %w", err)
+		}
+	}
+	return nil
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// sessionKeys are the session keys: from --session-key-file, else from
+// TABULA_SESSION_KEY; none means a random one (web/auth warns).
+func (si signInConfig) sessionKeys(readFile func(string) ([]byte, error)) ([][]byte, error) {
+	if si.SessionKeyFile != "" {
+		b, err := readFile(si.SessionKeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("--session-key-file: %w", err)
+		}
+		keys, err := parseSessionKeys(string(b))
+		if err != nil {
+			return nil, fmt.Errorf("--session-key-file %s: %w", si.SessionKeyFile, err)
+		}
+		return keys, nil
+	}
+	if si.SessionKey != "" {
+		return parseSessionKeys(si.SessionKey)
+	}
+	return nil, nil
+}
+
+// parseSessionKeys reads base64 keys separated by white space or commas;
+// the first seals, every one opens.
+func parseSessionKeys(text string) ([][]byte, error) {
+	var keys [][]byte
+	for _, f := range strings.FieldsFunc(text, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\r' || r == '\t' }) {
+		k, err := base64.StdEncoding.DecodeString(f)
+		if err != nil {
+			if k, err = base64.RawURLEncoding.DecodeString(strings.TrimRight(f, "=")); err != nil {
+				return nil, fmt.Errorf("key %d is not base64", len(keys)+1)
+			}
+		}
+		if len(k) < web.MinSessionKeyBytes {
+			return nil, fmt.Errorf("key %d has %d bytes, want at least %d (openssl rand -base64 32)", len(keys)+1, len(k), web.MinSessionKeyBytes)
+		}
+		keys = append(keys, k)
+	}
+	if len(keys) == 0 {
+		return nil, errors.New("no key in it")
+	}
+	return keys, nil
 }

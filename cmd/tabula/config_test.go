@@ -1,11 +1,16 @@
 package main
 
 import (
+	"bytes"
+	"encoding/base64"
+	"errors"
 	"log/slog"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tabula-console/tabula/web"
 )
 
 func env(m map[string]string) func(string) string {
@@ -17,7 +22,11 @@ func TestParseConfigDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := config{Listen: "127.0.0.1:8080", LogLevel: slog.LevelInfo, LogFormat: "text", RequestTimeout: 30 * time.Second, MaxStreams: 256}
+	want := config{Listen: "127.0.0.1:8080", LogLevel: slog.LevelInfo, LogFormat: "text", RequestTimeout: 30 * time.Second, MaxStreams: 256,
+		SignIn: signInConfig{
+			Mode: "kubeconfig", IdleTimeout: time.Hour, MaxAge: 12 * time.Hour,
+			OIDC: web.OIDCConfig{Scopes: []string{"openid", "email", "profile", "groups"}, UsernameClaim: "email", GroupsClaim: "groups", Identity: "passthrough"},
+		}}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("cfg = %+v, want %+v", cfg, want)
 	}
@@ -52,14 +61,22 @@ func TestParseConfigRejectsBadInput(t *testing.T) {
 		env  map[string]string
 		want string
 	}{
-		"unknown flag":   {args: []string{"--nope"}, want: "flag provided but not defined"},
-		"bad level":      {args: []string{"--log-level", "loud"}, want: "--log-level"},
-		"bad format":     {args: []string{"--log-format", "xml"}, want: "--log-format"},
-		"stray argument": {args: []string{"serve"}, want: "unexpected arguments"},
-		"bad env":        {env: map[string]string{"TABULA_LOG_LEVEL": "loud"}, want: "--log-level"},
-		"external path":  {args: []string{"--external-url", "https://tabula.example.com/console"}, want: "--external-url"},
-		"external ftp":   {args: []string{"--external-url", "ftp://tabula.example.com"}, want: "--external-url"},
-		"no streams":     {args: []string{"--max-streams", "0"}, want: "--max-streams"},
+		"unknown flag":    {args: []string{"--nope"}, want: "flag provided but not defined"},
+		"bad level":       {args: []string{"--log-level", "loud"}, want: "--log-level"},
+		"bad format":      {args: []string{"--log-format", "xml"}, want: "--log-format"},
+		"stray argument":  {args: []string{"serve"}, want: "unexpected arguments"},
+		"bad env":         {env: map[string]string{"TABULA_LOG_LEVEL": "loud"}, want: "--log-level"},
+		"external path":   {args: []string{"--external-url", "https://tabula.example.com/console"}, want: "--external-url"},
+		"external ftp":    {args: []string{"--external-url", "ftp://tabula.example.com"}, want: "--external-url"},
+		"no streams":      {args: []string{"--max-streams", "0"}, want: "--max-streams"},
+		"bad auth":        {args: []string{"--auth", "ldap"}, want: "--auth"},
+		"oidc no issuer":  {args: []string{"--auth", "oidc", "--oidc-client-id", "tabula"}, want: "--oidc-issuer-url"},
+		"oidc no client":  {args: []string{"--auth", "oidc", "--oidc-issuer-url", "https://idp.example.com"}, want: "--oidc-client-id"},
+		"oidc plain http": {args: []string{"--auth", "oidc", "--oidc-issuer-url", "http://idp.example.com", "--oidc-client-id", "c"}, want: "--oidc-issuer-url"},
+		"oidc identity":   {args: []string{"--auth", "oidc", "--oidc-issuer-url", "https://idp.example.com", "--oidc-client-id", "c", "--oidc-identity", "both"}, want: "--oidc-identity"},
+		"idle timeout":    {args: []string{"--session-idle-timeout", "0s"}, want: "--session-idle-timeout"},
+		"short key":       {env: map[string]string{"TABULA_SESSION_KEY": base64.StdEncoding.EncodeToString([]byte("too short"))}, want: "TABULA_SESSION_KEY"},
+		"key not base64":  {env: map[string]string{"TABULA_SESSION_KEY": "not base64!"}, want: "TABULA_SESSION_KEY"},
 	} {
 		_, err := parseConfig(tc.args, env(tc.env))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -92,5 +109,77 @@ func TestInClusterFollowsTheServiceEnvironment(t *testing.T) {
 	}
 	if laptop.InCluster || !pod.InCluster {
 		t.Errorf("InCluster: laptop %v, pod %v", laptop.InCluster, pod.InCluster)
+	}
+}
+
+func TestParseConfigSignIn(t *testing.T) {
+	vars := env(map[string]string{
+		"TABULA_AUTH":               "oidc",
+		"TABULA_OIDC_ISSUER_URL":    "https://idp.example.com/realms/ops",
+		"TABULA_OIDC_CLIENT_ID":     "tabula",
+		"TABULA_OIDC_CLIENT_SECRET": "from-env",
+	})
+	cfg, err := parseConfig([]string{"--oidc-scopes", "email, groups,openid", "--oidc-identity", "impersonate",
+		"--oidc-groups-prefix", "oidc:", "--session-idle-timeout", "15m", "--session-max-age", "8h"}, vars)
+	if err != nil {
+		t.Fatal(err)
+	}
+	si := cfg.SignIn
+	want := web.OIDCConfig{
+		IssuerURL: "https://idp.example.com/realms/ops", ClientID: "tabula", ClientSecret: "from-env",
+		Scopes: []string{"email", "groups", "openid"}, UsernameClaim: "email", GroupsClaim: "groups",
+		Identity: "impersonate", GroupsPrefix: "oidc:",
+	}
+	if si.Mode != "oidc" || !reflect.DeepEqual(si.OIDC, want) || si.IdleTimeout != 15*time.Minute || si.MaxAge != 8*time.Hour {
+		t.Errorf("sign-in config = %+v", si)
+	}
+	if si.SecretOnCommandLine {
+		t.Error("a secret from the environment counted as on the command line")
+	}
+	cfg, err = parseConfig([]string{"--oidc-client-secret", "visible"}, vars)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cfg.SignIn.SecretOnCommandLine || cfg.SignIn.OIDC.ClientSecret != "visible" {
+		t.Errorf("flag secret: %+v", cfg.SignIn)
+	}
+	// Loopback issuers may be plain HTTP (a provider on the developer's machine).
+	if _, err := parseConfig([]string{"--auth", "oidc", "--oidc-issuer-url", "http://127.0.0.1:5556/dex", "--oidc-client-id", "c"}, env(nil)); err != nil {
+		t.Errorf("loopback http issuer: %v", err)
+	}
+}
+
+func TestSessionKeys(t *testing.T) {
+	k1, k2 := bytes.Repeat([]byte{1}, 32), bytes.Repeat([]byte{2}, 48)
+	b64 := base64.StdEncoding.EncodeToString
+	files := map[string]string{"/keys": b64(k1) + "\n" + b64(k2) + "\n", "/bad": "c2hvcnQ=\n"}
+	readFile := func(name string) ([]byte, error) {
+		if f, ok := files[name]; ok {
+			return []byte(f), nil
+		}
+		return nil, errors.New("no such file")
+	}
+	for name, tc := range map[string]struct {
+		si      signInConfig
+		want    [][]byte
+		wantErr string
+	}{
+		"none: a random one later": {si: signInConfig{}},
+		"env":                      {si: signInConfig{SessionKey: b64(k1)}, want: [][]byte{k1}},
+		"env, several, url-safe":   {si: signInConfig{SessionKey: base64.RawURLEncoding.EncodeToString(k2) + "," + b64(k1)}, want: [][]byte{k2, k1}},
+		"file wins, rotation":      {si: signInConfig{SessionKeyFile: "/keys", SessionKey: b64(k2)}, want: [][]byte{k1, k2}},
+		"file missing":             {si: signInConfig{SessionKeyFile: "/nope"}, wantErr: "--session-key-file"},
+		"file short key":           {si: signInConfig{SessionKeyFile: "/bad"}, wantErr: "at least 32"},
+	} {
+		got, err := tc.si.sessionKeys(readFile)
+		if tc.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("%s: err %v, want %q", name, err, tc.wantErr)
+			}
+			continue
+		}
+		if err != nil || !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: keys %v, %v; want %v", name, got, err, tc.want)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime/debug"
+	"time"
 
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
@@ -45,6 +46,14 @@ func run(ctx context.Context, cfg config, logOut io.Writer) error {
 			log.Warn("context's server is plain HTTP: requests are not encrypted", "name", c.Name, "server", c.Server)
 		}
 	}
+	si := cfg.SignIn
+	keys, err := si.sessionKeys(os.ReadFile)
+	if err != nil {
+		return err
+	}
+	if si.SecretOnCommandLine {
+		log.Warn("--oidc-client-secret was given as a flag, which every user of this machine can read in the process list; prefer TABULA_OIDC_CLIENT_SECRET")
+	}
 	deps := web.Deps{
 		Clusters:       clusters,
 		Metrics:        metrics,
@@ -54,6 +63,10 @@ func run(ctx context.Context, cfg config, logOut io.Writer) error {
 		AllowedHosts:   cfg.AllowedHosts,
 		InCluster:      cfg.InCluster,
 		MaxStreams:     cfg.MaxStreams,
+		Auth: web.AuthConfig{
+			Mode: si.Mode, OIDC: si.OIDC, Keys: keys,
+			IdleTimeout: si.IdleTimeout, MaxAge: si.MaxAge, ExternalURL: cfg.ExternalURL,
+		},
 	}
 	if origin := cfg.ExternalOrigin(); origin != "" {
 		deps.ExternalOrigins = []string{origin}
@@ -61,6 +74,15 @@ func run(ctx context.Context, cfg config, logOut io.Writer) error {
 	srv, err := web.New(deps)
 	if err != nil {
 		return err
+	}
+	log.Info("sign-in", "mode", si.Mode)
+	if si.Mode == web.ModeOIDC {
+		log.Info("OIDC", "issuer", si.OIDC.IssuerURL, "clientID", si.OIDC.ClientID, "identity", si.OIDC.Identity, "scopes", si.OIDC.Scopes)
+		discoverCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		if err := srv.DiscoverSignIn(discoverCtx); err != nil {
+			log.Warn("the OIDC provider could not be reached; sign-in will try again", "error", err)
+		}
+		cancel()
 	}
 	return srv.Serve(ctx, cfg.Listen, func(addr string) {
 		log.Info("serving", "url", "http://"+addr+"/")

@@ -59,6 +59,41 @@ export function parseJSON(bytes) {
 // (1000) or refused for good (policy, protocol).
 const FINAL_CLOSES = new Set([1000, 1002, 1003, 1007, 1008]);
 
+// CLOSE_SESSION_ENDED: the session the stream was opened with ended, or its
+// credential was replaced (a refreshed token). Reconnecting at once carries
+// the current one, or finds that the user must sign in again.
+export const CLOSE_SESSION_ENDED = 4001;
+
+// sessionGone asks the console whether this browser's session has ended:
+// a refused WebSocket handshake shows a page only a failed connection.
+// Pages of sign-in modes name the question's URL (body[data-session-check]).
+export async function sessionGone(doc = document) {
+  const url = doc.body?.dataset.sessionCheck;
+  if (!url) return false;
+  try {
+    const resp = await fetch(url, { credentials: "same-origin", cache: "no-store" });
+    return resp.status === 401;
+  } catch {
+    return false;
+  }
+}
+
+// showSessionEnded reveals the page's "Your session ended — sign in again"
+// notice, its link coming back to this page.
+export function showSessionEnded(doc = document) {
+  const note = doc.querySelector("[data-session-ended]");
+  if (!note) return;
+  const link = note.querySelector("[data-sign-in]");
+  if (link) {
+    const u = new URL(link.getAttribute("href"), location.href);
+    u.searchParams.set("return", location.pathname + location.search);
+    link.setAttribute("href", u.pathname + u.search);
+  }
+  note.hidden = false;
+}
+
+export const SESSION_ENDED_TEXT = "Your session ended — sign in again";
+
 // ChannelSocket keeps one channel-framed WebSocket open, reconnecting with
 // jittered exponential backoff. url() is asked again on every attempt, so a
 // page can resume from what it saw last.
@@ -110,11 +145,40 @@ export class ChannelSocket {
         this.on.closed?.(e);
         return;
       }
-      const wait = this.delay * (0.75 + Math.random() / 2);
-      this.delay = Math.min(this.delay * 2, 15000);
-      this.on.status?.("retrying", `Reconnecting in ${Math.round(wait / 1000)} s…`);
-      this.timer = setTimeout(() => this.connect(), wait);
+      if (e.code === CLOSE_SESSION_ENDED) {
+        // Not a failure: back at once, spread over a moment so the page's
+        // sockets and other tabs do not all arrive together.
+        this.on.status?.("retrying", "Reconnecting…");
+        this.timer = setTimeout(() => this.connect(), 100 + Math.random() * 400);
+        return;
+      }
+      if (!opened) {
+        // Refused before it opened: a session that ended must not make
+        // the page knock forever.
+        sessionGone().then((gone) => {
+          if (this.stopped || this.ws !== ws) return;
+          if (gone) this.sessionEnded(e);
+          else this.retry();
+        });
+        return;
+      }
+      this.retry();
     };
+  }
+
+  retry() {
+    const wait = this.delay * (0.75 + Math.random() / 2);
+    this.delay = Math.min(this.delay * 2, 15000);
+    this.on.status?.("retrying", `Reconnecting in ${Math.round(wait / 1000)} s…`);
+    this.timer = setTimeout(() => this.connect(), wait);
+  }
+
+  // sessionEnded stops for good and says why, with a way to sign in.
+  sessionEnded(e) {
+    this.stopped = true;
+    showSessionEnded();
+    this.on.status?.("error", SESSION_ENDED_TEXT);
+    this.on.closed?.(e);
   }
 
   stop() {

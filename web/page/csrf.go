@@ -31,20 +31,35 @@ func csrfCookie(secure bool) string {
 	return "tabula_csrf"
 }
 
-// CSRF guards every request that is not a read with a double-submit token:
-// the form (or header) must repeat the browser's token cookie, which a
-// cross-site page can neither read nor set. A request that comes from
-// another origin (Origin or Sec-Fetch-Site says so) is refused even with a
-// token. It sits on the whole server, so no mutating route can forget it.
-// Until sign-in exists the token is per browser; sessions will bind it.
+// IsTLS says whether the browser reached the console over TLS: then
+// cookies are Secure and __Host- prefixed.
+func IsTLS(c echo.Context) bool { return c.Scheme() == "https" }
+
+const ctxKeyBoundCSRF = "tabula.csrf.bound"
+
+// BindCSRF makes token the request's CSRF token instead of the browser's
+// token cookie: sign-in derives it from the session, so a token is good
+// for one session only and changes at every login. The sign-in middleware
+// calls it before CSRF runs.
+func BindCSRF(c echo.Context, token string) { c.Set(ctxKeyBoundCSRF, token) }
+
+// CSRF guards every request that is not a read with a token the form (or
+// header) must repeat. Signed in, the token is bound to the session
+// (BindCSRF); otherwise it is a double-submit token, the browser's token
+// cookie, which a cross-site page can neither read nor set. A request that
+// comes from another origin (Origin or Sec-Fetch-Site says so) is refused
+// even with a token. It sits on the whole server, so no mutating route can
+// forget it.
 func CSRF(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
-		secure := c.Scheme() == "https"
+		secure := IsTLS(c)
 		name := csrfCookie(secure)
-		token := ""
-		if ck, err := req.Cookie(name); err == nil && validToken(ck.Value) {
-			token = ck.Value
+		token, bound := c.Get(ctxKeyBoundCSRF).(string)
+		if !bound {
+			if ck, err := req.Cookie(name); err == nil && validToken(ck.Value) {
+				token = ck.Value
+			}
 		}
 		if !safeMethod(req.Method) {
 			if err := checkSameOrigin(req); err != nil {

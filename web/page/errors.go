@@ -44,6 +44,13 @@ func Classify(err error) views.ErrorPage {
 }
 
 func classifyStatus(err error) views.ErrorPage {
+	var signIn *SignInRequired
+	if errors.As(err, &signIn) {
+		return views.ErrorPage{
+			Code: http.StatusUnauthorized, Title: titleFor(http.StatusUnauthorized), Reason: "Unauthorized", Message: signIn.Message,
+			Links: []views.Link{{Label: "Sign in", Href: signIn.SignIn}},
+		}
+	}
 	var he *echo.HTTPError
 	if errors.As(err, &he) {
 		msg := fmt.Sprint(he.Message)
@@ -161,7 +168,7 @@ func (e *Env) HandleError(err error, c echo.Context) {
 	if p.Code == http.StatusMisdirectedRequest {
 		p.Layout = views.Layout{Title: p.Title, Assets: e.assets}
 	} else {
-		e.frameError(ctx, c, &p)
+		e.frameError(ctx, c, err, &p)
 	}
 	var buf bytes.Buffer
 	if rerr := views.Error(p).Render(ctx, &buf); rerr != nil {
@@ -175,7 +182,13 @@ func (e *Env) HandleError(err error, c echo.Context) {
 }
 
 // frameError puts an error page in its context's frame, with ways onward.
-func (e *Env) frameError(ctx context.Context, c echo.Context, p *views.ErrorPage) {
+func (e *Env) frameError(ctx context.Context, c echo.Context, err error, p *views.ErrorPage) {
+	var signIn *SignInRequired
+	if errors.As(err, &signIn) {
+		// Whoever is not signed in learns nothing about the clusters.
+		p.Layout = e.Layout(ctx, "", p.Title)
+		return
+	}
 	if c.Request().Method == http.MethodGet && (p.Code >= 500 || p.Code == http.StatusTooManyRequests) {
 		p.RetryHref = RequestURL(c)
 	}
@@ -238,3 +251,13 @@ func (e *ActionError) describe() string {
 	}
 	return s + "."
 }
+
+// SignInRequired is a request that needs a session it does not carry (none,
+// or one that ended): 401, with a way to sign in and nothing else.
+type SignInRequired struct {
+	Message string
+	// SignIn is the sign-in page, returning to where the user was.
+	SignIn templ.SafeURL
+}
+
+func (e *SignInRequired) Error() string { return "sign-in required: " + e.Message }

@@ -56,6 +56,7 @@ func (e *Env) Layout(ctx context.Context, contextName, title string) views.Layou
 	}
 	f := flashOf(ctx)
 	l.Notice, l.ClearDraft = f.Message, f.ClearDraft
+	l.Session = e.sessionBar(ctx, contextName)
 	if contextName == "" {
 		return l
 	}
@@ -163,4 +164,21 @@ func GroupLabel(group string) string {
 func (e *Env) WithEditor(l views.Layout) views.Layout {
 	l.Assets.Editor = e.assets.Editor
 	return l
+}
+
+// sessionBar is the header's sign-in state: the signed-in user, or in
+// kubeconfig mode whose identity every visitor borrows.
+func (e *Env) sessionBar(ctx context.Context, contextName string) views.SessionBar {
+	r, ok := requesterFrom(ctx)
+	if !ok || r.Mode == ModeKubeconfig {
+		if contextName == "" {
+			contextName = e.Clusters.Current()
+		}
+		return views.SessionBar{SharedIdentity: contextName}
+	}
+	b := views.SessionBar{SessionCheck: SessionCheckURL, SignIn: SignInURL("")}
+	if r.User != "" {
+		b.User, b.Groups, b.SignOut = r.User, r.Groups, SignOutURL
+	}
+	return b
 }

@@ -1,6 +1,8 @@
 package page
 
 import (
+	"context"
+
 	"github.com/labstack/echo/v4"
 
 	"github.com/tabula-console/tabula/apiclient"
@@ -39,8 +41,21 @@ type Requester struct {
 
 const ctxKeyRequester = "tabula.requester"
 
+type requesterKey struct{}
+
 // SetRequester records who the request acts for; only web/auth calls it.
-func SetRequester(c echo.Context, r Requester) { c.Set(ctxKeyRequester, r) }
+// The request's context carries it too, for the page frame's header.
+func SetRequester(c echo.Context, r Requester) {
+	c.Set(ctxKeyRequester, r)
+	req := c.Request()
+	c.SetRequest(req.WithContext(context.WithValue(req.Context(), requesterKey{}, r)))
+}
+
+// requesterFrom is the Requester SetRequester put in ctx, if any.
+func requesterFrom(ctx context.Context) (Requester, bool) {
+	r, ok := ctx.Value(requesterKey{}).(Requester)
+	return r, ok
+}
 
 // RequesterOf is who the request acts for. A request the sign-in
 // middleware did not see acts in kubeconfig mode.

@@ -16,6 +16,23 @@ import (
 // features' model builders from these: a URL taken from API data stays a
 // string, so templ sanitises it.
 
+// The sign-in pages (web/auth serves them).
+const (
+	SignOutURL      templ.SafeURL = "/auth/logout"
+	SignedOutURL    templ.SafeURL = "/auth/signed-out"
+	SessionCheckURL templ.SafeURL = "/auth/session"
+	TokenSignInURL  templ.SafeURL = "/auth/token"
+)
+
+// SignInURL is the sign-in page, going on to returnTo (a console path)
+// once signed in; "" goes on to the home page.
+func SignInURL(returnTo string) templ.SafeURL {
+	if returnTo == "" {
+		return "/auth/login"
+	}
+	return templ.SafeURL("/auth/login?" + url.Values{"return": {returnTo}}.Encode())
+}
+
 // ContextHome is the home page of a context.
 func ContextHome(name string) templ.SafeURL {
 	return templ.SafeURL("/c/" + url.PathEscape(name) + "/")

@@ -25,13 +25,25 @@ type Stream struct {
 // help. It is safe to call more than once.
 func (s *Stream) Finish(err error) { s.finish(err) }
 
+// CloseSessionEnded is the close code of a stream whose session ended or
+// whose credential was replaced (a refreshed token): no stream outlives the
+// credential it was opened with. The page reconnects at once, with the
+// session's current credential, or learns that it must sign in again.
+const CloseSessionEnded = 4001
+
 // Upgrade turns the request into a channel-framed WebSocket. input says
 // whether the endpoint reads channel 0; one that does not accepts only tiny
 // messages and queues none. On refusal the response (403 or 400 with its
 // reason) is already written and Upgrade returns nil, nil: the handler
-// simply returns.
+// simply returns. The stream ends, closed with CloseSessionEnded, when the
+// requester's session does (Requester.Ends).
 func (e *Env) Upgrade(c echo.Context, input bool) (*Stream, error) {
-	conn, err := streaming.Upgrade(c.Response(), c.Request(), e.streamOptions(input))
+	opts := e.streamOptions(input)
+	// Cookies set on the way here (a refreshed session) go out with the 101.
+	if cookies := c.Response().Header().Values("Set-Cookie"); len(cookies) > 0 {
+		opts.Header = http.Header{"Set-Cookie": cookies}
+	}
+	conn, err := streaming.Upgrade(c.Response(), c.Request(), opts)
 	if err != nil {
 		e.Log.Debug("WebSocket upgrade refused", "path", c.Request().URL.Path, "error", err)
 		return nil, nil
@@ -43,18 +55,10 @@ func (e *Env) Upgrade(c echo.Context, input bool) (*Stream, error) {
 	// A hijacked connection's request context outlives the socket; the
 	// stream's context ends with whichever ends first.
 	ctx, cancel := context.WithCancel(c.Request().Context())
-	go func() {
-		select {
-		case <-conn.Done():
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
 	s := &Stream{Conn: conn, Context: ctx}
 	var once sync.Once
-	s.finish = func(err error) {
+	end := func(err error, code int) {
 		once.Do(func() {
-			code := websocket.CloseNormalClosure
 			if err != nil && ctx.Err() == nil {
 				st := StatusFor(err)
 				_ = conn.SendStatus(ctx, &st)
@@ -67,6 +71,17 @@ func (e *Env) Upgrade(c echo.Context, input bool) (*Stream, error) {
 			e.sockets.Dec()
 		})
 	}
+	s.finish = func(err error) { end(err, websocket.CloseNormalClosure) }
+	ends := RequesterOf(c).Ends // nil never fires
+	go func() {
+		select {
+		case <-conn.Done():
+			cancel()
+		case <-ends:
+			end(nil, CloseSessionEnded)
+		case <-ctx.Done():
+		}
+	}()
 	return s, nil
 }
 

@@ -1,0 +1,538 @@
+package auth_test
+
+import (
+	"bytes"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/big"
+	"net"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/oauth2-proxy/mockoidc"
+	authenticationv1 "k8s.io/api/authentication/v1"
+
+	"github.com/tabula-console/tabula/apiclient"
+	"github.com/tabula-console/tabula/apiclient/apitest"
+	"github.com/tabula-console/tabula/static"
+	"github.com/tabula-console/tabula/web"
+	"github.com/tabula-console/tabula/web/auth"
+)
+
+// testKeys are the session keys of every test console.
+var testKeys = [][]byte{bytes.Repeat([]byte("k"), 32)}
+
+// clock is the console's clock: real time moved on by what a test skips.
+type clock struct {
+	mu     sync.Mutex
+	offset time.Duration
+}
+
+func (c *clock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return time.Now().Add(c.offset)
+}
+
+func (c *clock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.offset += d
+}
+
+// idp is mockoidc served over TLS (its RunTLS does not: NOTES §3), with
+// hooks to watch and doctor what it answers.
+type idp struct {
+	m      *mockoidc.MockOIDC
+	caFile string
+	cert   *x509.Certificate
+
+	mu sync.Mutex
+	// grants counts token requests by grant_type.
+	grants map[string]int
+	// issued is every token the provider handed out.
+	issued []string
+	// endSession, when set, is advertised as end_session_endpoint.
+	endSession string
+	// rewrite, when set, replaces the ID token of token responses.
+	rewrite func(idToken string) string
+	// refuse answers token requests with this status and OAuth error.
+	refuseStatus int
+}
+
+func newIDP(t *testing.T) *idp {
+	t.Helper()
+	p := &idp{grants: map[string]int{}}
+	certPEM, keyPEM, cert := selfSigned(t)
+	p.cert = cert
+	p.caFile = filepath.Join(t.TempDir(), "idp-ca.pem")
+	if err := os.WriteFile(p.caFile, certPEM, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pair, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := mockoidc.NewServer(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.AddMiddleware(p.middleware); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}
+	if err := m.Start(tls.NewListener(ln, cfg), cfg); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = m.Shutdown() })
+	p.m = m
+	return p
+}
+
+// selfSigned is a CA certificate for 127.0.0.1 and its key, PEM encoded.
+func selfSigned(t *testing.T) (certPEM, keyPEM []byte, cert *x509.Certificate) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber:          big.NewInt(1),
+		Subject:               pkix.Name{CommonName: "mockoidc test CA"},
+		NotBefore:             time.Now().Add(-time.Hour),
+		NotAfter:              time.Now().Add(24 * time.Hour),
+		IsCA:                  true,
+		BasicConstraintsValid: true,
+		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		IPAddresses:           []net.IP{net.ParseIP("127.0.0.1")},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kder, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err = x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}), cert
+}
+
+func (p *idp) middleware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case mockoidc.TokenEndpoint:
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			form, _ := url.ParseQuery(string(body))
+			p.mu.Lock()
+			p.grants[form.Get("grant_type")]++
+			refuse := p.refuseStatus
+			p.mu.Unlock()
+			if refuse != 0 {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(refuse)
+				_, _ = io.WriteString(w, `{"error":"invalid_grant","error_description":"refused by the test"}`)
+				return
+			}
+			rec := httptest.NewRecorder()
+			next.ServeHTTP(rec, r)
+			out := rec.Body.Bytes()
+			if rec.Code == http.StatusOK {
+				var tr map[string]any
+				if json.Unmarshal(out, &tr) == nil {
+					p.mu.Lock()
+					for _, k := range []string{"access_token", "id_token", "refresh_token"} {
+						if s, _ := tr[k].(string); s != "" {
+							p.issued = append(p.issued, s)
+						}
+					}
+					if id, _ := tr["id_token"].(string); id != "" && p.rewrite != nil {
+						tr["id_token"] = p.rewrite(id)
+						if tr["id_token"] == "" {
+							delete(tr, "id_token")
+						}
+					}
+					p.mu.Unlock()
+					out, _ = json.Marshal(tr)
+				}
+			}
+			for k, v := range rec.Header() {
+				w.Header()[k] = v
+			}
+			w.Header().Del("Content-Length")
+			w.WriteHeader(rec.Code)
+			_, _ = w.Write(out)
+		case mockoidc.DiscoveryEndpoint:
+			rec := httptest.NewRecorder()
+			next.ServeHTTP(rec, r)
+			var doc map[string]any
+			_ = json.Unmarshal(rec.Body.Bytes(), &doc)
+			p.mu.Lock()
+			if p.endSession != "" {
+				doc["end_session_endpoint"] = p.endSession
+			}
+			p.mu.Unlock()
+			w.Header().Set("Content-Type", "application/json")
+			_ = json.NewEncoder(w).Encode(doc)
+		default:
+			next.ServeHTTP(w, r)
+		}
+	})
+}
+
+func (p *idp) grantCount(grant string) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.grants[grant]
+}
+
+func (p *idp) tokens() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.issued...)
+}
+
+func (p *idp) set(f func(p *idp)) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	f(p)
+}
+
+// users of the tests, as the contract names them.
+var (
+	alice = &mockoidc.MockUser{Subject: "u-alice", Email: "alice@example.com", EmailVerified: true, PreferredUsername: "alice", Groups: []string{"tabula:viewers"}}
+	bob   = &mockoidc.MockUser{Subject: "u-bob", Email: "bob@example.com", EmailVerified: true, PreferredUsername: "bob", Groups: []string{"tabula:editors"}}
+)
+
+// options of a test console.
+type options struct {
+	mode     string // "" is oidc
+	tls      bool
+	identity string
+	idle     time.Duration
+	maxAge   time.Duration
+	// consoleToken is the kubeconfig's own token, which the fake then
+	// demands (impersonation); "" lets any token through.
+	consoleToken string
+}
+
+// console is Tabula over the apitest fake, signing in with idp.
+type console struct {
+	t     *testing.T
+	srv   *httptest.Server
+	fake  *apitest.Server
+	idp   *idp
+	clock *clock
+	logs  *syncBuffer
+	// pool trusts the console's and the provider's certificates.
+	pool *x509.CertPool
+}
+
+// tokens every test's token-mode fake knows.
+var tokenUsers = map[string]authenticationv1.UserInfo{
+	"alice-token": {Username: "alice", Groups: []string{"team-a", "system:authenticated"}},
+}
+
+func newConsole(t *testing.T, o options) *console {
+	t.Helper()
+	if o.mode == "" {
+		o.mode = web.ModeOIDC
+	}
+	fake := apitest.NewServer(t, apitest.CoreV1())
+	fake.Token = o.consoleToken
+	fake.Add(apitest.Pod("demo", "web-1", map[string]string{"app": "web"}))
+	fake.Override(apitest.SelfSubjectReviewPath, apitest.SelfSubjectReviews(tokenUsers))
+	c := &console{t: t, fake: fake, clock: &clock{}, logs: &syncBuffer{}, pool: x509.NewCertPool()}
+	cfg := web.AuthConfig{Mode: o.mode, Keys: testKeys, IdleTimeout: o.idle, MaxAge: o.maxAge, Now: c.clock.now}
+	if o.mode == web.ModeOIDC {
+		c.idp = newIDP(t)
+		c.pool.AddCert(c.idp.cert)
+		mc := c.idp.m.Config()
+		cfg.OIDC = web.OIDCConfig{
+			IssuerURL: mc.Issuer, ClientID: mc.ClientID, ClientSecret: mc.ClientSecret, CAFile: c.idp.caFile,
+			Scopes: []string{"openid", "email", "profile", "groups"}, UsernameClaim: "email", GroupsClaim: "groups",
+			Identity: o.identity, GroupsPrefix: "oidc:",
+		}
+	}
+	clusters, err := apiclient.FromKubeconfig(fake.Kubeconfig("dev"), apiclient.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.NewTextHandler(c.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	srv, err := web.New(web.Deps{Clusters: clusters, Metrics: web.NewMetrics(), Static: static.FS, Log: log, Auth: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.srv = httptest.NewUnstartedServer(srv.Handler())
+	if o.tls {
+		c.srv.StartTLS()
+		c.pool.AddCert(c.srv.Certificate())
+	} else {
+		c.srv.Start()
+	}
+	t.Cleanup(c.srv.Close)
+	return c
+}
+
+// url is a console URL.
+func (c *console) url(path string) string { return c.srv.URL + path }
+
+// syncBuffer is the console's log.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// browser is one browser: a cookie jar, redirects followed one at a time,
+// every response kept (to look for tokens in them).
+type browser struct {
+	t      *testing.T
+	c      *console
+	client *http.Client
+
+	mu   sync.Mutex
+	seen []string
+}
+
+func (c *console) browser() *browser {
+	c.t.Helper()
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: c.pool, MinVersion: tls.VersionTLS12}}
+	c.t.Cleanup(tr.CloseIdleConnections)
+	return &browser{t: c.t, c: c, client: &http.Client{
+		Jar: jar, Transport: tr, Timeout: 30 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}}
+}
+
+// page is one response, its body read.
+type page struct {
+	resp *http.Response
+	body string
+}
+
+func (p page) code() int        { return p.resp.StatusCode }
+func (p page) location() string { return p.resp.Header.Get("Location") }
+
+func (p page) doc(t *testing.T) *goquery.Document {
+	t.Helper()
+	d, err := goquery.NewDocumentFromReader(strings.NewReader(p.body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// testid is the text of the first element with that data-testid.
+func (p page) testid(t *testing.T, id string) string {
+	t.Helper()
+	return strings.TrimSpace(p.doc(t).Find("[data-testid=" + id + "]").First().Text())
+}
+
+func (p page) has(t *testing.T, id string) bool {
+	t.Helper()
+	return p.doc(t).Find("[data-testid="+id+"]").Length() > 0
+}
+
+// do sends req (one hop) and records the response.
+func (b *browser) do(req *http.Request) page {
+	b.t.Helper()
+	resp, err := b.client.Do(req)
+	if err != nil {
+		b.t.Fatalf("%s %s: %v", req.Method, req.URL, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	var dump strings.Builder
+	fmt.Fprintf(&dump, "%s %s → %d\n", req.Method, req.URL, resp.StatusCode)
+	_ = resp.Header.Write(&dump)
+	dump.Write(body)
+	b.mu.Lock()
+	b.seen = append(b.seen, dump.String())
+	b.mu.Unlock()
+	return page{resp: resp, body: string(body)}
+}
+
+// get fetches an absolute URL or a console path, one hop.
+func (b *browser) get(u string, hdr ...string) page {
+	b.t.Helper()
+	if strings.HasPrefix(u, "/") {
+		u = b.c.url(u)
+	}
+	req, err := http.NewRequest(http.MethodGet, u, nil)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	return b.do(req)
+}
+
+// post sends a form to a console path as a same-origin browser does.
+func (b *browser) post(path string, v url.Values) page {
+	b.t.Helper()
+	req, err := http.NewRequest(http.MethodPost, b.c.url(path), strings.NewReader(v.Encode()))
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", b.c.srv.URL)
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	return b.do(req)
+}
+
+// follow fetches u and follows redirects (across the console and the
+// provider), returning every hop.
+func (b *browser) follow(u string) []page {
+	b.t.Helper()
+	var hops []page
+	for range 10 {
+		p := b.get(u)
+		hops = append(hops, p)
+		if p.code() < 300 || p.code() >= 400 {
+			return hops
+		}
+		next, err := p.resp.Request.URL.Parse(p.location())
+		if err != nil {
+			b.t.Fatal(err)
+		}
+		u = next.String()
+	}
+	b.t.Fatalf("more than 10 redirects from %s", u)
+	return nil
+}
+
+// login signs user in through the provider, starting at the sign-in page
+// with return ret, and returns the page it lands on.
+func (b *browser) login(user mockoidc.User, ret string) page {
+	b.t.Helper()
+	b.c.idp.m.QueueUser(user)
+	hops := b.follow("/auth/login?" + url.Values{"return": {ret}}.Encode())
+	last := hops[len(hops)-1]
+	if last.code() != http.StatusOK {
+		b.t.Fatalf("login ended with %d at %s:\n%s", last.code(), last.resp.Request.URL, last.body)
+	}
+	return last
+}
+
+// startLogin begins a login and stops at the provider's redirect back to
+// the console: the callback URL, not yet visited.
+func (b *browser) startLogin(user mockoidc.User, ret string) *url.URL {
+	b.t.Helper()
+	b.c.idp.m.QueueUser(user)
+	toIDP := b.get("/auth/login?" + url.Values{"return": {ret}}.Encode())
+	if toIDP.code() != http.StatusFound {
+		b.t.Fatalf("/auth/login: %d, want 302 to the provider; body:\n%s", toIDP.code(), toIDP.body)
+	}
+	back := b.get(toIDP.location())
+	if back.code() != http.StatusFound {
+		b.t.Fatalf("the provider answered %d: %s", back.code(), back.body)
+	}
+	u, err := url.Parse(back.location())
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	return u
+}
+
+// cookies are the browser's cookies for the console.
+func (b *browser) cookies() []*http.Cookie {
+	u, _ := url.Parse(b.c.srv.URL)
+	return b.client.Jar.Cookies(u)
+}
+
+// cookie is the value of the named console cookie, or "".
+func (b *browser) cookie(name string) string {
+	for _, ck := range b.cookies() {
+		if ck.Name == name {
+			return ck.Value
+		}
+	}
+	return ""
+}
+
+// session opens the browser's session cookie.
+func (b *browser) session(name string) auth.Session {
+	b.t.Helper()
+	var v strings.Builder
+	v.WriteString(b.cookie(name))
+	for i := 1; ; i++ {
+		part := b.cookie(fmt.Sprintf("%s.%d", name, i))
+		if part == "" {
+			break
+		}
+		v.WriteString(part)
+	}
+	s, err := auth.OpenSessionCookie(testKeys, v.String())
+	if err != nil {
+		b.t.Fatalf("session cookie %s: %v", name, err)
+	}
+	return s
+}
+
+// signOutToken is the CSRF token of the sign-out form on p.
+func signOutToken(t *testing.T, p page) string {
+	t.Helper()
+	v, ok := p.doc(t).Find("form.sign-out-form input[name=_csrf]").Attr("value")
+	if !ok || v == "" {
+		t.Fatalf("no sign-out form with a CSRF token on the page:\n%s", p.body)
+	}
+	return v
+}
+
+// bearers are the bearer tokens the fake API server received.
+func (c *console) bearers() []string {
+	var out []string
+	for _, r := range c.fake.Requests() {
+		if a := r.Header.Get("Authorization"); strings.HasPrefix(a, "Bearer ") {
+			out = append(out, strings.TrimPrefix(a, "Bearer "))
+		}
+	}
+	return out
+}

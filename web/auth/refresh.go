@@ -1,0 +1,130 @@
+package auth
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/singleflight"
+)
+
+// Bounds of the refreshed-token cache.
+const (
+	maxRefreshed = 4096
+	// refreshedTTL is how long a refresh's result serves requests that
+	// still carry the cookie from before it.
+	refreshedTTL = 2 * time.Minute
+	// refreshTimeout bounds one refresh at the provider.
+	refreshTimeout = 15 * time.Second
+	// retryRefreshAfter is how soon a session's failed refresh is tried
+	// again: a provider that is down is not asked by every request.
+	retryRefreshAfter = 10 * time.Second
+)
+
+// tokens are what a refresh replaces in a session.
+type tokens struct {
+	Token        string
+	RefreshToken string
+	IssuedAt     int64
+	Expiry       int64
+	User         string
+	Groups       []string
+	Subject      string
+}
+
+// refresher refreshes a session's tokens at most once at a time per
+// session, and remembers the outcome for a while: a page's requests, its
+// streams reconnecting and other tabs all carry the same cookie and arrive
+// together, and all of them must get the one refreshed token rather than
+// each refresh again (a refresh token may be single-use).
+type refresher struct {
+	flight singleflight.Group
+	// refresh asks the provider for new tokens.
+	refresh func(ctx context.Context, s Session) (tokens, error)
+	now     func() time.Time
+
+	mu   sync.Mutex
+	done map[string]outcome // by session ID
+}
+
+// outcome is a refresh of the token issued at from: tokens or an error,
+// good until until.
+type outcome struct {
+	from   int64
+	tokens tokens
+	err    error
+	until  time.Time
+}
+
+func newRefresher(refresh func(context.Context, Session) (tokens, error), now func() time.Time) *refresher {
+	return &refresher{refresh: refresh, now: now, done: map[string]outcome{}}
+}
+
+// tokensFor returns s's tokens refreshed: what this session's refresh from
+// the same token gave lately, else the provider's answer, asked once for
+// all concurrent callers. The refresh outlives a caller that leaves.
+func (r *refresher) tokensFor(ctx context.Context, s Session) (tokens, error) {
+	if o, ok := r.recent(s); ok {
+		return o.tokens, o.err
+	}
+	v, err, _ := r.flight.Do(s.ID, func() (any, error) {
+		if o, ok := r.recent(s); ok {
+			return o.tokens, o.err
+		}
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), refreshTimeout)
+		defer cancel()
+		t, err := r.refresh(ctx, s)
+		r.remember(s, t, err)
+		return t, err
+	})
+	if err != nil {
+		return tokens{}, err
+	}
+	t, ok := v.(tokens)
+	if !ok {
+		return tokens{}, errors.New("auth: refresh returned no tokens")
+	}
+	return t, nil
+}
+
+func (r *refresher) recent(s Session) (outcome, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	o, ok := r.done[s.ID]
+	if !ok || o.from != s.IssuedAt || !r.now().Before(o.until) {
+		return outcome{}, false
+	}
+	return o, true
+}
+
+func (r *refresher) remember(s Session, t tokens, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now := r.now()
+	if len(r.done) >= maxRefreshed {
+		for id, o := range r.done {
+			if !now.Before(o.until) {
+				delete(r.done, id)
+			}
+		}
+	}
+	if len(r.done) >= maxRefreshed {
+		for id := range r.done {
+			delete(r.done, id) // any one: its requests refresh again
+			break
+		}
+	}
+	o := outcome{from: s.IssuedAt, tokens: t, err: err, until: now.Add(refreshedTTL)}
+	if err != nil {
+		o.until = now.Add(retryRefreshAfter)
+	}
+	r.done[s.ID] = o
+}
+
+// forget drops what is remembered of a session (logout).
+func (r *refresher) forget(sid string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.done, sid)
+}
