@@ -28,9 +28,11 @@ func run(ctx context.Context, cfg config, logOut io.Writer) error {
 	clusters, err := apiclient.Load(apiclient.LoadOptions{
 		Kubeconfig: cfg.Kubeconfig,
 		Context:    cfg.Context,
-		Observer:   metrics,
-		UserAgent:  "tabula",
-		Log:        log,
+		// In a pod: the service account's files, read as client-go does.
+		ServiceAccountDir: cfg.ServiceAccountDir,
+		Observer:          metrics,
+		UserAgent:         "tabula",
+		Log:               log,
 	})
 	if err != nil {
 		return err
