@@ -9,7 +9,7 @@ import (
 func TestURLBuildersCarryTheBasePath(t *testing.T) {
 	deploys := apiclient.Resource{Group: "apps", Version: "v1", Name: "deployments", Namespaced: true}
 	for base, want := range map[string][]string{
-		"": {"/", "/c/dev%2Fx/", "/c/dev%2Fx/jump", "/c/dev%2Fx/apis/apps/v1/namespaces/demo/deployments/web", "/c/dev%2Fx/apis/apps/v1/namespaces/demo/deployments/web/edit", "/c/dev%2Fx/apis/apps/v1/namespaces/demo/deployments/new"},
+		"":        {"/", "/c/dev%2Fx/", "/c/dev%2Fx/jump", "/c/dev%2Fx/apis/apps/v1/namespaces/demo/deployments/web", "/c/dev%2Fx/apis/apps/v1/namespaces/demo/deployments/web/edit", "/c/dev%2Fx/apis/apps/v1/namespaces/demo/deployments/new"},
 		"/tabula": {"/tabula/", "/tabula/c/dev%2Fx/", "/tabula/c/dev%2Fx/jump", "/tabula/c/dev%2Fx/apis/apps/v1/namespaces/demo/deployments/web", "/tabula/c/dev%2Fx/apis/apps/v1/namespaces/demo/deployments/web/edit", "/tabula/c/dev%2Fx/apis/apps/v1/namespaces/demo/deployments/new"},
 	} {
 		ctx := WithBasePath(t.Context(), base)
