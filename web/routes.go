@@ -29,10 +29,12 @@ func (s *Server) routes() *echo.Echo {
 	bounded := s.env.Bounded
 
 	// Operations.
-	e.GET("/healthz", s.healthz)                             // liveness
-	e.GET("/readyz", bounded(s.readyz))                      // readiness: the current context's API server answers
-	e.GET("/metrics", echo.WrapHandler(s.metrics.Handler())) // Prometheus exposition
-	e.GET(assetPrefix+"*", s.assets.handle)                  // fingerprinted static files (modules in folders too), cached forever
+	e.GET("/healthz", s.healthz)        // liveness
+	e.GET("/readyz", bounded(s.readyz)) // readiness: the current context's API server answers
+	if s.metricsListen == "" {
+		e.GET("/metrics", echo.WrapHandler(s.metrics.Handler())) // Prometheus exposition (else on its own listener: Serve)
+	}
+	e.GET(assetPrefix+"*", s.assets.handle) // fingerprinted static files (modules in folders too), cached forever
 
 	// Pages.
 	e.GET("/", s.root)                                // → the current context's home

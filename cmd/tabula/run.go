@@ -56,6 +56,8 @@ func run(ctx context.Context, cfg config, logOut io.Writer) error {
 		AllowedHosts:   cfg.AllowedHosts,
 		InCluster:      cfg.InCluster,
 		MaxStreams:     cfg.MaxStreams,
+		BasePath:       cfg.BasePath,
+		MetricsListen:  cfg.MetricsListen,
 	}
 	if origin := cfg.ExternalOrigin(); origin != "" {
 		deps.ExternalOrigins = []string{origin}
@@ -64,8 +66,11 @@ func run(ctx context.Context, cfg config, logOut io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return srv.Serve(ctx, cfg.Listen, func(addr string) {
-		log.Info("serving", "url", "http://"+addr+"/")
+	return srv.Serve(ctx, web.Listen{Addr: cfg.Listen, CertFile: cfg.TLSCert, KeyFile: cfg.TLSKey}, func(s web.Serving) {
+		log.Info("serving", "url", s.URL)
+		if s.MetricsURL != "" {
+			log.Info("serving metrics", "url", s.MetricsURL)
+		}
 	})
 }
 
