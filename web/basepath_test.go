@@ -201,3 +201,25 @@ func TestBasePathLogPageLinksBackUnderIt(t *testing.T) {
 		t.Errorf("download link %q", dl)
 	}
 }
+
+// The URLs the editor's script fetches and follows work under the base
+// path: the schema (whose handler parses the path) and the live banner.
+func TestBasePathEditorURLsAreServed(t *testing.T) {
+	f := basePathFixture(t)
+	f.fake.SetOpenAPI("apps", "v1", apitest.AppsV1OpenAPI())
+	b := newBrowser(t, f.harness)
+	p := b.get(base+"/c/dev/apis/apps/v1/namespaces/demo/deployments/web/edit", http.StatusOK)
+	ta := p.doc.Find("textarea[data-testid=yaml-editor]")
+	schema := ta.AttrOr("data-schema-url", "")
+	if schema != base+"/c/dev/schema/apis/apps/v1/deployments" {
+		t.Fatalf("data-schema-url = %q", schema)
+	}
+	if got := b.get(schema, http.StatusOK); !strings.Contains(got.body, ".Deployment") {
+		t.Errorf("schema under the base path: %s", clip(got.body))
+	}
+	live := ta.AttrOr("data-live-url", "")
+	if !strings.HasPrefix(live, base+"/c/dev/apis/apps/v1/namespaces/demo/deployments/web/edit?rv=") {
+		t.Fatalf("data-live-url = %q", live)
+	}
+	f.dial(t, live)
+}
