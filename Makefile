@@ -42,8 +42,11 @@ tabula:
 
 # The dev control plane is its own module, so k8s.io/kubernetes stays out of
 # the console's dependency graph. kwok is a separate binary (see docs/devcluster.md).
+# kubectl is built from the same module, so the tests that apply deploy/ use
+# the control plane's own version and need no kubectl on the machine.
 devcluster:
-	cd e2e/devcluster && $(GO) build -ldflags "$(KUBE_LDFLAGS)" -o $(BIN)/devcluster . && $(GO) build -o $(BIN)/kwok sigs.k8s.io/kwok/cmd/kwok
+	cd e2e/devcluster && $(GO) build -ldflags "$(KUBE_LDFLAGS)" -o $(BIN)/devcluster . && $(GO) build -o $(BIN)/kwok sigs.k8s.io/kwok/cmd/kwok && \
+	  $(GO) build -ldflags "$(KUBE_LDFLAGS)" -o $(BIN)/kubectl k8s.io/kubernetes/cmd/kubectl
 
 generate: editor
 	$(GO) tool templ generate

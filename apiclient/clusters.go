@@ -56,6 +56,11 @@ type LoadOptions struct {
 	// DiscoveryTTL is how long discovery is cached per context
 	// (default DefaultDiscoveryTTL).
 	DiscoveryTTL time.Duration
+	// ServiceAccountDir holds the in-cluster credentials, token and ca.crt,
+	// used with KUBERNETES_SERVICE_HOST and _PORT when no kubeconfig is
+	// found. Empty means DefaultServiceAccountDir, whose absence is not an
+	// error; a directory named here must be usable.
+	ServiceAccountDir string
 	// Log receives, at Warn level, the API servers' warnings on requests
 	// whose context has no Warnings collector (see WithWarnings). Nil
 	// discards them.
@@ -96,7 +101,11 @@ func Load(opts LoadOptions) (*Clusters, error) {
 		rules.ExplicitPath = opts.Kubeconfig
 	}
 	if opts.Kubeconfig == "" && !anyFileExists(rules.GetLoadingPrecedence()) {
-		if cfg, err := rest.InClusterConfig(); err == nil {
+		cfg, ok, err := loadInCluster(opts)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
 			return inCluster(cfg, opts), nil
 		}
 	}

@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/url"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -162,5 +165,102 @@ func TestDiscoverKeepsTheServersStatus(t *testing.T) {
 	_, err := clientFor(t, fake).Discover(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "no discovery for you") {
 		t.Fatalf("err = %v, want the server's message", err)
+	}
+}
+
+// serviceAccountDir writes what a pod finds in its service account
+// directory, for fake, and points the in-cluster variables at it.
+func serviceAccountDir(t *testing.T, fake *apitest.Server, token string) string {
+	t.Helper()
+	dir := t.TempDir()
+	u, err := url.Parse(fake.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("KUBERNETES_SERVICE_HOST", u.Hostname())
+	t.Setenv("KUBERNETES_SERVICE_PORT", u.Port())
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "absent"))
+	t.Setenv("HOME", t.TempDir())
+	ca := fake.Kubeconfig().Clusters["fake"].CertificateAuthorityData
+	for name, body := range map[string][]byte{"token": []byte(token), "ca.crt": ca, "namespace": []byte("tabula-system")} {
+		if err := os.WriteFile(filepath.Join(dir, name), body, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestLoadInClusterFromAServiceAccountDirectory(t *testing.T) {
+	fake := apitest.NewServer(t, apitest.CoreV1())
+	fake.Token = "service-account-token"
+	dir := serviceAccountDir(t, fake, "service-account-token")
+
+	cs, err := apiclient.Load(apiclient.LoadOptions{ServiceAccountDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cs.Current() != apiclient.InClusterContext {
+		t.Fatalf("Current = %q, want %q", cs.Current(), apiclient.InClusterContext)
+	}
+	ictx, err := cs.Context(apiclient.InClusterContext)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ictx.Server != fake.URL || ictx.PlainHTTP {
+		t.Errorf("context = %+v, want https server %s", ictx, fake.URL)
+	}
+	client, err := cs.Client(apiclient.InClusterContext, apiclient.Identity{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The fake answers only its token, over TLS verified with ca.crt.
+	if _, err := client.ServerVersion(t.Context()); err != nil {
+		t.Fatalf("ping with the service account's token: %v", err)
+	}
+}
+
+func TestLoadInClusterSendsTheTokenItRead(t *testing.T) {
+	fake := apitest.NewServer(t, apitest.CoreV1())
+	fake.Token = "the-right-token"
+	dir := serviceAccountDir(t, fake, "another-token")
+	cs, err := apiclient.Load(apiclient.LoadOptions{ServiceAccountDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, err := cs.Client(apiclient.InClusterContext, apiclient.Identity{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.ServerVersion(t.Context()); !apierrors.IsUnauthorized(err) {
+		t.Fatalf("a request with a token the server does not know: err = %v, want 401", err)
+	}
+}
+
+func TestLoadInClusterFailsClearlyOnUnusableFiles(t *testing.T) {
+	fake := apitest.NewServer(t, apitest.CoreV1())
+	for name, tc := range map[string]struct {
+		remove string
+		host   string
+		want   string
+	}{
+		"no token":       {remove: "token", want: "service account token"},
+		"no CA":          {remove: "ca.crt", want: "CA certificate"},
+		"no API address": {host: "-", want: "KUBERNETES_SERVICE_HOST"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := serviceAccountDir(t, fake, "t")
+			if tc.remove != "" {
+				if err := os.Remove(filepath.Join(dir, tc.remove)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tc.host == "-" {
+				t.Setenv("KUBERNETES_SERVICE_HOST", "")
+			}
+			_, err := apiclient.Load(apiclient.LoadOptions{ServiceAccountDir: dir})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want it to mention %q", err, tc.want)
+			}
+		})
 	}
 }

@@ -31,6 +31,14 @@ func themeAttr(theme string) string {
 	return ""
 }
 
+// homeHref is the brand's link: the console's root.
+func homeHref(l Layout) templ.SafeURL {
+	if l.Home == "" {
+		return "/"
+	}
+	return l.Home
+}
+
 func i64toa(n int64) string { return strconv.FormatInt(n, 10) }
 
 func boolAttr(b bool) string {

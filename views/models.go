@@ -8,6 +8,11 @@ import "github.com/a-h/templ"
 type Layout struct {
 	Title  string
 	Assets Assets
+	// Home is the console's root, which the brand links to ("" is "/").
+	Home templ.SafeURL
+	// BasePath is the prefix of the console's URLs ("" or "/tabula"),
+	// for scripts that build URLs: they read it from data-base-path.
+	BasePath string
 	// Theme is "light", "dark" or "" to follow the system.
 	Theme string
 	// Context is the cluster context the page belongs to; zero on pages that

@@ -31,7 +31,9 @@ type asset struct {
 
 const assetPrefix = "/static/"
 
-func newAssets(files fs.FS) (*assets, error) {
+// newAssets indexes files; their URLs, and the import map, carry the base
+// path, as every URL the console writes does.
+func newAssets(files fs.FS, base string) (*assets, error) {
 	a := &assets{byHashed: map[string]asset{}, urls: map[string]string{}}
 	err := fs.WalkDir(files, ".", func(name string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || strings.HasSuffix(name, ".go") {
@@ -50,13 +52,13 @@ func newAssets(files fs.FS) (*assets, error) {
 			ctype = "application/octet-stream"
 		}
 		a.byHashed[hashed] = asset{body: body, contentType: ctype, etag: `"` + hash + `"`}
-		a.urls[name] = assetPrefix + hashed
+		a.urls[name] = base + assetPrefix + hashed
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("indexing static assets: %w", err)
 	}
-	if a.importMap, err = buildImportMap(a.urls); err != nil {
+	if a.importMap, err = buildImportMap(base, a.urls); err != nil {
 		return nil, err
 	}
 	return a, nil
@@ -67,7 +69,7 @@ func (a *assets) URL(name string) string { return a.urls[name] }
 
 // ImportMap returns the page's import map as JSON:
 // {"imports":{"/static/live/channel.js":"/static/live/channel.<hash>.js",…}},
-// one entry per JavaScript asset. Modules import each other by relative
+// one entry per JavaScript asset, both sides under the base path. Modules import each other by relative
 // specifiers; the browser resolves "./live/channel.js" against the hashed
 // URL of the importing module (/static/live.<hash>.js) to the logical
 // /static/live/channel.js, which the map turns into the hashed URL. Hashed
@@ -77,11 +79,11 @@ func (a *assets) URL(name string) string { return a.urls[name] }
 // &, so it cannot close the element.
 func (a *assets) ImportMap() string { return a.importMap }
 
-func buildImportMap(urls map[string]string) (string, error) {
+func buildImportMap(base string, urls map[string]string) (string, error) {
 	imports := map[string]string{}
 	for name, url := range urls {
 		if path.Ext(name) == ".js" {
-			imports[assetPrefix+name] = url
+			imports[base+assetPrefix+name] = url
 		}
 	}
 	b, err := json.Marshal(struct {

@@ -27,7 +27,7 @@ func decodeImportMap(t *testing.T, raw string) map[string]string {
 // Every JavaScript asset is in the import map under its logical URL, and
 // maps to the URL the server serves it under.
 func TestImportMapNamesEveryModule(t *testing.T) {
-	a, err := newAssets(static.FS)
+	a, err := newAssets(static.FS, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func TestImportMapNamesEveryModule(t *testing.T) {
 // of the module that imports them, to keys of the map: hashed names keep
 // their directory.
 func TestImportMapResolvesRelativeSpecifiers(t *testing.T) {
-	a, err := newAssets(static.FS)
+	a, err := newAssets(static.FS, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestImportMapCannotCloseItsScript(t *testing.T) {
 	a, err := newAssets(fstest.MapFS{
 		"</script><b>.js": {Data: []byte("x")},
 		"a&b.js":          {Data: []byte("y")},
-	})
+	}, "")
 	if err != nil {
 		t.Fatal(err)
 	}

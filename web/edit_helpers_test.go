@@ -109,6 +109,13 @@ func coreWithConfigMaps() apitest.GroupVersion {
 
 func newEditFixture(t *testing.T, opts apitest.Options) *editFixture {
 	t.Helper()
+	return newEditFixtureWith(t, opts, nil)
+}
+
+// newEditFixtureWith is newEditFixture with the server's Deps changed by
+// deps (nil: none).
+func newEditFixtureWith(t *testing.T, opts apitest.Options, deps func(*Deps)) *editFixture {
+	t.Helper()
 	fake := apitest.NewServerWith(t, opts, coreWithConfigMaps(), apitest.AppsV1(), apitest.MaritimeV1Alpha1(), apitest.CSMGroup())
 	fake.Token = "secret-token"
 
@@ -149,10 +156,14 @@ func newEditFixture(t *testing.T, opts apitest.Options) *editFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := New(Deps{
+	d := Deps{
 		Clusters: clusters, Metrics: metrics, Static: static.FS,
 		Log: slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
-	})
+	}
+	if deps != nil {
+		deps(&d)
+	}
+	srv, err := New(d)
 	if err != nil {
 		t.Fatal(err)
 	}

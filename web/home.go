@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"net/http"
 	"sort"
 	"strings"
@@ -13,11 +14,11 @@ import (
 )
 
 func (s *Server) root(c echo.Context) error {
-	return c.Redirect(http.StatusFound, string(page.ContextHome(s.env.Clusters.Current())))
+	return c.Redirect(http.StatusFound, string(page.ContextHome(c.Request().Context(), s.env.Clusters.Current())))
 }
 
 func (s *Server) contextRoot(c echo.Context) error {
-	return c.Redirect(http.StatusMovedPermanently, string(page.ContextHome(page.ContextName(c))))
+	return c.Redirect(http.StatusMovedPermanently, string(page.ContextHome(c.Request().Context(), page.ContextName(c))))
 }
 
 // home lists what the server serves, by group.
@@ -40,12 +41,12 @@ func (s *Server) home(c echo.Context) error {
 	}
 	sort.Strings(p.Unavailable)
 	for _, g := range disco.Groups {
-		p.Groups = append(p.Groups, groupView(client.ContextName(), g))
+		p.Groups = append(p.Groups, groupView(ctx, client.ContextName(), g))
 	}
 	return s.env.Render(c, http.StatusOK, views.Home(p))
 }
 
-func groupView(contextName string, g apiclient.Group) views.APIGroup {
+func groupView(ctx context.Context, contextName string, g apiclient.Group) views.APIGroup {
 	display := page.GroupLabel(g.Name)
 	vg := views.APIGroup{
 		Anchor:   "group-" + strings.ReplaceAll(display, ".", "-"),
@@ -57,7 +58,7 @@ func groupView(contextName string, g apiclient.Group) views.APIGroup {
 		res := views.APIResource{
 			Name:       r.Name,
 			Kind:       r.Kind,
-			Href:       page.ResourceURL(contextName, r, "", ""),
+			Href:       page.ResourceURL(ctx, contextName, r, "", ""),
 			Namespaced: r.Namespaced,
 			ShortNames: r.ShortNames,
 			Listable:   r.Can("list"),
@@ -90,7 +91,7 @@ func (s *Server) jump(c echo.Context) error {
 	}
 	matches := d.Resolve(q)
 	if len(matches) == 1 {
-		return c.Redirect(http.StatusSeeOther, string(page.ResourceURL(client.ContextName(), matches[0], ns, "")))
+		return c.Redirect(http.StatusSeeOther, string(page.ResourceURL(ctx, client.ContextName(), matches[0], ns, "")))
 	}
 	p := views.JumpPage{
 		Layout: s.env.ContextLayout(ctx, client, "Jump", nil, ns),
@@ -102,7 +103,7 @@ func (s *Server) jump(c echo.Context) error {
 			Name:       r.Name,
 			Kind:       r.Kind,
 			Group:      page.GroupLabel(r.Group) + "/" + r.Version,
-			Href:       page.ResourceURL(client.ContextName(), r, ns, ""),
+			Href:       page.ResourceURL(ctx, client.ContextName(), r, ns, ""),
 			Namespaced: r.Namespaced,
 			ShortNames: r.ShortNames,
 			Listable:   r.Can("list"),

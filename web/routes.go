@@ -31,10 +31,12 @@ func (s *Server) routes() *echo.Echo {
 	bounded := s.env.Bounded
 
 	// Operations.
-	e.GET("/healthz", s.healthz)                             // liveness
-	e.GET("/readyz", bounded(s.readyz))                      // readiness: the current context's API server answers
-	e.GET("/metrics", echo.WrapHandler(s.metrics.Handler())) // Prometheus exposition
-	e.GET(assetPrefix+"*", s.assets.handle)                  // fingerprinted static files (modules in folders too), cached forever
+	e.GET("/healthz", s.healthz)        // liveness
+	e.GET("/readyz", bounded(s.readyz)) // readiness: the current context's API server answers
+	if s.metricsListen == "" {
+		e.GET("/metrics", echo.WrapHandler(s.metrics.Handler())) // Prometheus exposition (else on its own listener: Serve)
+	}
+	e.GET(assetPrefix+"*", s.assets.handle) // fingerprinted static files (modules in folders too), cached forever
 
 	// Sign-in (web/auth): open to whoever is not signed in, except the
 	// session probe; login, callback and token are rate-limited per client.

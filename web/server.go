@@ -10,8 +10,8 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
-	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -52,6 +52,13 @@ type Deps struct {
 	MaxStreams int
 	// Auth is how users sign in; the zero value is kubeconfig mode.
 	Auth AuthConfig
+	// BasePath is the prefix of every console URL ("" or "/tabula", no
+	// trailing slash), for an ingress that forwards the prefix unchanged:
+	// the console strips it itself, and answers 404 outside it.
+	BasePath string
+	// MetricsListen, when set, is the address Serve serves /metrics on,
+	// alone; the console's own listener then does not serve it.
+	MetricsListen string
 }
 
 // Server is the console's HTTP application.
@@ -61,7 +68,11 @@ type Server struct {
 	assets  *assets
 	log     *slog.Logger
 	echo    *echo.Echo
+	handler http.Handler
 	hosts   hostPolicy
+	// basePath and metricsListen are Deps.BasePath and Deps.MetricsListen.
+	basePath      string
+	metricsListen string
 
 	auth   *auth.Handler
 	list   *list.Handler
@@ -77,7 +88,10 @@ func New(d Deps) (*Server, error) {
 	if d.Clusters == nil || d.Metrics == nil || d.Static == nil {
 		return nil, errors.New("web: Clusters, Metrics and Static are required")
 	}
-	a, err := newAssets(d.Static)
+	if d.BasePath != "" && (!strings.HasPrefix(d.BasePath, "/") || strings.HasSuffix(d.BasePath, "/")) {
+		return nil, fmt.Errorf("web: BasePath %q must start with / and not end with one", d.BasePath)
+	}
+	a, err := newAssets(d.Static, d.BasePath)
 	if err != nil {
 		return nil, err
 	}
@@ -103,20 +117,26 @@ func New(d Deps) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{
-		env:     env,
-		metrics: d.Metrics,
-		assets:  a,
-		log:     env.Log,
-		hosts:   newHostPolicy(d.AllowedHosts, d.InCluster),
-		auth:    signIn,
-		list:    list.New(env),
-		object:  object.New(env),
-		logs:    logs.New(env),
-		edit:    edit.New(env),
+		env:           env,
+		metrics:       d.Metrics,
+		assets:        a,
+		log:           env.Log,
+		hosts:         newHostPolicy(d.AllowedHosts, d.InCluster),
+		basePath:      d.BasePath,
+		metricsListen: d.MetricsListen,
+		auth:          signIn,
+		list:          list.New(env),
+		object:        object.New(env),
+		logs:          logs.New(env),
+		edit:          edit.New(env),
 	}
 	s.metrics.upstreamWatches(func() float64 { return float64(s.list.Upstreams()) })
 	s.dispatch = s.resourceRoutes()
 	s.echo = s.routes()
+	s.handler = s.echo
+	if s.basePath != "" {
+		s.handler = underBase(s.basePath, s.echo)
+	}
 	return s, nil
 }
 
@@ -141,36 +161,41 @@ const (
 func (s *Server) DiscoverSignIn(ctx context.Context) error { return s.auth.Discover(ctx) }
 
 // Handler is the server's root http.Handler.
-func (s *Server) Handler() http.Handler { return s.echo }
+func (s *Server) Handler() http.Handler { return s.handler }
 
-// Serve listens on addr until ctx ends, then shuts down gracefully.
-func (s *Server) Serve(ctx context.Context, addr string, ready func(addr string)) error {
-	srv := &http.Server{
-		Addr:              addr,
-		Handler:           s.echo,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
+// underBase serves h under base: a request for base or below loses the
+// prefix before routing, so routes and handlers never see it, and carries
+// it in its context to the URL builders. Anything else is a bare 404 that
+// names nothing behind the console.
+func underBase(base string, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		path, ok := stripBase(base, r.URL.Path)
+		raw := ""
+		if ok && r.URL.RawPath != "" {
+			// echo routes on the escaped path when there is one; a prefix
+			// spelled with escapes ("/tab%75la") is not the prefix.
+			raw, ok = stripBase(base, r.URL.RawPath)
+		}
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		u := *r.URL
+		u.Path, u.RawPath = path, raw
+		r = r.WithContext(page.WithBasePath(r.Context(), base))
+		r.URL = &u
+		h.ServeHTTP(w, r)
+	})
+}
+
+// stripBase removes base from p: "/tabula" and "/tabula/x" are under
+// "/tabula", "/tabulax" is not.
+func stripBase(base, p string) (string, bool) {
+	if p == base {
+		return "/", true
 	}
-	defer s.list.Close()
-	var lc net.ListenConfig
-	ln, err := lc.Listen(ctx, "tcp", addr)
-	if err != nil {
-		return fmt.Errorf("listening on %s: %w", addr, err)
+	if rest, ok := strings.CutPrefix(p, base); ok && strings.HasPrefix(rest, "/") {
+		return rest, true
 	}
-	if ready != nil {
-		ready(ln.Addr().String())
-	}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return fmt.Errorf("serving HTTP: %w", err)
-	case <-ctx.Done():
-	}
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil {
-		return fmt.Errorf("shutting down HTTP server: %w", err)
-	}
-	return nil
+	return "", false
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/web"
 )
 
@@ -36,6 +37,16 @@ type config struct {
 	InCluster bool
 	// MaxStreams caps concurrent upstream log streams.
 	MaxStreams int
+	// BasePath is the path prefix every console URL carries ("" or
+	// "/tabula"), for an ingress that forwards a prefix unchanged.
+	BasePath string
+	// TLSCert and TLSKey, both or neither, serve HTTPS from PEM files.
+	TLSCert, TLSKey string
+	// MetricsListen, when set, is the only address /metrics is served on.
+	MetricsListen string
+	// ServiceAccountDir holds the in-cluster token and ca.crt ("" is the
+	// pod's standard path).
+	ServiceAccountDir string
 	// SignIn is how users sign in (web/auth).
 	SignIn signInConfig
 }
@@ -93,6 +104,11 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	fs.StringVar(&si.SessionKeyFile, "session-key-file", "", "file holding the base64 session key (32 bytes or more; more keys, one a line, are still accepted: rotation); replicas must share it. Also TABULA_SESSION_KEY, the key itself")
 	fs.DurationVar(&si.IdleTimeout, "session-idle-timeout", time.Hour, "sign out a session unused for this long")
 	fs.DurationVar(&si.MaxAge, "session-max-age", 12*time.Hour, "sign out a session this long after it signed in")
+	fs.StringVar(&cfg.BasePath, "base-path", "", "path prefix of every console URL, e.g. /tabula, for an ingress that forwards the prefix unchanged")
+	fs.StringVar(&cfg.TLSCert, "tls-cert", "", "PEM certificate (chain) file: serve HTTPS (with --tls-key); re-read when it changes")
+	fs.StringVar(&cfg.TLSKey, "tls-key", "", "PEM private key file of --tls-cert")
+	fs.StringVar(&cfg.MetricsListen, "metrics-listen", "", "address to serve /metrics on, alone; when set, the console's own address does not serve it")
+	fs.StringVar(&cfg.ServiceAccountDir, "service-account-dir", "", "directory of the in-cluster service account's token and ca.crt (default "+apiclient.DefaultServiceAccountDir+")")
 
 	// Environment first, so explicit flags override it.
 	var envErr error
@@ -137,9 +153,20 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	if cfg.ExternalURL != "" {
 		u, err := url.Parse(cfg.ExternalURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
-			return config{}, fmt.Errorf("--external-url: want an http or https URL of the console's root, such as https://tabula.example.com, got %q", cfg.ExternalURL)
+			return config{}, fmt.Errorf("--external-url: want an http or https URL of the console's root, such as https://tabula.example.com (a path prefix goes in --base-path), got %q", cfg.ExternalURL)
 		}
 		cfg.AllowedHosts = append(cfg.AllowedHosts, u.Hostname())
+	}
+	base, err := basePath(cfg.BasePath)
+	if err != nil {
+		return config{}, err
+	}
+	cfg.BasePath = base
+	if (cfg.TLSCert == "") != (cfg.TLSKey == "") {
+		return config{}, errors.New("--tls-cert and --tls-key go together: give both to serve HTTPS, or neither")
+	}
+	if cfg.MetricsListen != "" && cfg.MetricsListen == cfg.Listen {
+		return config{}, fmt.Errorf("--metrics-listen: %s is the console's own --listen address; name another, or leave it empty to serve /metrics there", cfg.MetricsListen)
 	}
 	if cfg.MaxStreams < 1 {
 		return config{}, fmt.Errorf("--max-streams: want at least 1, got %d", cfg.MaxStreams)
@@ -150,6 +177,31 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 		return config{}, fmt.Errorf("--log-format: want text or json, got %q", cfg.LogFormat)
 	}
 	return cfg, nil
+}
+
+// basePath validates and normalises --base-path: "" or "/a/b", without a
+// trailing slash. Segments are limited to characters that need no escaping,
+// so the prefix is the same in a path, an escaped path and a URL.
+func basePath(p string) (string, error) {
+	p = strings.TrimSuffix(p, "/")
+	if p == "" {
+		return "", nil
+	}
+	bad := fmt.Errorf("--base-path: want a path such as /tabula (letters, digits, '-', '_', '.', '~' between slashes), got %q", p)
+	if !strings.HasPrefix(p, "/") {
+		return "", bad
+	}
+	for _, seg := range strings.Split(p[1:], "/") {
+		if seg == "" || seg == "." || seg == ".." {
+			return "", bad
+		}
+		for _, r := range seg {
+			if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_.~", r)) {
+				return "", bad
+			}
+		}
+	}
+	return p, nil
 }
 
 func usage(fs *flag.FlagSet) string {

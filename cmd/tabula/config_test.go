@@ -77,6 +77,10 @@ func TestParseConfigRejectsBadInput(t *testing.T) {
 		"idle timeout":    {args: []string{"--session-idle-timeout", "0s"}, want: "--session-idle-timeout"},
 		"short key":       {env: map[string]string{"TABULA_SESSION_KEY": base64.StdEncoding.EncodeToString([]byte("too short"))}, want: "TABULA_SESSION_KEY"},
 		"key not base64":  {env: map[string]string{"TABULA_SESSION_KEY": "not base64!"}, want: "TABULA_SESSION_KEY"},
+		"cert alone":      {args: []string{"--tls-cert", "tls.crt"}, want: "--tls-cert and --tls-key"},
+		"key alone":       {env: map[string]string{"TABULA_TLS_KEY": "tls.key"}, want: "--tls-cert and --tls-key"},
+		"metrics on own":  {args: []string{"--listen", ":8080", "--metrics-listen", ":8080"}, want: "--metrics-listen"},
+		"relative base":   {args: []string{"--base-path", "tabula"}, want: "--base-path"},
 	} {
 		_, err := parseConfig(tc.args, env(tc.env))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -180,6 +184,47 @@ func TestSessionKeys(t *testing.T) {
 		}
 		if err != nil || !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: keys %v, %v; want %v", name, got, err, tc.want)
+		}
+	}
+}
+
+func TestParseConfigDeploymentFlags(t *testing.T) {
+	vars := env(map[string]string{
+		"TABULA_TLS_CERT":            "/tls/tls.crt",
+		"TABULA_TLS_KEY":             "/tls/tls.key",
+		"TABULA_METRICS_LISTEN":      "0.0.0.0:9090",
+		"TABULA_BASE_PATH":           "/from-env",
+		"TABULA_SERVICE_ACCOUNT_DIR": "/sa",
+	})
+	cfg, err := parseConfig([]string{"--base-path", "/tabula/"}, vars)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.TLSCert != "/tls/tls.crt" || cfg.TLSKey != "/tls/tls.key" || cfg.MetricsListen != "0.0.0.0:9090" || cfg.ServiceAccountDir != "/sa" {
+		t.Errorf("environment not applied: %+v", cfg)
+	}
+	if cfg.BasePath != "/tabula" {
+		t.Errorf("BasePath = %q, want the flag's /tabula without its trailing slash", cfg.BasePath)
+	}
+}
+
+func TestBasePathIsAPlainAbsolutePrefix(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                "",
+		"/":               "",
+		"/tabula":         "/tabula",
+		"/tabula/":        "/tabula",
+		"/ops/tabula-1.x": "/ops/tabula-1.x",
+		"/~me/Tabula_2":   "/~me/Tabula_2",
+	} {
+		got, err := basePath(in)
+		if err != nil || got != want {
+			t.Errorf("basePath(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"tabula", "//tabula", "/a//b", "/a/../b", "/./a", "/tab ula", "/tab%2Fula", "/t?x=1", "/t#x", "/tábula", "https://x/tabula"} {
+		if got, err := basePath(in); err == nil {
+			t.Errorf("basePath(%q) = %q, want an error", in, got)
 		}
 	}
 }

@@ -29,9 +29,11 @@ func run(ctx context.Context, cfg config, logOut io.Writer) error {
 	clusters, err := apiclient.Load(apiclient.LoadOptions{
 		Kubeconfig: cfg.Kubeconfig,
 		Context:    cfg.Context,
-		Observer:   metrics,
-		UserAgent:  "tabula",
-		Log:        log,
+		// In a pod: the service account's files, read as client-go does.
+		ServiceAccountDir: cfg.ServiceAccountDir,
+		Observer:          metrics,
+		UserAgent:         "tabula",
+		Log:               log,
 	})
 	if err != nil {
 		return err
@@ -67,6 +69,8 @@ func run(ctx context.Context, cfg config, logOut io.Writer) error {
 			Mode: si.Mode, OIDC: si.OIDC, Keys: keys,
 			IdleTimeout: si.IdleTimeout, MaxAge: si.MaxAge, ExternalURL: cfg.ExternalURL,
 		},
+		BasePath:      cfg.BasePath,
+		MetricsListen: cfg.MetricsListen,
 	}
 	if origin := cfg.ExternalOrigin(); origin != "" {
 		deps.ExternalOrigins = []string{origin}
@@ -84,8 +88,11 @@ func run(ctx context.Context, cfg config, logOut io.Writer) error {
 		}
 		cancel()
 	}
-	return srv.Serve(ctx, cfg.Listen, func(addr string) {
-		log.Info("serving", "url", "http://"+addr+"/")
+	return srv.Serve(ctx, web.Listen{Addr: cfg.Listen, CertFile: cfg.TLSCert, KeyFile: cfg.TLSKey}, func(s web.Serving) {
+		log.Info("serving", "url", s.URL)
+		if s.MetricsURL != "" {
+			log.Info("serving metrics", "url", s.MetricsURL)
+		}
 	})
 }
 

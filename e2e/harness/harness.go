@@ -44,9 +44,10 @@ const (
 	stderr
 )
 
-// start runs bin with args. The ready stream is returned for reading and
-// copied, like the other stream, into logPath.
-func start(ctx context.Context, logPath string, ready stream, bin string, args ...string) (*Process, io.Reader, error) {
+// start runs bin with args, in the test's environment or, when env is not
+// nil, in env alone. The ready stream is returned for reading and copied,
+// like the other stream, into logPath.
+func start(ctx context.Context, logPath string, ready stream, env []string, bin string, args ...string) (*Process, io.Reader, error) {
 	if _, err := os.Stat(bin); err != nil {
 		return nil, nil, fmt.Errorf("%s is missing (run `make build` first): %w", bin, err)
 	}
@@ -55,6 +56,7 @@ func start(ctx context.Context, logPath string, ready stream, bin string, args .
 		return nil, nil, err
 	}
 	cmd := exec.Command(bin, args...)
+	cmd.Env = env
 	// The child dies with the test binary even if the test is killed.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	pr, pw := io.Pipe()
@@ -194,7 +196,7 @@ func StartDevCluster(ctx context.Context, opts DevClusterOptions) (*DevCluster, 
 	if err := os.MkdirAll(opts.DataDir, 0o755); err != nil {
 		return nil, err
 	}
-	p, out, err := start(ctx, filepath.Join(opts.DataDir, "devcluster.out.log"), stdout, filepath.Join(bin, "devcluster"), args...)
+	p, out, err := start(ctx, filepath.Join(opts.DataDir, "devcluster.out.log"), stdout, nil, filepath.Join(bin, "devcluster"), args...)
 	if err != nil {
 		return nil, err
 	}
@@ -228,13 +230,30 @@ type Console struct {
 
 // StartConsole starts bin/tabula on a free port against kubeconfig.
 func StartConsole(ctx context.Context, logDir, kubeconfig string, extraArgs ...string) (*Console, error) {
+	return StartConsoleWith(ctx, ConsoleOptions{LogDir: logDir, Args: append([]string{"--kubeconfig", kubeconfig}, extraArgs...)})
+}
+
+// ConsoleOptions configure StartConsoleWith.
+type ConsoleOptions struct {
+	// LogDir receives tabula.log.
+	LogDir string
+	// Args come after --listen 127.0.0.1:0 --log-format json.
+	Args []string
+	// Env, when not nil, is the console's whole environment, for tests
+	// that must keep the test's own KUBECONFIG, HOME and TABULA_* away.
+	Env []string
+}
+
+// StartConsoleWith starts bin/tabula on a free port and waits until it
+// serves.
+func StartConsoleWith(ctx context.Context, opts ConsoleOptions) (*Console, error) {
 	bin, err := BinDir()
 	if err != nil {
 		return nil, err
 	}
-	args := append([]string{"--kubeconfig", kubeconfig, "--listen", "127.0.0.1:0", "--log-format", "json"}, extraArgs...)
+	args := append([]string{"--listen", "127.0.0.1:0", "--log-format", "json"}, opts.Args...)
 	// The console logs to stderr; its "serving" line carries the URL.
-	p, out, err := start(ctx, filepath.Join(logDir, "tabula.log"), stderr, filepath.Join(bin, "tabula"), args...)
+	p, out, err := start(ctx, filepath.Join(opts.LogDir, "tabula.log"), stderr, opts.Env, filepath.Join(bin, "tabula"), args...)
 	if err != nil {
 		return nil, err
 	}

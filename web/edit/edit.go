@@ -43,7 +43,7 @@ func (h *Handler) Edit(c echo.Context, t page.Target) error {
 	}
 	live, err := t.Client.GetObject(ctx, t.Resource, t.Path.Namespace, t.Path.Name)
 	if err != nil {
-		return page.WithAction(err, "get", t.Resource, t.Path.Namespace, listURL(t))
+		return page.WithAction(err, "get", t.Resource, t.Path.Namespace, listURL(ctx, t))
 	}
 	text, err := EditableYAML(live.Object, ViewOptions{})
 	if err != nil {
@@ -62,16 +62,16 @@ func (h *Handler) Edit(c echo.Context, t page.Target) error {
 func (h *Handler) editorPage(ctx context.Context, t page.Target, live *unstructured.Unstructured, st views.EditState, failure *views.EditError) views.EditorPage {
 	p := views.EditorPage{
 		Layout:   h.env.WithEditor(h.env.ContextLayout(ctx, t.Client, "Edit "+t.Path.Name, &t.Resource, t.Path.Namespace)),
-		Object:   objectRef(t),
-		Action:   actionURL(t, "edit"),
+		Object:   objectRef(ctx, t),
+		Action:   actionURL(ctx, t, "edit"),
 		State:    st,
 		DraftKey: draftKey(t),
 		Error:    failure,
 	}
 	if t.Resource.Can("watch") {
-		p.LiveURL = string(page.WithQuery(actionURL(t, "edit"), url.Values{"rv": {st.ResourceVersion}}))
+		p.LiveURL = string(page.WithQuery(actionURL(ctx, t, "edit"), url.Values{"rv": {st.ResourceVersion}}))
 	}
-	p.SchemaURL = schemaURL(t)
+	p.SchemaURL = schemaURL(ctx, t)
 	if failure != nil && failure.Line == 0 && len(failure.Causes) > 0 {
 		for i := range failure.Causes {
 			failure.Causes[i].Line = LineOf(st.Text, failure.Causes[i].Field)
@@ -91,29 +91,29 @@ func (h *Handler) editorPage(ctx context.Context, t page.Target, live *unstructu
 }
 
 // objectRef names the target object with ways back.
-func objectRef(t page.Target) views.ObjectRef {
+func objectRef(ctx context.Context, t page.Target) views.ObjectRef {
 	return views.ObjectRef{
 		Kind:         t.Resource.Kind,
 		Name:         t.Path.Name,
 		Namespace:    t.Path.Namespace,
 		GroupVersion: t.Resource.GroupVersion().String(),
-		ObjectHref:   page.ResourceURL(t.Client.ContextName(), t.Resource, t.Path.Namespace, t.Path.Name),
-		ListHref:     listURL(t),
+		ObjectHref:   page.ResourceURL(ctx, t.Client.ContextName(), t.Resource, t.Path.Namespace, t.Path.Name),
+		ListHref:     listURL(ctx, t),
 	}
 }
 
-func listURL(t page.Target) templ.SafeURL {
-	return page.ResourceURL(t.Client.ContextName(), t.Resource, t.Path.Namespace, "")
+func listURL(ctx context.Context, t page.Target) templ.SafeURL {
+	return page.ResourceURL(ctx, t.Client.ContextName(), t.Resource, t.Path.Namespace, "")
 }
 
 // actionURL is …/{name}/{action} of the target object.
-func actionURL(t page.Target, action string) templ.SafeURL {
-	return page.ObjectActionURL(t.Client.ContextName(), t.Resource, t.Path.Namespace, t.Path.Name, action)
+func actionURL(ctx context.Context, t page.Target, action string) templ.SafeURL {
+	return page.ObjectActionURL(ctx, t.Client.ContextName(), t.Resource, t.Path.Namespace, t.Path.Name, action)
 }
 
 // schemaURL serves the kind's schema for the editor's field help.
-func schemaURL(t page.Target) string {
-	return string(page.ContextURL(t.Client.ContextName(), "/schema"+t.Resource.Path("", "")))
+func schemaURL(ctx context.Context, t page.Target) string {
+	return string(page.ContextURL(ctx, t.Client.ContextName(), "/schema"+t.Resource.Path("", "")))
 }
 
 // draftKey is where the browser keeps unsaved text of this object: one key

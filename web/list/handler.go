@@ -106,7 +106,7 @@ func (h *Handler) Namespace(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	target := page.ResourceURL(client.ContextName(), r, strings.TrimSpace(q.Get("namespace")), "")
+	target := page.ResourceURL(c.Request().Context(), client.ContextName(), r, strings.TrimSpace(q.Get("namespace")), "")
 	return c.Redirect(http.StatusSeeOther, string(page.WithQuery(target, lq.FirstPage().Values())))
 }
 
@@ -118,7 +118,7 @@ func (h *Handler) namespacePicker(ctx context.Context, c echo.Context, client *a
 	carried.Set("version", r.Version)
 	carried.Set("resource", r.Name)
 	picker := views.NamespacePicker{
-		Action:  page.ContextURL(client.ContextName(), "/namespace"),
+		Action:  page.ContextURL(ctx, client.ContextName(), "/namespace"),
 		Current: current,
 		Hidden:  page.HiddenFields(carried),
 	}

@@ -161,7 +161,7 @@ func (f *follower) follow(ctx context.Context, rv string) error {
 		if ev.Type != apiclient.WatchBookmark && ev.Table != nil {
 			in := f.in
 			in.Table = ev.Table
-			rows := Rows(in)
+			rows := Rows(ctx, in)
 			if len(rows) != 1 {
 				continue
 			}
@@ -208,7 +208,7 @@ func (f *follower) relist(ctx context.Context, notice string) (string, error) {
 	in := f.in
 	in.Table = table
 	var buf bytes.Buffer
-	if err := views.WriteRows(ctx, &buf, Rows(in)); err != nil {
+	if err := views.WriteRows(ctx, &buf, Rows(ctx, in)); err != nil {
 		return "", err
 	}
 	msg := Message{Type: Relist, RV: rv, Resume: rv, HTML: buf.String(), Notice: notice}

@@ -29,14 +29,14 @@ type Input struct {
 }
 
 // base is the page's own URL without a query.
-func (in Input) base() templ.SafeURL {
-	return page.ResourceURL(in.Context, in.Resource, in.Namespace, "")
+func (in Input) base(ctx context.Context) templ.SafeURL {
+	return page.ResourceURL(ctx, in.Context, in.Resource, in.Namespace, "")
 }
 
 // Model builds a list page from what was fetched; the handler adds the
 // frame and the namespace picker.
-func Model(_ context.Context, in Input) views.ListPage {
-	r, lq, base := in.Resource, in.Query, in.base()
+func Model(ctx context.Context, in Input) views.ListPage {
+	r, lq, base := in.Resource, in.Query, in.base(ctx)
 	p := views.ListPage{
 		Kind:         r.Kind,
 		Resource:     r.Name,
@@ -47,7 +47,7 @@ func Model(_ context.Context, in Input) views.ListPage {
 		Wide:         lq.Wide,
 		Notices:      in.Notices,
 	}
-	p.Columns, p.Rows, p.HiddenColumns = tableView(in)
+	p.Columns, p.Rows, p.HiddenColumns = tableView(ctx, in)
 	if lq.Sort != "" {
 		p.SortedBy = strings.TrimPrefix(lq.Sort, "-")
 	}
@@ -56,7 +56,7 @@ func Model(_ context.Context, in Input) views.ListPage {
 	p.WideHref = page.WithQuery(base, wide.Values())
 	p.Filter = listFilter(base, lq)
 	if r.Can("create") {
-		p.CreateHref = page.NewObjectURL(in.Context, r, in.Namespace)
+		p.CreateHref = page.NewObjectURL(ctx, in.Context, r, in.Namespace)
 		if check, ok := page.CreateCheck(r, in.Namespace); ok {
 			p.CreateDenied = in.Permits.Denied(check)
 		}
@@ -106,14 +106,14 @@ func pagerView(base templ.SafeURL, lq Query, t *apiclient.Table) views.Pager {
 
 // Rows renders the rows of a Table as a page of this list shows them; live
 // updates use it for single rows.
-func Rows(in Input) []views.ListRow {
-	_, rows, _ := tableView(in)
+func Rows(ctx context.Context, in Input) []views.ListRow {
+	_, rows, _ := tableView(ctx, in)
 	return rows
 }
 
 // tableView turns the server's Table into visible columns and rows: priority
 // columns only when wide, the name column linked, dates as ages.
-func tableView(in Input) ([]views.ListColumn, []views.ListRow, int) {
+func tableView(ctx context.Context, in Input) ([]views.ListColumn, []views.ListRow, int) {
 	r, namespace, t, lq := in.Resource, in.Namespace, in.Table, in.Query
 	fallback := t.Served == apiclient.JSONFallback || t.Served == apiclient.MetadataList
 	allNamespaces := r.Namespaced && namespace == ""
@@ -138,7 +138,7 @@ func tableView(in Input) ([]views.ListColumn, []views.ListRow, int) {
 	// Like kubectl -A: an all-namespaces list shows each row's namespace.
 	withNamespace := allNamespaces && !fallback
 	sortCol, desc := sortColumn(t.Columns, lq.Sort)
-	base := in.base()
+	base := in.base(ctx)
 	cols := make([]views.ListColumn, 0, len(visible)+1)
 	if withNamespace {
 		cols = append(cols, views.ListColumn{Name: "Namespace", Description: "Namespace of the object"})
@@ -192,7 +192,7 @@ func tableView(in Input) ([]views.ListColumn, []views.ListRow, int) {
 		// Live updates find rows by this key, with or without object metadata.
 		vr.Key = ns + "/" + name
 		if withNamespace {
-			vr.Cells = append(vr.Cells, views.Cell{Text: ns, Href: page.ResourceURL(in.Context, r, ns, "")})
+			vr.Cells = append(vr.Cells, views.Cell{Text: ns, Href: page.ResourceURL(ctx, in.Context, r, ns, "")})
 		}
 		for _, i := range visible {
 			var v any
@@ -207,7 +207,7 @@ func tableView(in Input) ([]views.ListColumn, []views.ListRow, int) {
 				if ns == namespace {
 					cell.Href = rowBase + templ.SafeURL(url.PathEscape(name))
 				} else {
-					cell.Href = page.ResourceURL(in.Context, r, ns, name)
+					cell.Href = page.ResourceURL(ctx, in.Context, r, ns, name)
 				}
 			}
 			vr.Cells = append(vr.Cells, cell)

@@ -1,6 +1,7 @@
 package object
 
 import (
+	"context"
 	"encoding/base64"
 	"fmt"
 	"maps"
@@ -73,11 +74,11 @@ type Extras struct {
 	NoEventsAPI bool
 }
 
-func genericDescribe(in Input) *views.GenericDescribe {
+func genericDescribe(ctx context.Context, in Input) *views.GenericDescribe {
 	obj, cname, r, x, now := in.Object, in.Context, in.Resource, in.Extras, in.Now
 	ns := obj.GetNamespace()
 	g := &views.GenericDescribe{Finalizers: obj.GetFinalizers()}
-	listInNS := page.ResourceURL(cname, r, ns, "")
+	listInNS := page.ResourceURL(ctx, cname, r, ns, "")
 	for _, k := range slices.Sorted(maps.Keys(obj.GetLabels())) {
 		v := obj.GetLabels()[k]
 		g.Labels = append(g.Labels, views.Chip{
@@ -96,13 +97,13 @@ func genericDescribe(in Input) *views.GenericDescribe {
 	}
 	if x.Discovery != nil {
 		for _, o := range apiclient.OwnerResources(x.Discovery, obj) {
-			g.Owners = append(g.Owners, relatedLink(cname, o))
+			g.Owners = append(g.Owners, relatedLink(ctx, cname, o))
 		}
 		if x.ChildrenErr != nil {
 			g.RelatedNote = "Related objects could not be listed: " + x.ChildrenErr.Error()
 		}
 		for _, ch := range x.Children {
-			g.Related = append(g.Related, relatedLink(cname, ch))
+			g.Related = append(g.Related, relatedLink(ctx, cname, ch))
 		}
 	}
 	g.Conditions = conditions(obj, now)
@@ -141,10 +142,10 @@ func genericDescribe(in Input) *views.GenericDescribe {
 	return g
 }
 
-func relatedLink(contextName string, rel apiclient.Related) views.RelatedLink {
+func relatedLink(ctx context.Context, contextName string, rel apiclient.Related) views.RelatedLink {
 	l := views.RelatedLink{Kind: rel.Resource.Kind, Name: rel.Name, Relation: rel.Relation, Ready: rel.Ready}
 	if rel.Resource.Name != "" {
-		l.Href = page.ResourceURL(contextName, rel.Resource, rel.Namespace, rel.Name)
+		l.Href = page.ResourceURL(ctx, contextName, rel.Resource, rel.Namespace, rel.Name)
 	}
 	return l
 }

@@ -58,7 +58,7 @@ func (h *Handler) Subresource(c echo.Context, t page.Target) error {
 	}
 	return echo.NewHTTPError(http.StatusMethodNotAllowed, fmt.Sprintf(
 		"%s/%s is served, but not as a page: the console has no view of it yet. The object's page is at %s.",
-		t.Resource.Name, sub, page.ResourceURL(t.Client.ContextName(), t.Resource, t.Path.Namespace, t.Path.Name)))
+		t.Resource.Name, sub, page.ResourceURL(c.Request().Context(), t.Client.ContextName(), t.Resource, t.Path.Namespace, t.Path.Name)))
 }
 
 func (h *Handler) serve(c echo.Context, t page.Target, view string) error {
@@ -116,7 +116,7 @@ func (h *Handler) load(ctx context.Context, t page.Target, view string, managedF
 func fetch(ctx context.Context, t page.Target, view string, managedFields bool) (Input, error) {
 	client, r, p := t.Client, t.Resource, t.Path
 	in := Input{Context: client.ContextName(), Resource: r, Namespace: p.Namespace, Name: p.Name, View: view, ManagedFields: managedFields, Now: time.Now()}
-	listHref := page.ResourceURL(in.Context, r, p.Namespace, "")
+	listHref := page.ResourceURL(ctx, in.Context, r, p.Namespace, "")
 	var err error
 	switch view {
 	case viewYAML:
@@ -163,19 +163,19 @@ func fetchExtras(ctx context.Context, client *apiclient.Client, r apiclient.Reso
 
 // Model builds an object page from what was fetched; the handler adds the
 // frame.
-func Model(_ context.Context, in Input) (views.ObjectPage, error) {
+func Model(ctx context.Context, in Input) (views.ObjectPage, error) {
 	r := in.Resource
-	base := page.ResourceURL(in.Context, r, in.Namespace, in.Name)
+	base := page.ResourceURL(ctx, in.Context, r, in.Namespace, in.Name)
 	p := views.ObjectPage{
 		Kind:         r.Kind,
 		Name:         in.Name,
 		Namespace:    in.Namespace,
 		GroupVersion: r.GroupVersion().String(),
-		ListHref:     page.ResourceURL(in.Context, r, "", ""),
+		ListHref:     page.ResourceURL(ctx, in.Context, r, "", ""),
 		Tabs:         tabs(base, r, in.View),
 	}
 	if in.Namespace != "" {
-		p.NamespaceHref = page.ResourceURL(in.Context, r, in.Namespace, "")
+		p.NamespaceHref = page.ResourceURL(ctx, in.Context, r, in.Namespace, "")
 	}
 	obj := in.Object
 	switch {
@@ -203,7 +203,7 @@ func Model(_ context.Context, in Input) (views.ObjectPage, error) {
 		p.ServerDescribe = serverSections(in.Description)
 	default:
 		p.Source = "Generic describe"
-		p.Generic = genericDescribe(in)
+		p.Generic = genericDescribe(ctx, in)
 	}
 	if obj != nil {
 		if created := obj.GetCreationTimestamp().Time; !created.IsZero() {
@@ -225,7 +225,7 @@ func Model(_ context.Context, in Input) (views.ObjectPage, error) {
 	if obj != nil {
 		rv = obj.GetResourceVersion()
 	}
-	p.Actions = page.ObjectActions(in.Context, r, in.Namespace, in.Name, rv, in.Permits)
+	p.Actions = page.ObjectActions(ctx, in.Context, r, in.Namespace, in.Name, rv, in.Permits)
 	return p, nil
 }
 

@@ -166,7 +166,7 @@ func (e *Env) HandleError(err error, c echo.Context) {
 	// (with the request's values, such as the CSP nonce).
 	ctx := context.WithoutCancel(c.Request().Context())
 	if p.Code == http.StatusMisdirectedRequest {
-		p.Layout = views.Layout{Title: p.Title, Assets: e.assets}
+		p.Layout = e.bareLayout(ctx, p.Title)
 	} else {
 		e.frameError(ctx, c, err, &p)
 	}
@@ -202,18 +202,24 @@ func (e *Env) frameError(ctx context.Context, c echo.Context, err error, p *view
 	}
 	p.Layout = e.Layout(ctx, name, p.Title)
 	if name != "" {
-		p.Links = append(p.Links, views.Link{Label: "API resources of " + name, Href: ContextHome(name)})
+		p.Links = append(p.Links, views.Link{Label: "API resources of " + name, Href: ContextHome(ctx, name)})
 		return
 	}
-	for _, ctx := range e.Clusters.Contexts() {
-		p.Links = append(p.Links, views.Link{Label: "Context " + ctx.Name, Href: ContextHome(ctx.Name)})
+	for _, kc := range e.Clusters.Contexts() {
+		p.Links = append(p.Links, views.Link{Label: "Context " + kc.Name, Href: ContextHome(ctx, kc.Name)})
 	}
 }
 
 // RequestURL is this request's URL, to offer it again. It is request data,
 // so templ sanitises it like any URL the console did not build.
 func RequestURL(c echo.Context) templ.SafeURL {
-	return templ.URL(c.Request().URL.RequestURI())
+	return templ.URL(BasePath(c.Request().Context()) + c.Request().URL.RequestURI())
+}
+
+// RequestPath is this request's escaped path, base path included, for
+// forms and links that lead back to the same page.
+func RequestPath(c echo.Context) templ.SafeURL {
+	return templ.URL(BasePath(c.Request().Context()) + c.Request().URL.EscapedPath())
 }
 
 // ActionError says what the user tried when the server refused, so a 403

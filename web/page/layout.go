@@ -47,7 +47,7 @@ func CollectWarnings(next echo.HandlerFunc) echo.HandlerFunc {
 // Layout is the frame of a page: the assets, the theme, the server's
 // warnings so far and, inside a context, the context switcher.
 func (e *Env) Layout(ctx context.Context, contextName, title string) views.Layout {
-	l := views.Layout{Title: title, Assets: e.assets}
+	l := e.bareLayout(ctx, title)
 	// The editor bundle is heavy: only pages that edit link it (WithEditor).
 	l.Assets.Editor = ""
 	l.Theme, _ = ctx.Value(themeKey{}).(string)
@@ -69,11 +69,17 @@ func (e *Env) Layout(ctx context.Context, contextName, title string) views.Layou
 		l.Context.Options = append(l.Context.Options, views.ContextOption{
 			Name:    c.Name,
 			Cluster: c.Cluster,
-			Href:    ContextHome(c.Name),
+			Href:    ContextHome(ctx, c.Name),
 			Current: c.Name == current.Name,
 		})
 	}
 	return l
+}
+
+// bareLayout is the frame without anything of the user's: the assets and
+// the console's home.
+func (e *Env) bareLayout(ctx context.Context, title string) views.Layout {
+	return views.Layout{Title: title, Assets: e.assets, Home: ConsoleURL(ctx, "/"), BasePath: BasePath(ctx)}
 }
 
 // ContextLayout is the frame of every page inside a context: the sidebar
@@ -85,9 +91,9 @@ func (e *Env) ContextLayout(ctx context.Context, client *apiclient.Client, title
 		// The page itself reports discovery failures; the frame goes without.
 		return l
 	}
-	l.Nav = NavGroups(client.ContextName(), d, current, namespace, e.navRules(ctx, client, namespace))
+	l.Nav = NavGroups(ctx, client.ContextName(), d, current, namespace, e.navRules(ctx, client, namespace))
 	l.Jump = views.JumpBox{
-		Action:    ContextURL(client.ContextName(), "/jump"),
+		Action:    ContextURL(ctx, client.ContextName(), "/jump"),
 		Namespace: namespace,
 		Names:     d.Names(),
 	}
@@ -112,7 +118,7 @@ func (e *Env) navRules(ctx context.Context, client *apiclient.Client, namespace 
 // NavGroups is the sidebar: every listable resource, by group. A resource
 // that rules (nil: unknown) say the user may not list in namespace is
 // dimmed with the reason; incomplete rules dim nothing.
-func NavGroups(contextName string, d *apiclient.Discovery, current *apiclient.Resource, namespace string, rules *apiclient.Rules) []views.NavGroup {
+func NavGroups(ctx context.Context, contextName string, d *apiclient.Discovery, current *apiclient.Resource, namespace string, rules *apiclient.Rules) []views.NavGroup {
 	var out []views.NavGroup
 	for _, g := range d.Groups {
 		ng := views.NavGroup{Label: GroupLabel(g.Name)}
@@ -124,7 +130,7 @@ func NavGroups(contextName string, d *apiclient.Discovery, current *apiclient.Re
 			ng.Open = ng.Open || isCurrent || (current == nil && g.Name == "")
 			item := views.NavItem{
 				Label:   r.Name,
-				Href:    ResourceURL(contextName, r, namespace, ""),
+				Href:    ResourceURL(ctx, contextName, r, namespace, ""),
 				Current: isCurrent,
 			}
 			if rules != nil && rules.Denies("list", r.Group, r.Name, "", "") {

@@ -1,6 +1,7 @@
 package page
 
 import (
+	"context"
 	"net/url"
 	"slices"
 	"strconv"
@@ -14,7 +15,32 @@ import (
 
 // URLs the console builds are templ.SafeURL and built only here and in the
 // features' model builders from these: a URL taken from API data stays a
-// string, so templ sanitises it.
+// string, so templ sanitises it. Every builder takes the request's context,
+// which carries the base path (WithBasePath): behind an ingress that
+// forwards a prefix, every URL the console writes starts with it.
+
+type basePathKey struct{}
+
+// WithBasePath carries the path prefix of every console URL ("" or
+// "/tabula") to the builders; the server sets it on each request.
+func WithBasePath(ctx context.Context, base string) context.Context {
+	if base == "" {
+		return ctx
+	}
+	return context.WithValue(ctx, basePathKey{}, base)
+}
+
+// BasePath is the prefix of the console's URLs, "" when it is served at /.
+func BasePath(ctx context.Context) string {
+	base, _ := ctx.Value(basePathKey{}).(string)
+	return base
+}
+
+// ConsoleURL is a console path that belongs to no context ("/",
+// "/auth/login") under the base path.
+func ConsoleURL(ctx context.Context, path string) templ.SafeURL {
+	return templ.SafeURL(BasePath(ctx) + path)
+}
 
 // The sign-in pages (web/auth serves them).
 const (
@@ -34,19 +60,19 @@ func SignInURL(returnTo string) templ.SafeURL {
 }
 
 // ContextHome is the home page of a context.
-func ContextHome(name string) templ.SafeURL {
-	return templ.SafeURL("/c/" + url.PathEscape(name) + "/")
+func ContextHome(ctx context.Context, name string) templ.SafeURL {
+	return ConsoleURL(ctx, "/c/"+url.PathEscape(name)+"/")
 }
 
 // ContextURL is a console path under a context ("/c/{context}/jump").
-func ContextURL(name, path string) templ.SafeURL {
-	return templ.SafeURL("/c/" + url.PathEscape(name) + path)
+func ContextURL(ctx context.Context, name, path string) templ.SafeURL {
+	return ConsoleURL(ctx, "/c/"+url.PathEscape(name)+path)
 }
 
 // ResourceURL is the console page of a resource's list (name "") or object,
 // in a namespace or all ("").
-func ResourceURL(contextName string, r apiclient.Resource, namespace, name string) templ.SafeURL {
-	return templ.SafeURL("/c/" + url.PathEscape(contextName) + r.Path(namespace, name))
+func ResourceURL(ctx context.Context, contextName string, r apiclient.Resource, namespace, name string) templ.SafeURL {
+	return ContextURL(ctx, contextName, r.Path(namespace, name))
 }
 
 // WithQuery appends an encoded query to a console URL.
@@ -98,11 +124,11 @@ func Bool(q url.Values, key string) bool {
 
 // ObjectActionURL is an action page of an object: …/{name}/edit, /delete,
 // /scale, /restart.
-func ObjectActionURL(contextName string, r apiclient.Resource, namespace, name, action string) templ.SafeURL {
-	return ResourceURL(contextName, r, namespace, name) + "/" + templ.SafeURL(url.PathEscape(action))
+func ObjectActionURL(ctx context.Context, contextName string, r apiclient.Resource, namespace, name, action string) templ.SafeURL {
+	return ResourceURL(ctx, contextName, r, namespace, name) + "/" + templ.SafeURL(url.PathEscape(action))
 }
 
 // NewObjectURL is the create page of a collection, …/{resource}/new.
-func NewObjectURL(contextName string, r apiclient.Resource, namespace string) templ.SafeURL {
-	return ResourceURL(contextName, r, namespace, "") + "/new"
+func NewObjectURL(ctx context.Context, contextName string, r apiclient.Resource, namespace string) templ.SafeURL {
+	return ResourceURL(ctx, contextName, r, namespace, "") + "/new"
 }
