@@ -84,6 +84,8 @@ type MockOIDC struct {
 
 	mu            sync.Mutex
 	mock          *mockoidc.MockOIDC
+	initial       struct{ tokenTTL, refreshTTL time.Duration }
+	fastForward   time.Duration
 	failRefreshes int
 	refreshGrants int
 	requests      map[string]int
@@ -159,6 +161,7 @@ func StartMockOIDC(ctx context.Context, opts MockOIDCOptions) (*MockOIDC, error)
 		mock:         mock,
 		requests:     map[string]int{},
 	}
+	m.initial.tokenTTL, m.initial.refreshTTL = mock.AccessTTL, mock.RefreshTTL
 	var handler http.Handler = m.handler(mock.Server.Handler, opts.EndSession)
 	for i := len(opts.Middleware) - 1; i >= 0; i-- {
 		handler = opts.Middleware[i](handler)
@@ -223,7 +226,24 @@ func (m *MockOIDC) QueueUser(email string, groups ...string) {
 func (m *MockOIDC) FastForward(d time.Duration) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.fastForward += d
 	m.mock.FastForward(d)
+}
+
+// Reset undoes the controls: the clock, the token lifetimes, pending
+// refresh failures and queued users are back to how the mock started.
+// Journeys that use a control on the shared mock reset it in t.Cleanup;
+// counters and recorded end-session requests are kept.
+func (m *MockOIDC) Reset() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.mock.FastForward(-m.fastForward)
+	m.fastForward = 0
+	m.mock.AccessTTL, m.mock.RefreshTTL = m.initial.tokenTTL, m.initial.refreshTTL
+	m.failRefreshes = 0
+	m.mock.UserQueue.Lock()
+	m.mock.UserQueue.Queue = nil
+	m.mock.UserQueue.Unlock()
 }
 
 // SetTokenTTL sets the lifetime of ID and access tokens issued from now on.

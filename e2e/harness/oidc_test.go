@@ -168,6 +168,22 @@ func TestMockOIDCFastForwardMovesIssuedTimes(t *testing.T) {
 	if c := claimsOf(t, toks.IDToken); c.Nbf < time.Now().Add(4*time.Minute).Unix() {
 		t.Errorf("nbf %d is not about 5 min ahead of now", c.Nbf)
 	}
+
+	m.SetTokenTTL(time.Minute)
+	m.FailRefreshes(3)
+	m.QueueUser("bob@example.com", "tabula:editors")
+	m.Reset()
+	toks, err = m.Login(t.Context(), "alice@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := claimsOf(t, toks.IDToken)
+	if now := time.Now().Unix(); c.Nbf > now || c.Nbf < now-5 || c.Exp-c.Iat != 600 || c.Email != "alice@example.com" {
+		t.Errorf("after Reset: claims %+v at %d", c, now)
+	}
+	if _, err := m.Refresh(t.Context(), toks.RefreshToken); err != nil {
+		t.Errorf("after Reset a refresh failed: %v", err)
+	}
 }
 
 func TestMockOIDCEndSession(t *testing.T) {
