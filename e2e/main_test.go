@@ -29,6 +29,10 @@ var env struct {
 
 	// aggregated serves ops.tabula.dev through the aggregation layer.
 	aggregated *aggregated.Running
+
+	// oidc is the provider kube-apiserver trusts (issuer, client ID, CA);
+	// journeys queue their users on it.
+	oidc *harness.MockOIDC
 }
 
 func TestMain(m *testing.M) {
@@ -61,8 +65,14 @@ func setUp(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// The provider comes first so kube-apiserver can be told its issuer.
+	env.oidc, err = harness.StartMockOIDC(ctx, harness.MockOIDCOptions{Dir: filepath.Join(dataDir, "oidc"), EndSession: true})
+	if err != nil {
+		return fmt.Errorf("starting the mock OIDC provider: %w", err)
+	}
+	fmt.Fprintf(os.Stderr, "e2e: mock OIDC provider at %s\n", env.oidc.Issuer())
 	start := time.Now()
-	env.cluster, err = harness.StartDevCluster(ctx, harness.DevClusterOptions{DataDir: dataDir, Seed: true})
+	env.cluster, err = harness.StartDevCluster(ctx, harness.DevClusterOptions{DataDir: dataDir, Seed: true, OIDC: env.oidc.Trust()})
 	if err != nil {
 		return err
 	}
@@ -90,6 +100,8 @@ func setUp(ctx context.Context) error {
 			"--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 			"--disable-background-networking", "--disable-component-update", "--disable-sync",
 			"--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1",
+			// Trust the mock OIDC provider's certificate, and only it.
+			"--ignore-certificate-errors-spki-list=" + env.oidc.SPKIHash(),
 		},
 	})
 	if err != nil {
@@ -121,6 +133,11 @@ func tearDown() {
 		}
 		if os.Getenv("TABULA_E2E_KEEP") == "" {
 			_ = os.RemoveAll(env.cluster.DataDir)
+		}
+	}
+	if env.oidc != nil {
+		if err := env.oidc.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "e2e: mock OIDC provider stop:", err)
 		}
 	}
 }

@@ -111,6 +111,23 @@ func (cp *controlPlane) startAPIServer() error {
 		"--kubelet-preferred-address-types=InternalIP,Hostname",
 		"--profiling=false",
 	}
+	if o := cp.opts; o.oidcIssuerURL != "" {
+		// The user is the email claim as is ("-": no prefix) and groups are
+		// prefixed, so RBAC binds "oidc:tabula:viewers" and the console's
+		// impersonation mode (--oidc-groups-prefix=oidc:) derives the same
+		// groups. The issuer need not be up yet: kube-apiserver retries.
+		args = append(args,
+			"--oidc-issuer-url="+o.oidcIssuerURL,
+			"--oidc-client-id="+o.oidcClientID,
+			"--oidc-username-claim=email",
+			"--oidc-username-prefix=-",
+			"--oidc-groups-claim=groups",
+			"--oidc-groups-prefix="+oidcGroupsPrefix,
+		)
+		if o.oidcCAFile != "" {
+			args = append(args, "--oidc-ca-file="+o.oidcCAFile)
+		}
+	}
 	return cp.start(componentAPIServer, cp.self, args...)
 }
 

@@ -33,6 +33,9 @@ func (l layout) logFile(name string) string {
 func (l layout) componentKubeconfig(name string) string {
 	return l.path("components", name+".kubeconfig")
 }
+func (l layout) impersonatorKubeconfig() string {
+	return l.path(impersonatorName + ".kubeconfig")
+}
 
 // ensure creates the directories of the layout.
 func (l layout) ensure() error {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -21,6 +22,11 @@ type options struct {
 	logInterval   time.Duration
 	logBenchMB    int
 	readyTimeout  time.Duration
+
+	// OIDC issuer kube-apiserver trusts; empty = none.
+	oidcIssuerURL string
+	oidcCAFile    string
+	oidcClientID  string
 }
 
 func parseFlags(args []string) (*options, error) {
@@ -36,6 +42,9 @@ func parseFlags(args []string) (*options, error) {
 	fs.DurationVar(&o.logInterval, "log-interval", time.Second, "how often a line is appended to the demo container log")
 	fs.IntVar(&o.logBenchMB, "log-bench-mb", 0, "serve a fixed log of this many MiB as the log of pod logbench/big (created with its namespace); 0 = off")
 	fs.DurationVar(&o.readyTimeout, "ready-timeout", 5*time.Minute, "give up if the cluster is not ready within this time")
+	fs.StringVar(&o.oidcIssuerURL, "oidc-issuer-url", "", "https URL of an OIDC issuer kube-apiserver trusts (username from claim email, groups from claim groups prefixed 'oidc:'); empty = no OIDC")
+	fs.StringVar(&o.oidcCAFile, "oidc-ca-file", "", "PEM file of the CA that signed the OIDC issuer's serving certificate (default: the system roots)")
+	fs.StringVar(&o.oidcClientID, "oidc-client-id", "", "the OIDC client ID ID tokens must be issued to (required with --oidc-issuer-url)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: %s [flags]\n\nRuns a development Kubernetes control plane with kwok fake nodes.\n\nFlags:\n", filepath.Base(os.Args[0]))
 		fs.PrintDefaults()
@@ -58,6 +67,18 @@ func parseFlags(args []string) (*options, error) {
 	if o.logInterval <= 0 {
 		return nil, errors.New("--log-interval must be positive")
 	}
+	if o.oidcIssuerURL != "" {
+		// kube-apiserver only accepts an https issuer; fail here rather
+		// than in its log.
+		if !strings.HasPrefix(o.oidcIssuerURL, "https://") {
+			return nil, errors.New("--oidc-issuer-url must be an https URL")
+		}
+		if o.oidcClientID == "" {
+			return nil, errors.New("--oidc-client-id is required with --oidc-issuer-url")
+		}
+	} else if o.oidcCAFile != "" || o.oidcClientID != "" {
+		return nil, errors.New("--oidc-ca-file and --oidc-client-id need --oidc-issuer-url")
+	}
 
 	dataDir, err := filepath.Abs(o.dataDir)
 	if err != nil {
@@ -69,6 +90,11 @@ func parseFlags(args []string) (*options, error) {
 	}
 	if o.kubeconfigOut, err = filepath.Abs(o.kubeconfigOut); err != nil {
 		return nil, err
+	}
+	if o.oidcCAFile != "" {
+		if o.oidcCAFile, err = filepath.Abs(o.oidcCAFile); err != nil {
+			return nil, err
+		}
 	}
 	if o.kwokBinary == "" {
 		exe, err := os.Executable()

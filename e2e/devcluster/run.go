@@ -21,6 +21,9 @@ type readyLine struct {
 	DataDir    string `json:"dataDir"`
 	// Etcd is the embedded etcd's client URL, for tests that compact it.
 	Etcd string `json:"etcd"`
+	// ImpersonatorKubeconfig acts as the ServiceAccount
+	// tabula-system/tabula-impersonator, which may only impersonate.
+	ImpersonatorKubeconfig string `json:"impersonatorKubeconfig"`
 }
 
 // run brings the cluster up, announces it and keeps it running until ctx is
@@ -87,7 +90,14 @@ func run(ctx context.Context, opts *options) error {
 		return err
 	}
 
-	line, err := json.Marshal(readyLine{Ready: true, Kubeconfig: opts.kubeconfigOut, Server: cp.server(), DataDir: opts.dataDir, Etcd: "http://127.0.0.1:" + strconv.Itoa(cp.ports.etcdClient)})
+	line, err := json.Marshal(readyLine{
+		Ready:                  true,
+		Kubeconfig:             opts.kubeconfigOut,
+		Server:                 cp.server(),
+		DataDir:                opts.dataDir,
+		Etcd:                   "http://127.0.0.1:" + strconv.Itoa(cp.ports.etcdClient),
+		ImpersonatorKubeconfig: l.impersonatorKubeconfig(),
+	})
 	if err != nil {
 		return err
 	}
@@ -155,6 +165,13 @@ func bringUp(ctx context.Context, opts *options, cp *controlPlane, tokens map[st
 	}
 	if err := ensureAccess(ctx, client); err != nil {
 		return fmt.Errorf("creating namespaces and role bindings: %w", err)
+	}
+	token, err := impersonatorToken(ctx, client)
+	if err != nil {
+		return err
+	}
+	if err := writeKubeconfig(l.impersonatorKubeconfig(), cp.server(), caData, map[string]string{impersonatorName: token}, impersonatorName); err != nil {
+		return fmt.Errorf("writing the impersonator kubeconfig: %w", err)
 	}
 	if opts.seed {
 		if err := seed(ctx, cfg); err != nil {

@@ -156,6 +156,10 @@ type DevCluster struct {
 	DataDir    string
 	// Etcd is the embedded etcd's client URL.
 	Etcd string
+	// ImpersonatorKubeconfig acts as the ServiceAccount
+	// tabula-system/tabula-impersonator, which may only impersonate users
+	// and groups: the console's identity in OIDC impersonation mode.
+	ImpersonatorKubeconfig string
 }
 
 // DevClusterOptions configure StartDevCluster.
@@ -167,8 +171,18 @@ type DevClusterOptions struct {
 	// LogBenchMB > 0 serves a log of that many MiB for pod logbench/big
 	// (devcluster --log-bench-mb).
 	LogBenchMB int
+	// OIDC, when set, makes kube-apiserver accept that issuer's ID tokens
+	// (devcluster --oidc-issuer-url, --oidc-ca-file, --oidc-client-id).
+	OIDC *OIDCTrust
 	// Timeout bounds the wait for the ready line.
 	Timeout time.Duration
+}
+
+// OIDCTrust is what kube-apiserver needs to accept an issuer's ID tokens.
+type OIDCTrust struct {
+	IssuerURL string
+	CAFile    string
+	ClientID  string
 }
 
 // StartDevCluster starts bin/devcluster and waits for its ready line.
@@ -193,6 +207,12 @@ func StartDevCluster(ctx context.Context, opts DevClusterOptions) (*DevCluster, 
 	if opts.LogBenchMB > 0 {
 		args = append(args, fmt.Sprintf("--log-bench-mb=%d", opts.LogBenchMB))
 	}
+	if o := opts.OIDC; o != nil {
+		args = append(args, "--oidc-issuer-url="+o.IssuerURL, "--oidc-client-id="+o.ClientID)
+		if o.CAFile != "" {
+			args = append(args, "--oidc-ca-file="+o.CAFile)
+		}
+	}
 	if err := os.MkdirAll(opts.DataDir, 0o755); err != nil {
 		return nil, err
 	}
@@ -208,11 +228,13 @@ func StartDevCluster(ctx context.Context, opts DevClusterOptions) (*DevCluster, 
 			Server     string `json:"server"`
 			DataDir    string `json:"dataDir"`
 			Etcd       string `json:"etcd"`
+			Imp        string `json:"impersonatorKubeconfig"`
 		}
 		if json.Unmarshal([]byte(line), &ready) != nil || !ready.Ready {
 			return false
 		}
 		dc.Kubeconfig, dc.Server, dc.DataDir, dc.Etcd = ready.Kubeconfig, ready.Server, ready.DataDir, ready.Etcd
+		dc.ImpersonatorKubeconfig = ready.Imp
 		return true
 	})
 	if err != nil {
