@@ -53,7 +53,7 @@ type LoadOptions struct {
 	Observer Observer
 	// UserAgent is sent with every upstream request.
 	UserAgent string
-	// DiscoveryTTL is how long discovery is cached per context
+	// DiscoveryTTL is how long discovery is cached per context and identity
 	// (default DefaultDiscoveryTTL).
 	DiscoveryTTL time.Duration
 	// Log receives, at Warn level, the API servers' warnings on requests
@@ -74,6 +74,8 @@ type Clusters struct {
 	schemas   *kindSchemaCache
 	pools     *decodePools
 	log       *slog.Logger
+	// secret keys IdentityKey's HMAC; drawn per process, never shown.
+	secret []byte
 }
 
 // ErrUnknownContext is returned for a context name the configuration does not have.
@@ -135,6 +137,7 @@ func fromKubeconfig(raw clientcmdapi.Config, opts LoadOptions) (*Clusters, error
 		schemas:   newKindSchemaCache(),
 		pools:     newDecodePools(),
 		log:       loggerOf(opts),
+		secret:    newIdentitySecret(),
 	}
 	for _, name := range slices.Sorted(maps.Keys(raw.Contexts)) {
 		kctx := raw.Contexts[name]
@@ -172,6 +175,7 @@ func inCluster(cfg *rest.Config, opts LoadOptions) *Clusters {
 		schemas:   newKindSchemaCache(),
 		pools:     newDecodePools(),
 		log:       loggerOf(opts),
+		secret:    newIdentitySecret(),
 	}
 	// The service account token is set on cfg itself, not merged by
 	// clientcmd, so it is never dropped (and in-cluster hosts are https).

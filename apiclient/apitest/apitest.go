@@ -47,7 +47,9 @@
 //	Finalize(group, resource, namespace, name) clears finalizers, removing an object marked for deletion
 //
 // AddGroupVersions serves more group versions on a running server (a CRD
-// created after the client cached discovery).
+// created after the client cached discovery). SetDiscoveryFilter makes
+// discovery differ by who asks (the request's Authorization or
+// Impersonate-User header).
 //
 // OpenAPI v3 (GET /openapi/v3, an index, and the per-group-version
 // documents it points to, as kube-apiserver serves them) comes from schemas
@@ -207,6 +209,8 @@ type Server struct {
 	writes    []Write
 	store     store
 	openapi   map[string]openAPIDocument // by index path ("apis/apps/v1"); see SetOpenAPI
+	// discoveryFilter, when set, hides group versions from some requests' discovery.
+	discoveryFilter func(*http.Request, GroupVersion) bool
 }
 
 // NewServer starts a fake server for gvs with the default Options; it is
@@ -387,7 +391,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	case path == openAPIPrefix || strings.HasPrefix(path, openAPIPrefix+"/"):
 		s.serveOpenAPI(w, r, path)
 	default:
-		if s.serveDiscoveryPath(w, path) {
+		if s.serveDiscoveryPath(w, r, path) {
 			return
 		}
 		req, ok := s.parseResourcePath(path)
