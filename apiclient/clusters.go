@@ -10,6 +10,7 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"k8s.io/client-go/rest"
@@ -49,6 +50,15 @@ type LoadOptions struct {
 	Kubeconfig string
 	// Context overrides the kubeconfig's current-context.
 	Context string
+	// Contexts, when set, are the only contexts loaded: the others are
+	// neither offered nor reachable. Each must exist. The current context
+	// (Context, else the kubeconfig's current-context) must be among them
+	// when Context is set; otherwise it falls back to the first of them.
+	Contexts []string
+	// OnlyCurrent, when Contexts is empty, loads only the current context:
+	// a console whose users sign in offers the cluster it is configured
+	// for, not whatever else the operator's kubeconfig holds.
+	OnlyCurrent bool
 	// Observer, when set, sees every upstream API call.
 	Observer Observer
 	// UserAgent is sent with every upstream request.
@@ -99,6 +109,11 @@ func Load(opts LoadOptions) (*Clusters, error) {
 	}
 	if opts.Kubeconfig == "" && !anyFileExists(rules.GetLoadingPrecedence()) {
 		if cfg, err := rest.InClusterConfig(); err == nil {
+			for _, name := range opts.Contexts {
+				if name != InClusterContext {
+					return nil, &UnknownContextError{Name: name}
+				}
+			}
 			return inCluster(cfg, opts), nil
 		}
 	}
@@ -122,11 +137,31 @@ func fromKubeconfig(raw clientcmdapi.Config, opts LoadOptions) (*Clusters, error
 	if len(raw.Contexts) == 0 {
 		return nil, errors.New("kubeconfig has no contexts")
 	}
+	for _, name := range opts.Contexts {
+		if _, ok := raw.Contexts[name]; !ok {
+			return nil, &UnknownContextError{Name: name}
+		}
+	}
+	if len(opts.Contexts) > 0 && !slices.Contains(opts.Contexts, current) {
+		if opts.Context != "" {
+			return nil, fmt.Errorf("context %q is not among the contexts offered (%s)", opts.Context, strings.Join(opts.Contexts, ", "))
+		}
+		current = opts.Contexts[0]
+	}
 	if _, ok := raw.Contexts[current]; !ok {
 		if current != "" {
 			return nil, &UnknownContextError{Name: current}
 		}
 		current = slices.Sorted(maps.Keys(raw.Contexts))[0]
+	}
+	offered := func(name string) bool {
+		switch {
+		case len(opts.Contexts) > 0:
+			return slices.Contains(opts.Contexts, name)
+		case opts.OnlyCurrent:
+			return name == current
+		}
+		return true
 	}
 	cs := &Clusters{
 		contexts:  map[string]Context{},
@@ -140,6 +175,9 @@ func fromKubeconfig(raw clientcmdapi.Config, opts LoadOptions) (*Clusters, error
 		secret:    newIdentitySecret(),
 	}
 	for _, name := range slices.Sorted(maps.Keys(raw.Contexts)) {
+		if !offered(name) {
+			continue
+		}
 		kctx := raw.Contexts[name]
 		cfg, err := clientcmd.NewNonInteractiveClientConfig(raw, name, &clientcmd.ConfigOverrides{}, nil).ClientConfig()
 		if err != nil {
