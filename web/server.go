@@ -48,6 +48,12 @@ type Deps struct {
 	// MaxStreams caps concurrent upstream log streams (default
 	// page.DefaultMaxStreams).
 	MaxStreams int
+	// MaxStreamsPerUser caps those one identity may hold (default
+	// page.DefaultMaxStreamsPerUser).
+	MaxStreamsPerUser int
+	// Mode is the sign-in mode (page.Mode*; "" is kubeconfig). In a
+	// sign-in mode no request acts with the kubeconfig's own credentials.
+	Mode string
 }
 
 // Server is the console's HTTP application.
@@ -84,6 +90,9 @@ func New(d Deps) (*Server, error) {
 		WebSockets: d.Metrics.WebSockets,
 		Origins:    d.ExternalOrigins,
 		MaxStreams: d.MaxStreams,
+		// Per-user and sign-in settings.
+		MaxStreamsPerUser: d.MaxStreamsPerUser,
+		Mode:              d.Mode,
 	})
 	if err != nil {
 		return nil, err
