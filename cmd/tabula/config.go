@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	"net/netip"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 )
@@ -32,7 +35,27 @@ type config struct {
 	InCluster bool
 	// MaxStreams caps concurrent upstream log streams.
 	MaxStreams int
+	// MaxStreamsPerUser caps those one identity may hold.
+	MaxStreamsPerUser int
+	// Auth is the sign-in mode: kubeconfig, oidc or token.
+	Auth string
+	// Contexts are the kubeconfig contexts offered; nil means the default
+	// of the mode (see offeredContexts).
+	Contexts []string
+	// ShareKubeconfigIdentity allows a non-loopback Listen in kubeconfig
+	// mode, where everyone who reaches the console acts as its user.
+	ShareKubeconfigIdentity bool
 }
+
+// signIn says whether users sign in (every mode but kubeconfig).
+func (c config) signIn() bool { return c.Auth != authKubeconfig }
+
+// Sign-in modes (--auth).
+const (
+	authKubeconfig = "kubeconfig"
+	authOIDC       = "oidc"
+	authToken      = "token"
+)
 
 // ExternalOrigin is the browser origin of ExternalURL, or "".
 func (c config) ExternalOrigin() string {
@@ -56,6 +79,10 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	allowedHosts := fs.String("allowed-hosts", "", "comma-separated host names the console is reached by, besides IP addresses, localhost and, in a cluster, *.svc (guards against DNS rebinding)")
 	fs.StringVar(&cfg.ExternalURL, "external-url", "", "the URL browsers reach the console at, e.g. https://tabula.example.com (pins the origin live streams accept; needed behind a TLS-terminating proxy)")
 	fs.IntVar(&cfg.MaxStreams, "max-streams", 256, "most upstream log streams open at once, across all users")
+	fs.IntVar(&cfg.MaxStreamsPerUser, "max-streams-per-user", 32, "most upstream log streams and live pages one identity may hold open at once")
+	fs.StringVar(&cfg.Auth, "auth", authKubeconfig, "sign-in mode: kubeconfig (everyone acts as the kubeconfig's user), oidc or token")
+	contexts := fs.String("contexts", "", "comma-separated kubeconfig contexts the console offers (default: in sign-in modes only the --context or current-context one, in kubeconfig mode all)")
+	fs.BoolVar(&cfg.ShareKubeconfigIdentity, "share-kubeconfig-identity", false, "in kubeconfig mode, allow a --listen address other than loopback: everyone who reaches the console acts as the kubeconfig's user")
 
 	// Environment first, so explicit flags override it.
 	var envErr error
@@ -97,12 +124,44 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	if cfg.MaxStreams < 1 {
 		return config{}, fmt.Errorf("--max-streams: want at least 1, got %d", cfg.MaxStreams)
 	}
+	if cfg.MaxStreamsPerUser < 1 {
+		return config{}, fmt.Errorf("--max-streams-per-user: want at least 1, got %d", cfg.MaxStreamsPerUser)
+	}
+	switch cfg.Auth {
+	case authKubeconfig, authOIDC, authToken:
+	default:
+		return config{}, fmt.Errorf("--auth: want kubeconfig, oidc or token, got %q", cfg.Auth)
+	}
+	for _, name := range strings.Split(*contexts, ",") {
+		if name = strings.TrimSpace(name); name != "" && !slices.Contains(cfg.Contexts, name) {
+			cfg.Contexts = append(cfg.Contexts, name)
+		}
+	}
+	if !cfg.signIn() && !cfg.ShareKubeconfigIdentity && !loopback(cfg.Listen) {
+		return config{}, fmt.Errorf("--listen %s is not a loopback address, and in --auth=kubeconfig mode everyone who reaches the console acts as the kubeconfig's user: "+
+			"listen on 127.0.0.1, sign users in with --auth=oidc or --auth=token, or pass --share-kubeconfig-identity to share that identity on purpose", cfg.Listen)
+	}
 	// Every pod has this variable; a laptop does not.
 	cfg.InCluster = getenv("KUBERNETES_SERVICE_HOST") != ""
 	if cfg.LogFormat != "text" && cfg.LogFormat != "json" {
 		return config{}, fmt.Errorf("--log-format: want text or json, got %q", cfg.LogFormat)
 	}
 	return cfg, nil
+}
+
+// loopback says whether a --listen address accepts only connections from
+// this machine: an IP loopback address or localhost. An empty host (":8080")
+// is every interface; another host name may resolve anywhere.
+func loopback(listen string) bool {
+	host, _, err := net.SplitHostPort(listen)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Unmap().IsLoopback()
 }
 
 func usage(fs *flag.FlagSet) string {

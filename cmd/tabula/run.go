@@ -28,9 +28,13 @@ func run(ctx context.Context, cfg config, logOut io.Writer) error {
 	clusters, err := apiclient.Load(apiclient.LoadOptions{
 		Kubeconfig: cfg.Kubeconfig,
 		Context:    cfg.Context,
-		Observer:   metrics,
-		UserAgent:  "tabula",
-		Log:        log,
+		// Users who sign in are offered the clusters the console is
+		// configured for, not the operator's whole kubeconfig.
+		Contexts:    cfg.Contexts,
+		OnlyCurrent: cfg.signIn(),
+		Observer:    metrics,
+		UserAgent:   "tabula",
+		Log:         log,
 	})
 	if err != nil {
 		return err
@@ -54,6 +58,9 @@ func run(ctx context.Context, cfg config, logOut io.Writer) error {
 		AllowedHosts:   cfg.AllowedHosts,
 		InCluster:      cfg.InCluster,
 		MaxStreams:     cfg.MaxStreams,
+		// Per-user limits and the sign-in mode.
+		MaxStreamsPerUser: cfg.MaxStreamsPerUser,
+		Mode:              cfg.Auth,
 	}
 	if origin := cfg.ExternalOrigin(); origin != "" {
 		deps.ExternalOrigins = []string{origin}
