@@ -38,8 +38,9 @@ type Context struct {
 	// client-go's clientcmd merges the user's credentials into the config
 	// only when rest.IsConfigTransportTLS holds (tools/clientcmd
 	// client_config.go, DirectClientConfig.ClientConfig), so the context's
-	// requests are anonymous. A bearer token set through Identity is not
-	// dropped: client-go's round trippers send it over http:// too.
+	// requests are anonymous. A bearer token set through Identity would not
+	// be dropped (client-go's round trippers send it over http:// too), so
+	// Client refuses one with a PlainHTTPError.
 	CredentialsDropped bool
 }
 

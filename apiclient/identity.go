@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -23,6 +24,20 @@ type Identity struct {
 	// context's own credentials.
 	Impersonate Impersonation
 }
+
+// ErrPlainHTTP is returned for a client that would send a user's token to
+// a server reached over plain HTTP.
+var ErrPlainHTTP = errors.New("refusing to send a token over plain HTTP")
+
+// PlainHTTPError names the context whose server is plain HTTP.
+type PlainHTTPError struct{ Context, Server string }
+
+func (e *PlainHTTPError) Error() string {
+	return fmt.Sprintf("context %q: the API server %s is reached over plain HTTP, and a user's token is never sent unencrypted", e.Context, e.Server)
+}
+
+// Is makes errors.Is(err, ErrPlainHTTP) true.
+func (e *PlainHTTPError) Is(target error) bool { return target == ErrPlainHTTP }
 
 // Impersonation names the user a privileged context acts on behalf of.
 type Impersonation struct {
@@ -49,6 +64,11 @@ func (cs *Clusters) Client(contextName string, id Identity) (*Client, error) {
 	base, ok := cs.configs[contextName]
 	if !ok {
 		return nil, &UnknownContextError{Name: contextName}
+	}
+	if id.BearerToken != "" && !rest.IsConfigTransportTLS(*base) {
+		// client-go would send it: a user's token must not cross the
+		// network in the clear.
+		return nil, &PlainHTTPError{Context: contextName, Server: base.Host}
 	}
 	cfg := rest.CopyConfig(base)
 	// No client-side throttling: a page may make a burst of calls for one

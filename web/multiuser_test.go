@@ -5,12 +5,14 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/gorilla/websocket"
 	"github.com/labstack/echo/v4"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/apiclient/apitest"
@@ -260,5 +262,56 @@ func TestOnlyTheOfferedContextsAreShown(t *testing.T) {
 	_, body := h.get(t, "/c/prod-admin/", http.StatusNotFound)
 	if got := parse(t, body).Find("[data-testid=error-title]").Text(); got != "Unknown context" {
 		t.Errorf("a context not offered: %q", got)
+	}
+}
+
+// A signed-in user's token is never sent to a plain-HTTP API server: the
+// page says why instead.
+func TestAUsersTokenIsRefusedForAPlainHTTPServer(t *testing.T) {
+	var mu sync.Mutex
+	var got []string
+	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got = append(got, r.URL.Path+" "+r.Header.Get("Authorization"))
+		mu.Unlock()
+		http.NotFound(w, r)
+	}))
+	t.Cleanup(plain.Close)
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["plain"] = &clientcmdapi.Cluster{Server: plain.URL}
+	cfg.AuthInfos["nobody"] = &clientcmdapi.AuthInfo{}
+	cfg.Contexts["dev"] = &clientcmdapi.Context{Cluster: "plain", AuthInfo: "nobody"}
+	cfg.CurrentContext = "dev"
+	clusters, err := apiclient.FromKubeconfig(*cfg, apiclient.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := New(Deps{Clusters: clusters, Metrics: NewMetrics(), Static: static.FS, Mode: page.ModeToken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.echo.Use(func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			page.SetRequester(c, page.Requester{Mode: page.ModeToken, Identity: apiclient.Identity{BearerToken: "users-token"}})
+			return next(c)
+		}
+	})
+	console := httptest.NewServer(srv.Handler())
+	t.Cleanup(console.Close)
+	h := &harness{server: srv, console: console}
+	_, body := h.get(t, "/c/dev/api/v1/pods", http.StatusBadGateway)
+	doc := parse(t, body)
+	if msg := doc.Find("[data-testid=error-message]").Text(); !strings.Contains(msg, "plain HTTP") || !strings.Contains(msg, "https://") {
+		t.Errorf("the page does not say why: %q", msg)
+	}
+	if strings.Contains(body, "users-token") {
+		t.Error("the page shows the token")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, r := range got {
+		if strings.Contains(r, "users-token") {
+			t.Errorf("the token reached the plain-HTTP server: %s", r)
+		}
 	}
 }
