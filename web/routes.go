@@ -23,9 +23,10 @@ func (s *Server) routes() *echo.Echo {
 	// logged and counted with the status of the error page it became. The
 	// host check comes before anything that reads a cluster.
 	// CSRF guards every request that is not a read, so no write can be
-	// routed around it; it runs after the host check so its Origin check
-	// compares with a vouched-for Host.
-	e.Use(requestLog(s.log), s.metrics.middleware, recoverPanics(s.log), securityHeaders, s.hosts.check, limitBody, page.CSRF, page.Flashes, page.Theme, page.CollectWarnings)
+	// routed around it, and UpgradeOrigin every WebSocket handshake, so no
+	// stream can; both run after the host check so their Origin checks
+	// compare with a vouched-for Host.
+	e.Use(requestLog(s.log), s.metrics.middleware, recoverPanics(s.log), securityHeaders, s.hosts.check, s.env.UpgradeOrigin, limitBody, page.CSRF, page.Flashes, page.Theme, page.CollectWarnings)
 	bounded := s.env.Bounded
 
 	// Operations.
