@@ -99,6 +99,22 @@ function initCopyButtons() {
   }
 }
 
+// A disabled action's reason is a tooltip on hover and on focus; Escape
+// hides it until the pointer and focus leave (WCAG 1.4.13). Delegated:
+// live pages re-render the buttons.
+function initDeniedTips() {
+  document.addEventListener("keydown", (e) => {
+    if (e.key !== "Escape") return;
+    for (const d of document.querySelectorAll(".denied:is(:hover, :focus-within)")) d.setAttribute("data-tip-dismissed", "");
+  });
+  const reset = (e) => {
+    const d = e.target instanceof Element ? e.target.closest(".denied") : null;
+    if (d && !d.contains(e.relatedTarget)) d.removeAttribute("data-tip-dismissed");
+  };
+  document.addEventListener("focusout", reset);
+  document.addEventListener("mouseout", reset);
+}
+
 // The page after a successful save names the edit's draft (data-clear-draft
 // on <body>): the YAML editor (static/editor) keeps drafts in
 // sessionStorage, and a saved one must not be offered again.
@@ -119,3 +135,4 @@ initSlashFocus();
 initResourceFilter();
 initAutosubmit();
 initContextSwitcher();
+initDeniedTips();

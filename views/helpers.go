@@ -70,6 +70,21 @@ func bodyAttrs(l Layout) templ.Attributes {
 	return templ.Attributes{"data-clear-draft": l.ClearDraft}
 }
 
+// navAttrs mark the sidebar link of the page shown, and dim one the user
+// may not list, saying why.
+func navAttrs(item NavItem) templ.Attributes {
+	a := templ.Attributes{}
+	if item.Current {
+		a["aria-current"] = "page"
+	}
+	if item.Denied != "" {
+		a["class"] = "nav-denied"
+		a["title"] = item.Denied
+		a["data-denied"] = true
+	}
+	return a
+}
+
 // editorAttrs are the editor textarea's data attributes (see the editor
 // module), present only when set.
 func editorAttrs(p EditorPage) templ.Attributes {

@@ -29,6 +29,9 @@ type ListPage struct {
 	Live     LiveList
 	// CreateHref opens the create page, when the server allows creating.
 	CreateHref templ.SafeURL
+	// CreateDenied, when set, says why the user may not create here: the
+	// button is shown disabled with the reason.
+	CreateDenied string
 }
 
 // LiveList is what the page needs to follow its list live.

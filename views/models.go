@@ -78,6 +78,9 @@ type NavItem struct {
 	Label   string
 	Href    templ.SafeURL
 	Current bool
+	// Denied, when set, says why the user may not list the resource: the
+	// link is dimmed, and still followed (the server decides).
+	Denied string
 }
 
 // HomePage lists what the server serves.

@@ -27,15 +27,22 @@ type ObjectPage struct {
 	Live bool
 	// LogsHref opens the logs of a pod or of a workload's pods.
 	LogsHref templ.SafeURL
-	Actions  ObjectActions
+	// LogsDenied, when set, says why the user may not read them: the link
+	// is shown disabled with the reason.
+	LogsDenied string
+	Actions    ObjectActions
 }
 
 // ObjectActions are the object's write pages; empty ones are not offered.
+// An action whose …Denied is set is shown disabled with that reason: the
+// server said the user may not take it.
 type ObjectActions struct {
 	EditHref, ScaleHref, DeleteHref templ.SafeURL
 	// RestartAction is a form (a write), with the version it was shown at.
 	RestartAction   templ.SafeURL
 	ResourceVersion string
+
+	EditDenied, ScaleDenied, RestartDenied, DeleteDenied string
 }
 
 // ObjectLiveSections are the parts of an object page a live page replaces,

@@ -21,13 +21,9 @@ import (
 	"github.com/tabula-console/tabula/web/page"
 )
 
-// testTokenHeader carries, in these tests only, the bearer token the
-// request acts with: a stand-in for the sign-in middleware, which sets the
-// requester from a session.
-const testTokenHeader = "X-Test-Token"
-
 // multiUserConsole is a console in token mode over a fake that accepts any
-// token; each request acts with the token in testTokenHeader.
+// token; each request acts with the token in testTokenHeader (a stand-in
+// for the sign-in middleware, which sets the requester from a session).
 func multiUserConsole(t *testing.T, fake *apitest.Server) *harness {
 	t.Helper()
 	return multiUserConsoleWith(t, fake, Deps{})

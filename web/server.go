@@ -1,7 +1,7 @@
 // Package web is the console's composition root: the echo server, its
 // middleware, the one route table and the few pages that belong to no
-// feature (home, jump, health). Features live in web/list, web/object and
-// web/logs; what they share lives in web/page.
+// feature (home, jump, health). Features live in web/list, web/object,
+// web/logs, web/edit and web/access; what they share lives in web/page.
 package web
 
 import (
@@ -17,6 +17,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/tabula-console/tabula/views"
+	"github.com/tabula-console/tabula/web/access"
 	"github.com/tabula-console/tabula/web/edit"
 	"github.com/tabula-console/tabula/web/list"
 	"github.com/tabula-console/tabula/web/logs"
@@ -90,6 +91,7 @@ func New(d Deps) (*Server, error) {
 		WebSockets: d.Metrics.WebSockets,
 		Origins:    d.ExternalOrigins,
 		MaxStreams: d.MaxStreams,
+		Access:     access.New(access.Options{Log: d.Log}),
 		// Per-user and sign-in settings.
 		MaxStreamsPerUser: d.MaxStreamsPerUser,
 		Mode:              d.Mode,

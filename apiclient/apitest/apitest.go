@@ -21,6 +21,11 @@
 //	Options{Describe: DescribeNotAcceptable} 406 for any request that asks for as=Description
 //	Options{NoMergePatch: true}            415 to merge patches: JSON Patch only, as some non-Kubernetes servers
 //	Options{Immutable: {"services": {"spec.clusterIP"}}}  422 Invalid "field is immutable" when an update changes them
+//	Options{Access: &Access{Users, Rules}}  bearer tokens → users, RBAC-like rules enforced on every request
+//	                                       (401, and 403 Forbidden worded as kube-apiserver's), and the
+//	                                       authorization.k8s.io/v1 SelfSubjectAccessReview and
+//	                                       SelfSubjectRulesReview answered from the same rules
+//	                                       (default: no authorization API, everything allowed)
 //
 // Writes follow kube-apiserver (write.go names the code each step copies).
 // A write needs its verb among the resource's (or subresource's) verbs,
@@ -173,6 +178,11 @@ type Options struct {
 	// change: 422 Invalid "field is immutable", as kube-apiserver's
 	// validation answers.
 	Immutable map[string][]string
+	// Access, when set, authenticates bearer tokens and authorizes every
+	// request with RBAC-like rules, and serves the self-reviews from them
+	// (see Access). Without it every request is allowed and no
+	// authorization API is served.
+	Access *Access
 }
 
 // GroupVersion is one served group version and its resources.
@@ -262,7 +272,11 @@ func (s *Server) AddGroupVersions(gvs ...GroupVersion) {
 func (s *Server) served() []GroupVersion {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return slices.Clone(s.GroupVersions)
+	gvs := slices.Clone(s.GroupVersions)
+	if ac := s.opts.Access; ac != nil && !ac.NoReviewAPI {
+		gvs = append(gvs, authorizationGroupVersion())
+	}
+	return gvs
 }
 
 // Options returns the conventions the server follows.
@@ -375,6 +389,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		WriteStatus(w, metav1.Status{Status: metav1.StatusFailure, Code: http.StatusUnauthorized, Reason: metav1.StatusReasonUnauthorized, Message: "Unauthorized"})
 		return
 	}
+	// Authentication and authorization come before any handler, as in
+	// kube-apiserver; overrides and injected failures are handlers.
+	if opts.Access != nil && opts.Access.authorize(w, r) {
+		return
+	}
 	if override != nil {
 		override(w, r)
 		return
@@ -390,6 +409,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.serveDiscoveryRoot(w, r, path, opts)
 	case path == openAPIPrefix || strings.HasPrefix(path, openAPIPrefix+"/"):
 		s.serveOpenAPI(w, r, path)
+	case (path == SelfSubjectAccessReviewPath || path == SelfSubjectRulesReviewPath) && opts.Access != nil && !opts.Access.NoReviewAPI:
+		opts.Access.serveReview(w, r, path)
 	default:
 		if s.serveDiscoveryPath(w, r, path) {
 			return

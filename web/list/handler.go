@@ -49,17 +49,31 @@ func (h *Handler) Page(c echo.Context, t page.Target) error {
 		return err
 	}
 	ctx := c.Request().Context()
+	// The create check runs while the page is listed; both are waited
+	// for, so no review outlives the page.
+	permits := make(chan page.Permits, 1)
+	go func() { permits <- h.env.Permits(ctx, t.Client, createChecks(r, ns)) }()
 	table, lq, notices, err := fetch(ctx, t.Client, r, ns, lq)
+	in := Input{Context: t.Client.ContextName(), Resource: r, Namespace: ns, Query: lq, Table: table, Notices: notices, Permits: <-permits}
 	if err != nil {
 		return page.WithAction(err, "list", r, ns, "")
 	}
-	p := Model(ctx, Input{Context: t.Client.ContextName(), Resource: r, Namespace: ns, Query: lq, Table: table, Notices: notices})
+	p := Model(ctx, in)
 	if r.Namespaced {
 		p.Picker = h.namespacePicker(ctx, c, t.Client, r, ns, lq)
 	}
 	// The frame comes last: it shows the warnings of every call above.
 	p.Layout = h.env.ContextLayout(ctx, t.Client, r.Kind+" list", &r, ns)
 	return h.env.Render(c, http.StatusOK, views.List(p))
+}
+
+// createChecks are the access checks of a list page: its Create button's,
+// when it has one.
+func createChecks(r apiclient.Resource, ns string) []apiclient.AccessCheck {
+	if check, ok := page.CreateCheck(r, ns); ok && r.Can("create") {
+		return []apiclient.AccessCheck{check}
+	}
+	return nil
 }
 
 // fetch lists one page; an expired continue token restarts from the first

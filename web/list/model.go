@@ -23,7 +23,9 @@ type Input struct {
 	Query     Query
 	Table     *apiclient.Table
 	Notices   []string
-	Now       time.Time
+	// Permits answer the page's access checks (page.CreateCheck).
+	Permits page.Permits
+	Now     time.Time
 }
 
 // base is the page's own URL without a query.
@@ -55,6 +57,9 @@ func Model(_ context.Context, in Input) views.ListPage {
 	p.Filter = listFilter(base, lq)
 	if r.Can("create") {
 		p.CreateHref = page.NewObjectURL(in.Context, r, in.Namespace)
+		if check, ok := page.CreateCheck(r, in.Namespace); ok {
+			p.CreateDenied = in.Permits.Denied(check)
+		}
 	}
 	p.Pager = pagerView(base, lq, in.Table)
 	p.Live = views.LiveList{

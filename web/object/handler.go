@@ -63,7 +63,7 @@ func (h *Handler) Subresource(c echo.Context, t page.Target) error {
 
 func (h *Handler) serve(c echo.Context, t page.Target, view string) error {
 	ctx := c.Request().Context()
-	in, err := fetch(ctx, t, view, page.Bool(c.QueryParams(), "managedFields"))
+	in, err := h.load(ctx, t, view, page.Bool(c.QueryParams(), "managedFields"))
 	if err != nil {
 		return err
 	}
@@ -91,7 +91,23 @@ type Input struct {
 	// Summary is the object's one-row Table, when the server serves Tables.
 	Summary *apiclient.Table
 	Extras
-	Now time.Time
+	// Permits are the answers to page.ObjectChecks: actions the user may
+	// not take are shown disabled.
+	Permits page.Permits
+	Now     time.Time
+}
+
+// load fetches the page and, at the same time, asks the access checks of
+// its actions in one batch. It waits for both, so no review outlives the
+// page.
+func (h *Handler) load(ctx context.Context, t page.Target, view string, managedFields bool) (Input, error) {
+	permits := make(chan page.Permits, 1)
+	go func() {
+		permits <- h.env.Permits(ctx, t.Client, page.ObjectChecks(t.Resource, t.Path.Namespace, t.Path.Name))
+	}()
+	in, err := fetch(ctx, t, view, managedFields)
+	in.Permits = <-permits
+	return in, err
 }
 
 // fetch makes every upstream call an object page needs. Failures of the
@@ -199,12 +215,17 @@ func Model(_ context.Context, in Input) (views.ObjectPage, error) {
 	p.Live = in.View == viewOverview && r.Can("watch")
 	if hasLogs(r, obj) {
 		p.LogsHref = base + "/log"
+		pod := ""
+		if page.IsPods(r) {
+			pod = in.Name
+		}
+		p.LogsDenied = in.Permits.Denied(page.LogsCheck(in.Namespace, pod))
 	}
 	rv := ""
 	if obj != nil {
 		rv = obj.GetResourceVersion()
 	}
-	p.Actions = page.ObjectActions(in.Context, r, in.Namespace, in.Name, rv)
+	p.Actions = page.ObjectActions(in.Context, r, in.Namespace, in.Name, rv, in.Permits)
 	return p, nil
 }
 
@@ -223,7 +244,7 @@ func tabs(base templ.SafeURL, r apiclient.Resource, view string) []views.Tab {
 // selects pods (workloads, Services, CRDs that follow the spec.selector
 // convention).
 func hasLogs(r apiclient.Resource, obj *unstructured.Unstructured) bool {
-	if r.Group == "" && r.Name == "pods" {
+	if page.IsPods(r) {
 		return true
 	}
 	if obj == nil || !r.Namespaced {

@@ -27,6 +27,9 @@ type Clusters interface {
 	Contexts() []apiclient.Context
 	Context(name string) (apiclient.Context, error)
 	Client(context string, id apiclient.Identity) (*apiclient.Client, error)
+	// IdentityKey keys per-identity caches: a keyed hash of the whole
+	// identity, never logged.
+	IdentityKey(id apiclient.Identity) string
 }
 
 // Gauge is the part of a Prometheus gauge the WebSocket helpers use.
@@ -58,6 +61,9 @@ type Config struct {
 	// ModeKubeconfig). In the others, a request that comes without a
 	// signed-in identity is refused rather than served as the console.
 	Mode string
+	// Access answers what each user may do, for pages to disable what the
+	// server would refuse; nil offers everything and lets the server decide.
+	Access Access
 }
 
 // Env is the shared state of one console: features hold a pointer to it.
@@ -72,6 +78,7 @@ type Env struct {
 	origins []string
 	mode    string
 	streams chan struct{}
+	access  Access
 
 	userMu      sync.Mutex     // guards userStreams
 	userStreams map[string]int // slots held, by identity key
@@ -98,6 +105,7 @@ func New(cfg Config) (*Env, error) {
 		sockets:  cfg.WebSockets,
 		origins:  cfg.Origins,
 		mode:     cfg.Mode,
+		access:   cfg.Access,
 	}
 	if e.mode == "" {
 		e.mode = ModeKubeconfig
@@ -110,6 +118,9 @@ func New(cfg Config) (*Env, error) {
 	}
 	if e.sockets == nil {
 		e.sockets = nopGauge{}
+	}
+	if e.access == nil {
+		e.access = noAccess{}
 	}
 	n := cfg.MaxStreams
 	if n <= 0 {
@@ -134,7 +145,8 @@ func (nopGauge) Dec() {}
 const ctxKeyContextName = "tabula.context"
 
 // RequireContext resolves the {context} route parameter or fails with 404,
-// and remembers it for Client and ContextName.
+// and remembers it for Client and ContextName, and the request's AccessKey
+// for the builders of its page.
 func (e *Env) RequireContext(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		name := PathParam(c, "context")
@@ -142,6 +154,7 @@ func (e *Env) RequireContext(next echo.HandlerFunc) echo.HandlerFunc {
 			return err
 		}
 		c.Set(ctxKeyContextName, name)
+		e.withAccessKey(c)
 		return next(c)
 	}
 }

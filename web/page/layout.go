@@ -84,7 +84,7 @@ func (e *Env) ContextLayout(ctx context.Context, client *apiclient.Client, title
 		// The page itself reports discovery failures; the frame goes without.
 		return l
 	}
-	l.Nav = NavGroups(client.ContextName(), d, current, namespace)
+	l.Nav = NavGroups(client.ContextName(), d, current, namespace, e.navRules(ctx, client, namespace))
 	l.Jump = views.JumpBox{
 		Action:    ContextURL(client.ContextName(), "/jump"),
 		Namespace: namespace,
@@ -93,8 +93,25 @@ func (e *Env) ContextLayout(ctx context.Context, client *apiclient.Client, title
 	return l
 }
 
-// NavGroups is the sidebar: every listable resource, by group.
-func NavGroups(contextName string, d *apiclient.Discovery, current *apiclient.Resource, namespace string) []views.NavGroup {
+// rulesProbe is the namespace whose rules stand for "all namespaces": a
+// SelfSubjectRulesReview needs one, and any namespace's rules include every
+// cluster-wide grant, which is all a list across namespaces can use. Its
+// own RoleBindings can only make the sidebar dim less, never wrongly more.
+const rulesProbe = "default"
+
+// navRules is what the user may do in the namespace in view, from one
+// SelfSubjectRulesReview (cached); nil when the server could not say.
+func (e *Env) navRules(ctx context.Context, client *apiclient.Client, namespace string) *apiclient.Rules {
+	if namespace == "" {
+		namespace = rulesProbe
+	}
+	return e.access.Rules(ctx, accessKeyOf(ctx), client, namespace)
+}
+
+// NavGroups is the sidebar: every listable resource, by group. A resource
+// that rules (nil: unknown) say the user may not list in namespace is
+// dimmed with the reason; incomplete rules dim nothing.
+func NavGroups(contextName string, d *apiclient.Discovery, current *apiclient.Resource, namespace string, rules *apiclient.Rules) []views.NavGroup {
 	var out []views.NavGroup
 	for _, g := range d.Groups {
 		ng := views.NavGroup{Label: GroupLabel(g.Name)}
@@ -104,17 +121,34 @@ func NavGroups(contextName string, d *apiclient.Discovery, current *apiclient.Re
 			}
 			isCurrent := current != nil && current.Group == r.Group && current.Name == r.Name
 			ng.Open = ng.Open || isCurrent || (current == nil && g.Name == "")
-			ng.Items = append(ng.Items, views.NavItem{
+			item := views.NavItem{
 				Label:   r.Name,
 				Href:    ResourceURL(contextName, r, namespace, ""),
 				Current: isCurrent,
-			})
+			}
+			if rules != nil && rules.Denies("list", r.Group, r.Name, "", "") {
+				item.Denied = listDenied(r, namespace)
+			}
+			ng.Items = append(ng.Items, item)
 		}
 		if len(ng.Items) > 0 {
 			out = append(out, ng)
 		}
 	}
 	return out
+}
+
+// listDenied is the reason a sidebar link is dimmed.
+func listDenied(r apiclient.Resource, namespace string) string {
+	check := apiclient.AccessCheck{Verb: "list", Group: r.Group, Resource: r.Name}
+	switch {
+	case !r.Namespaced:
+		return DeniedReason(check, "")
+	case namespace == "":
+		return deniedPhrase(check, "across all namespaces", "")
+	}
+	check.Namespace = namespace
+	return DeniedReason(check, "")
 }
 
 // GroupLabel names an API group as pages show it: "core" for the legacy group.
