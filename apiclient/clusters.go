@@ -10,6 +10,7 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"k8s.io/client-go/rest"
@@ -37,8 +38,9 @@ type Context struct {
 	// client-go's clientcmd merges the user's credentials into the config
 	// only when rest.IsConfigTransportTLS holds (tools/clientcmd
 	// client_config.go, DirectClientConfig.ClientConfig), so the context's
-	// requests are anonymous. A bearer token set through Identity is not
-	// dropped: client-go's round trippers send it over http:// too.
+	// requests are anonymous. A bearer token set through Identity would not
+	// be dropped (client-go's round trippers send it over http:// too), so
+	// Client refuses one with a PlainHTTPError.
 	CredentialsDropped bool
 }
 
@@ -49,11 +51,20 @@ type LoadOptions struct {
 	Kubeconfig string
 	// Context overrides the kubeconfig's current-context.
 	Context string
+	// Contexts, when set, are the only contexts loaded: the others are
+	// neither offered nor reachable. Each must exist. The current context
+	// (Context, else the kubeconfig's current-context) must be among them
+	// when Context is set; otherwise it falls back to the first of them.
+	Contexts []string
+	// OnlyCurrent, when Contexts is empty, loads only the current context:
+	// a console whose users sign in offers the cluster it is configured
+	// for, not whatever else the operator's kubeconfig holds.
+	OnlyCurrent bool
 	// Observer, when set, sees every upstream API call.
 	Observer Observer
 	// UserAgent is sent with every upstream request.
 	UserAgent string
-	// DiscoveryTTL is how long discovery is cached per context
+	// DiscoveryTTL is how long discovery is cached per context and identity
 	// (default DefaultDiscoveryTTL).
 	DiscoveryTTL time.Duration
 	// ServiceAccountDir holds the in-cluster credentials, token and ca.crt,
@@ -79,6 +90,8 @@ type Clusters struct {
 	schemas   *kindSchemaCache
 	pools     *decodePools
 	log       *slog.Logger
+	// secret keys IdentityKey's HMAC; drawn per process, never shown.
+	secret []byte
 }
 
 // ErrUnknownContext is returned for a context name the configuration does not have.
@@ -106,6 +119,11 @@ func Load(opts LoadOptions) (*Clusters, error) {
 			return nil, err
 		}
 		if ok {
+			for _, name := range opts.Contexts {
+				if name != InClusterContext {
+					return nil, &UnknownContextError{Name: name}
+				}
+			}
 			return inCluster(cfg, opts), nil
 		}
 	}
@@ -129,11 +147,31 @@ func fromKubeconfig(raw clientcmdapi.Config, opts LoadOptions) (*Clusters, error
 	if len(raw.Contexts) == 0 {
 		return nil, errors.New("kubeconfig has no contexts")
 	}
+	for _, name := range opts.Contexts {
+		if _, ok := raw.Contexts[name]; !ok {
+			return nil, &UnknownContextError{Name: name}
+		}
+	}
+	if len(opts.Contexts) > 0 && !slices.Contains(opts.Contexts, current) {
+		if opts.Context != "" {
+			return nil, fmt.Errorf("context %q is not among the contexts offered (%s)", opts.Context, strings.Join(opts.Contexts, ", "))
+		}
+		current = opts.Contexts[0]
+	}
 	if _, ok := raw.Contexts[current]; !ok {
 		if current != "" {
 			return nil, &UnknownContextError{Name: current}
 		}
 		current = slices.Sorted(maps.Keys(raw.Contexts))[0]
+	}
+	offered := func(name string) bool {
+		switch {
+		case len(opts.Contexts) > 0:
+			return slices.Contains(opts.Contexts, name)
+		case opts.OnlyCurrent:
+			return name == current
+		}
+		return true
 	}
 	cs := &Clusters{
 		contexts:  map[string]Context{},
@@ -144,8 +182,12 @@ func fromKubeconfig(raw clientcmdapi.Config, opts LoadOptions) (*Clusters, error
 		schemas:   newKindSchemaCache(),
 		pools:     newDecodePools(),
 		log:       loggerOf(opts),
+		secret:    newIdentitySecret(),
 	}
 	for _, name := range slices.Sorted(maps.Keys(raw.Contexts)) {
+		if !offered(name) {
+			continue
+		}
 		kctx := raw.Contexts[name]
 		cfg, err := clientcmd.NewNonInteractiveClientConfig(raw, name, &clientcmd.ConfigOverrides{}, nil).ClientConfig()
 		if err != nil {
@@ -181,6 +223,7 @@ func inCluster(cfg *rest.Config, opts LoadOptions) *Clusters {
 		schemas:   newKindSchemaCache(),
 		pools:     newDecodePools(),
 		log:       loggerOf(opts),
+		secret:    newIdentitySecret(),
 	}
 	// The service account token is set on cfg itself, not merged by
 	// clientcmd, so it is never dropped (and in-cluster hosts are https).

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -262,5 +263,57 @@ func TestLoadInClusterFailsClearlyOnUnusableFiles(t *testing.T) {
 				t.Errorf("err = %v, want it to mention %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// A console whose users sign in offers only the contexts it is configured
+// for: the others of the kubeconfig are neither listed nor reachable.
+func TestLoadOffersOnlyTheContextsAsked(t *testing.T) {
+	fake := apitest.NewServer(t, apitest.CoreV1())
+	raw := fake.Kubeconfig("dev", "prod", "staging", "admin@prod")
+	names := func(cs *apiclient.Clusters) []string {
+		var out []string
+		for _, c := range cs.Contexts() {
+			out = append(out, c.Name)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name        string
+		opts        apiclient.LoadOptions
+		want        []string
+		wantCurrent string
+	}{
+		{"all by default", apiclient.LoadOptions{}, []string{"admin@prod", "dev", "prod", "staging"}, "dev"},
+		{"only the current-context", apiclient.LoadOptions{OnlyCurrent: true}, []string{"dev"}, "dev"},
+		{"only --context", apiclient.LoadOptions{OnlyCurrent: true, Context: "prod"}, []string{"prod"}, "prod"},
+		{"a list with the current-context", apiclient.LoadOptions{Contexts: []string{"staging", "dev"}, OnlyCurrent: true}, []string{"dev", "staging"}, "dev"},
+		{"a list without it: its first", apiclient.LoadOptions{Contexts: []string{"staging", "prod"}}, []string{"prod", "staging"}, "staging"},
+		{"a list and --context", apiclient.LoadOptions{Contexts: []string{"staging", "prod"}, Context: "prod"}, []string{"prod", "staging"}, "prod"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cs, err := apiclient.FromKubeconfig(raw, tc.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := names(cs); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("contexts %v, want %v", got, tc.want)
+			}
+			if cs.Current() != tc.wantCurrent {
+				t.Errorf("current %q, want %q", cs.Current(), tc.wantCurrent)
+			}
+			for _, name := range []string{"dev", "prod", "staging", "admin@prod"} {
+				_, err := cs.Client(name, apiclient.Identity{})
+				if offered := slices.Contains(tc.want, name); offered != (err == nil) {
+					t.Errorf("client for %s: %v (offered %v)", name, err, offered)
+				}
+			}
+		})
+	}
+	if _, err := apiclient.FromKubeconfig(raw, apiclient.LoadOptions{Contexts: []string{"dev", "nosuch"}}); !errors.Is(err, apiclient.ErrUnknownContext) {
+		t.Errorf("an unknown context in the list: %v", err)
+	}
+	if _, err := apiclient.FromKubeconfig(raw, apiclient.LoadOptions{Contexts: []string{"dev"}, Context: "prod"}); err == nil || !strings.Contains(err.Error(), "not among the contexts offered") {
+		t.Errorf("--context outside the list: %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package apiclient
 
 import (
+	"container/list"
 	"context"
 	"fmt"
 	"net/http"
@@ -24,11 +25,22 @@ const discoveryTimeout = 30 * time.Second
 // them. Servers that answer 304 refresh at once, every time.
 const costlyRefreshFloor = time.Second
 
-// discoveryCache keeps one Discovery per context. Discovery documents are the
-// same for every authenticated user of a cluster, so they are shared; every
-// other request is made with the requester's own identity.
+// maxDiscoveryIdentities bounds the identities whose discovery is kept;
+// past it the least recently used entry goes (and is fetched again, in two
+// 304s, when its user comes back).
+const maxDiscoveryIdentities = 512
+
+// discoveryCache keeps one Discovery per context and identity. A server may
+// show different identities different resources (an aggregated API that
+// authorizes its discovery, a server that filters it by RBAC), so a user
+// only ever sees what a fetch made with their own identity returned.
+// Sharing is left to the server: a new identity's first fetch sends the
+// ETags of the context's latest documents, and a 304 (the server saying
+// this identity would get the very same documents) reuses them, so a
+// thousand users of one cluster cost two 304s each, not a thousand
+// downloads and copies.
 //
-// Fetches of one context are numbered in the order they start, and at most
+// Fetches of one entry are numbered in the order they start, and at most
 // one runs at a time: concurrent callers share it, and a flood of unknown
 // URLs costs one fetch after another, never many at once. A caller that
 // must see the server as it is now (an unknown resource: a CRD created a
@@ -37,13 +49,23 @@ const costlyRefreshFloor = time.Second
 type discoveryCache struct {
 	ttl time.Duration
 	now func() time.Time
+	max int // entries kept (maxDiscoveryIdentities)
 
-	mu       sync.Mutex // guards contexts and every field of their entries marked so
-	contexts map[string]*contextDiscovery
+	mu      sync.Mutex // guards entries, lru, seeds and every field of the entries marked so
+	entries map[discoveryKey]*list.Element
+	lru     *list.List // of *contextDiscovery, the most recently used first
+	// seeds are, per context, what the latest successful fetch of any
+	// identity learnt: a new entry's first fetch starts from them.
+	seeds map[string]conditionalDiscovery
 }
 
-// contextDiscovery is one context's cached answer and its fetches.
+// discoveryKey names one entry: a context and an identity (IdentityKey).
+type discoveryKey struct{ context, identity string }
+
+// contextDiscovery is one context's cached answer for one identity, and its
+// fetches.
 type contextDiscovery struct {
+	key discoveryKey
 	// Guarded by discoveryCache.mu.
 	discovery *Discovery // the last good answer, nil before the first
 	fetched   time.Time
@@ -55,6 +77,8 @@ type contextDiscovery struct {
 	waiting int             // callers waiting for a fetch (tests watch it)
 
 	// conditional belongs to the running fetch: only one runs at a time.
+	// Its docs map is replaced, never changed in place, so a copy of it
+	// (a seed) may be read by other entries' fetches.
 	conditional conditionalDiscovery
 }
 
@@ -68,34 +92,45 @@ type discoveryFetch struct {
 }
 
 // discoveryFetcher fetches discovery, using and updating cond, which holds
-// what the context's previous fetches learnt (ETags, the server's kind).
+// what the entry's previous fetches learnt (ETags, the server's kind).
 type discoveryFetcher func(ctx context.Context, cond *conditionalDiscovery) (*Discovery, error)
 
 func newDiscoveryCache(ttl time.Duration) *discoveryCache {
 	if ttl <= 0 {
 		ttl = DefaultDiscoveryTTL
 	}
-	return &discoveryCache{ttl: ttl, now: time.Now, contexts: map[string]*contextDiscovery{}}
+	return &discoveryCache{
+		ttl: ttl, now: time.Now, max: maxDiscoveryIdentities,
+		entries: map[discoveryKey]*list.Element{}, lru: list.New(), seeds: map[string]conditionalDiscovery{},
+	}
 }
 
-// entry returns the context's entry, creating it; dc.mu must be held.
-func (dc *discoveryCache) entry(contextName string) *contextDiscovery {
-	cd, ok := dc.contexts[contextName]
-	if !ok {
-		cd = &contextDiscovery{}
-		dc.contexts[contextName] = cd
+// entry returns the key's entry, creating it (seeded from its context's
+// latest fetch) and evicting the least recently used past the bound; dc.mu
+// must be held. An evicted entry's running fetch and waiters carry on with
+// it, unshared with later callers.
+func (dc *discoveryCache) entry(key discoveryKey) *contextDiscovery {
+	if el, ok := dc.entries[key]; ok {
+		dc.lru.MoveToFront(el)
+		return el.Value.(*contextDiscovery)
+	}
+	cd := &contextDiscovery{key: key, conditional: dc.seeds[key.context]}
+	dc.entries[key] = dc.lru.PushFront(cd)
+	for dc.lru.Len() > dc.max {
+		old := dc.lru.Remove(dc.lru.Back()).(*contextDiscovery)
+		delete(dc.entries, old.key)
 	}
 	return cd
 }
 
-// load returns the context's discovery. Without fresh, a cached answer
-// younger than the TTL does, and a missing or stale one is fetched (sharing
-// a fetch already running). With fresh, the answer comes from a fetch that
-// started after this call did. A failed fetch returns its error and keeps
-// the last good answer cached.
-func (dc *discoveryCache) load(ctx context.Context, contextName string, fresh bool, fetch discoveryFetcher) (*Discovery, error) {
+// load returns the key's discovery. Without fresh, a cached answer younger
+// than the TTL does, and a missing or stale one is fetched (sharing a fetch
+// already running). With fresh, the answer comes from a fetch that started
+// after this call did. A failed fetch returns its error and keeps the last
+// good answer cached.
+func (dc *discoveryCache) load(ctx context.Context, key discoveryKey, fresh bool, fetch discoveryFetcher) (*Discovery, error) {
 	dc.mu.Lock()
-	cd := dc.entry(contextName)
+	cd := dc.entry(key)
 	if !fresh && cd.discovery != nil && dc.now().Sub(cd.fetched) < dc.ttl {
 		d := cd.discovery
 		dc.mu.Unlock()
@@ -139,7 +174,7 @@ func (dc *discoveryCache) load(ctx context.Context, contextName string, fresh bo
 	}
 }
 
-// start begins the context's next fetch; dc.mu must be held and none running.
+// start begins the entry's next fetch; dc.mu must be held and none running.
 func (dc *discoveryCache) start(ctx context.Context, cd *contextDiscovery, fetch discoveryFetcher) *discoveryFetch {
 	cd.started++
 	f := &discoveryFetch{n: cd.started, began: dc.now(), done: make(chan struct{})}
@@ -154,6 +189,7 @@ func (dc *discoveryCache) start(ctx context.Context, cd *contextDiscovery, fetch
 		f.discovery, f.err = d, err
 		if err == nil {
 			cd.discovery, cd.fetched = d, dc.now()
+			dc.seeds[cd.key.context] = cd.conditional
 		}
 		cd.running, cd.last = nil, f
 		cd.costly = cd.conditional.costly()
@@ -163,20 +199,26 @@ func (dc *discoveryCache) start(ctx context.Context, cd *contextDiscovery, fetch
 	return f
 }
 
-// cached returns the context's last good answer, if any.
-func (dc *discoveryCache) cached(contextName string) (*Discovery, bool) {
+// cached returns the key's last good answer, if any.
+func (dc *discoveryCache) cached(key discoveryKey) (*Discovery, bool) {
 	dc.mu.Lock()
 	defer dc.mu.Unlock()
-	cd, ok := dc.contexts[contextName]
-	if !ok || cd.discovery == nil {
+	el, ok := dc.entries[key]
+	if !ok || el.Value.(*contextDiscovery).discovery == nil {
 		return nil, false
 	}
-	return cd.discovery, true
+	return el.Value.(*contextDiscovery).discovery, true
 }
 
-// Discovery returns what the server serves, from the per-context cache.
+// discoveryKey is the client's entry in the discovery cache.
+func (c *Client) discoveryKey() discoveryKey {
+	return discoveryKey{context: c.context, identity: c.idKey}
+}
+
+// Discovery returns what the server serves to this client's identity, from
+// the cache of the context and identity.
 func (c *Client) Discovery(ctx context.Context) (*Discovery, error) {
-	return c.cache.load(ctx, c.context, false, c.discoverConditionally)
+	return c.cache.load(ctx, c.discoveryKey(), false, c.discoverConditionally)
 }
 
 // Resource finds group/version/name. When the cached discovery does not
@@ -193,7 +235,7 @@ func (c *Client) Resource(ctx context.Context, group, version, name string) (Res
 	if r, ok := d.Lookup(group, version, name); ok {
 		return r, nil
 	}
-	d, err = c.cache.load(ctx, c.context, true, c.discoverConditionally)
+	d, err = c.cache.load(ctx, c.discoveryKey(), true, c.discoverConditionally)
 	if err != nil {
 		return Resource{}, err
 	}

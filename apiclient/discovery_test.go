@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"net/http"
 	"slices"
 	"sync"
 	"testing"
@@ -233,4 +234,90 @@ func sum(m map[string]int) int {
 		n += v
 	}
 	return n
+}
+
+// A user only ever sees what discovery told their own identity: whichever
+// identity asks first, another never gets a resource only it may discover.
+// Identities that the server shows the same documents share them through
+// 304s rather than each downloading and keeping a copy.
+func TestDiscoveryIsCachedPerIdentity(t *testing.T) {
+	for _, first := range []string{"alice", "bob"} {
+		t.Run(first+" first", func(t *testing.T) {
+			fake := apitest.NewServer(t, apitest.CoreV1())
+			fake.AddGroupVersions(lighthouses())
+			// Only alice may discover the lighthouses.
+			fake.SetDiscoveryFilter(func(r *http.Request, gv apitest.GroupVersion) bool {
+				return gv.Group != "maritime.tabula.dev" || r.Header.Get("Authorization") == "Bearer alice-token"
+			})
+			obs := &codeCounter{}
+			cs, err := apiclient.FromKubeconfig(fake.Kubeconfig("dev"), apiclient.LoadOptions{Observer: obs})
+			if err != nil {
+				t.Fatal(err)
+			}
+			client := func(token string) *apiclient.Client {
+				c, err := cs.Client("dev", apiclient.Identity{BearerToken: token})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return c
+			}
+			ctx := context.Background()
+			sees := func(c *apiclient.Client) bool {
+				t.Helper()
+				d, err := c.Discovery(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, ok := d.Lookup("maritime.tabula.dev", "v1alpha1", "lighthouses")
+				return ok
+			}
+			alice, bob := client("alice-token"), client("bob-token")
+			order := []*apiclient.Client{alice, bob}
+			if first == "bob" {
+				order = []*apiclient.Client{bob, alice}
+			}
+			for _, c := range order {
+				sees(c)
+			}
+			for range 2 { // fetched, then cached
+				if !sees(alice) {
+					t.Error("alice does not see the lighthouses she may discover")
+				}
+				if sees(bob) {
+					t.Error("bob sees the lighthouses only alice may discover")
+				}
+			}
+			if _, err := bob.Resource(ctx, "maritime.tabula.dev", "v1alpha1", "lighthouses"); !apierrors.IsNotFound(err) {
+				t.Errorf("bob resolves the lighthouses: %v", err)
+			}
+			if r, err := alice.Resource(ctx, "maritime.tabula.dev", "v1alpha1", "lighthouses"); err != nil || r.Kind != "Lighthouse" {
+				t.Errorf("alice cannot resolve the lighthouses: %+v %v", r, err)
+			}
+
+			// carol is shown what bob is shown: her first fetch costs two
+			// 304s and she gets bob's very answer, not a copy.
+			bobs, err := bob.Discovery(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if first == "bob" {
+				// Make bob's the context's latest fetch.
+				if _, err := bob.Resource(ctx, "", "v1", "nosuch"); !apierrors.IsNotFound(err) {
+					t.Fatal(err)
+				}
+			}
+			obs.take()
+			carol := client("carol-token")
+			carols, err := carol.Discovery(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := obs.take(); !maps.Equal(got, map[string]int{"304": 2}) {
+				t.Errorf("a new identity's first fetch: discovery calls %v, want two 304s", got)
+			}
+			if carols != bobs {
+				t.Error("carol's discovery is a copy of bob's identical one")
+			}
+		})
+	}
 }

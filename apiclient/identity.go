@@ -1,8 +1,11 @@
 package apiclient
 
 import (
+	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -22,6 +25,20 @@ type Identity struct {
 	Impersonate Impersonation
 }
 
+// ErrPlainHTTP is returned for a client that would send a user's token to
+// a server reached over plain HTTP.
+var ErrPlainHTTP = errors.New("refusing to send a token over plain HTTP")
+
+// PlainHTTPError names the context whose server is plain HTTP.
+type PlainHTTPError struct{ Context, Server string }
+
+func (e *PlainHTTPError) Error() string {
+	return fmt.Sprintf("context %q: the API server %s is reached over plain HTTP, and a user's token is never sent unencrypted", e.Context, e.Server)
+}
+
+// Is makes errors.Is(err, ErrPlainHTTP) true.
+func (e *PlainHTTPError) Is(target error) bool { return target == ErrPlainHTTP }
+
 // Impersonation names the user a privileged context acts on behalf of.
 type Impersonation struct {
 	UserName string
@@ -34,6 +51,7 @@ type Impersonation struct {
 // Build one per request; the underlying TLS transports are shared by client-go.
 type Client struct {
 	context   string
+	idKey     string
 	cache     *discoveryCache
 	schemas   *kindSchemaCache
 	pools     *decodePools
@@ -46,6 +64,11 @@ func (cs *Clusters) Client(contextName string, id Identity) (*Client, error) {
 	base, ok := cs.configs[contextName]
 	if !ok {
 		return nil, &UnknownContextError{Name: contextName}
+	}
+	if id.BearerToken != "" && !rest.IsConfigTransportTLS(*base) {
+		// client-go would send it: a user's token must not cross the
+		// network in the clear.
+		return nil, &PlainHTTPError{Context: contextName, Server: base.Host}
 	}
 	cfg := rest.CopyConfig(base)
 	// No client-side throttling: a page may make a burst of calls for one
@@ -69,7 +92,7 @@ func (cs *Clusters) Client(contextName string, id Identity) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("context %q: building discovery client: %w", contextName, err)
 	}
-	return &Client{context: contextName, cache: cs.discovery, schemas: cs.schemas, pools: cs.pools, rest: restClient, discovery: disco}, nil
+	return &Client{context: contextName, idKey: cs.IdentityKey(id), cache: cs.discovery, schemas: cs.schemas, pools: cs.pools, rest: restClient, discovery: disco}, nil
 }
 
 func applyIdentity(cfg *rest.Config, id Identity) {
@@ -96,10 +119,29 @@ func applyIdentity(cfg *rest.Config, id Identity) {
 // ContextName is the context this client talks to.
 func (c *Client) ContextName() string { return c.context }
 
-// Key identifies the identity for caches of per-user answers without
-// keeping the credential itself.
-func (id Identity) Key() string {
-	h := sha256.New()
+// IdentityKey is the key of the identity this client acts as (see
+// Clusters.IdentityKey).
+func (c *Client) IdentityKey() string { return c.idKey }
+
+// identitySecretSize is the size of the per-process HMAC key of identity keys.
+const identitySecretSize = 32
+
+func newIdentitySecret() []byte {
+	b := make([]byte, identitySecretSize)
+	_, _ = rand.Read(b) // never fails (crypto/rand crashes the program instead)
+	return b
+}
+
+// IdentityKey identifies id for caches and shared upstreams of per-user
+// answers: an HMAC-SHA256 of the whole identity, the exact credential
+// included, under a secret drawn when the Clusters were built. Unlike a
+// plain hash it cannot be checked against a guessed or leaked token
+// outside this process, and it changes with the process. Two tokens of one
+// user (a refreshed one) have different keys, so nothing one token opened
+// is ever shared with a request carrying the other. Keys are for maps, not
+// for logs.
+func (cs *Clusters) IdentityKey(id Identity) string {
+	h := hmac.New(sha256.New, cs.secret)
 	fmt.Fprintf(h, "%q|%q|%q|%q|", id.BearerToken, id.Impersonate.UserName, id.Impersonate.UID, id.Impersonate.Groups)
 	for _, k := range slices.Sorted(maps.Keys(id.Impersonate.Extra)) {
 		fmt.Fprintf(h, "%q=%q|", k, id.Impersonate.Extra[k])

@@ -1,6 +1,9 @@
 package apiclient
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
 	"testing"
 
 	"github.com/tabula-console/tabula/apiclient/apitest"
@@ -23,14 +26,45 @@ func TestClientsHaveNoClientSideRateLimiter(t *testing.T) {
 	}
 }
 
-func TestIdentityKeyDistinguishesIdentitiesWithoutHoldingTokens(t *testing.T) {
-	a := Identity{BearerToken: "secret-a"}.Key()
-	b := Identity{BearerToken: "secret-b"}.Key()
-	imp := Identity{Impersonate: Impersonation{UserName: "alice", Groups: []string{"ops"}}}.Key()
-	if a == b || a == imp || a != (Identity{BearerToken: "secret-a"}).Key() {
+func TestIdentityKeysAreKeyedHashesOfTheWholeIdentity(t *testing.T) {
+	fake := apitest.NewServer(t, apitest.CoreV1())
+	cs, err := FromKubeconfig(fake.Kubeconfig("dev"), LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := cs.IdentityKey(Identity{BearerToken: "secret-a"})
+	b := cs.IdentityKey(Identity{BearerToken: "secret-b"})
+	imp := cs.IdentityKey(Identity{Impersonate: Impersonation{UserName: "alice", Groups: []string{"ops"}}})
+	impMore := cs.IdentityKey(Identity{Impersonate: Impersonation{UserName: "alice", Groups: []string{"ops", "dev"}}})
+	impExtra := cs.IdentityKey(Identity{Impersonate: Impersonation{UserName: "alice", Groups: []string{"ops"}, Extra: map[string][]string{"scopes": {"x"}}}})
+	own := cs.IdentityKey(Identity{})
+	keys := map[string]bool{a: true, b: true, imp: true, impMore: true, impExtra: true, own: true}
+	if len(keys) != 6 {
 		t.Error("keys do not separate identities")
 	}
-	if len(a) != 64 || a == "secret-a" {
-		t.Errorf("key %q looks like it holds the token", a)
+	if a != cs.IdentityKey(Identity{BearerToken: "secret-a"}) {
+		t.Error("one identity has two keys")
+	}
+	c, err := cs.Client("dev", Identity{BearerToken: "secret-a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.IdentityKey() != a {
+		t.Error("the client's key is not its identity's")
+	}
+	// Not a plain hash anyone could recompute from a guessed token.
+	for _, plain := range []string{"secret-a", `"secret-a"|""|""|[]|`} {
+		sum := sha256.Sum256([]byte(plain))
+		if a == hex.EncodeToString(sum[:]) || strings.Contains(a, plain) {
+			t.Errorf("key %q is derivable from the token without the secret", a)
+		}
+	}
+	// Another process (another Clusters) keys the same token differently.
+	other, err := FromKubeconfig(fake.Kubeconfig("dev"), LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if other.IdentityKey(Identity{BearerToken: "secret-a"}) == a {
+		t.Error("two Clusters share the HMAC secret")
 	}
 }

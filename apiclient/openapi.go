@@ -96,7 +96,9 @@ func (c *Client) KindSchema(ctx context.Context, r Resource) ([]byte, error) {
 			return e.schema, e.err
 		}
 	}
-	doc, err := c.schemas.document(ctx, c.context+"\x00"+docURL, func(ctx context.Context) (*openAPIDocument, error) {
+	// The fetch is shared only among callers of one identity: its failure
+	// (another user's token expiring, say) must not become theirs.
+	doc, err := c.schemas.document(ctx, c.context+"\x00"+c.idKey+"\x00"+docURL, func(ctx context.Context) (*openAPIDocument, error) {
 		return c.fetchOpenAPIDocument(ctx, docURL)
 	})
 	if err != nil {
@@ -457,8 +459,9 @@ const (
 
 // kindSchemaCache keeps KindSchema's answers for documents addressed by
 // hash, least recently used first out, and shares concurrent fetches of one
-// document. Sharing across users is safe: the hash URL identifies the
-// content, and every caller has just fetched the index as itself.
+// document by one identity. Sharing answers across users is safe: the hash
+// URL identifies the content, and every caller has just fetched the index
+// as itself.
 // A nil *kindSchemaCache caches nothing and shares nothing.
 type kindSchemaCache struct {
 	maxEntries, maxBytes int
@@ -468,7 +471,7 @@ type kindSchemaCache struct {
 	lru     *list.List // of *kindSchemaEntry, the most recently used first
 	size    int        // bytes held by the entries' schemas
 
-	flights singleflight.Group // document fetches, by context and URL
+	flights singleflight.Group // document fetches, by context, identity and URL
 	waiting atomic.Int32       // callers waiting on a flight (tests watch it)
 }
 

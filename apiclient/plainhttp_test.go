@@ -2,8 +2,10 @@ package apiclient_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 
@@ -63,5 +65,56 @@ func TestContextsSayWhenPlainHTTPDropsTheirCredentials(t *testing.T) {
 	defer mu.Unlock()
 	if len(auth) != 1 || auth[0] != "" {
 		t.Errorf("Authorization sent over plain HTTP: %q", auth)
+	}
+}
+
+// A user's token never goes to a plain-HTTP server: client-go would send
+// it (only kubeconfig credentials are dropped there), so the client is
+// refused before any request.
+func TestAUsersTokenIsNeverSentOverPlainHTTP(t *testing.T) {
+	var mu sync.Mutex
+	var auth []string
+	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		auth = append(auth, r.Header.Get("Authorization"))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"major":"1","minor":"36","gitVersion":"v1.36.0"}`))
+	}))
+	t.Cleanup(plain.Close)
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["plain"] = &clientcmdapi.Cluster{Server: plain.URL}
+	cfg.AuthInfos["nobody"] = &clientcmdapi.AuthInfo{}
+	cfg.Contexts["plain"] = &clientcmdapi.Context{Cluster: "plain", AuthInfo: "nobody"}
+	cfg.CurrentContext = "plain"
+	cs, err := apiclient.FromKubeconfig(*cfg, apiclient.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = cs.Client("plain", apiclient.Identity{BearerToken: "users-token"})
+	var perr *apiclient.PlainHTTPError
+	if !errors.Is(err, apiclient.ErrPlainHTTP) || !errors.As(err, &perr) || perr.Context != "plain" || perr.Server != plain.URL {
+		t.Fatalf("a token client for a plain-HTTP server: %v", err)
+	}
+	if strings.Contains(err.Error(), "users-token") {
+		t.Errorf("the error shows the token: %v", err)
+	}
+	// The console's own (anonymous here) identity and impersonation carry
+	// no user's secret.
+	for _, id := range []apiclient.Identity{{}, {Impersonate: apiclient.Impersonation{UserName: "alice"}}} {
+		c, err := cs.Client("plain", id)
+		if err != nil {
+			t.Fatalf("%+v: %v", id, err)
+		}
+		if _, err := c.ServerVersion(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, a := range auth {
+		if a != "" {
+			t.Errorf("Authorization %q sent over plain HTTP", a)
+		}
 	}
 }

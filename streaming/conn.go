@@ -95,18 +95,8 @@ func Upgrade(w http.ResponseWriter, r *http.Request, opts Options) (*Conn, error
 	if !IsUpgrade(r) {
 		return nil, refuse(w, http.StatusBadRequest, `not a WebSocket upgrade: expected "Connection: Upgrade" and "Upgrade: websocket"`)
 	}
-	// Browsers send cookies with cross-site WebSocket handshakes, so the
-	// origin is the only thing standing between another site and the
-	// user's cluster access.
-	allowed := opts.Origins
-	if len(allowed) == 0 {
-		allowed = []string{requestOrigin(r)}
-	}
-	switch origin := r.Header.Get("Origin"); {
-	case origin == "":
-		return nil, refuse(w, http.StatusForbidden, "WebSocket upgrade refused: no Origin header; expected this console's origin "+allowed[0])
-	case !slices.ContainsFunc(allowed, func(o string) bool { return sameOrigin(origin, o) }):
-		return nil, refuse(w, http.StatusForbidden, "WebSocket upgrade refused: origin "+origin+" is not this console's origin "+strings.Join(allowed, " or "))
+	if bad := CheckOrigin(r, opts.Origins); bad != nil {
+		return nil, refuse(w, bad.Status, bad.Message)
 	}
 	offered := websocket.Subprotocols(r)
 	i := slices.IndexFunc(Protocols(), func(p string) bool { return slices.Contains(offered, p) })
@@ -137,6 +127,25 @@ func Upgrade(w http.ResponseWriter, r *http.Request, opts Options) (*Conn, error
 		return nil, err
 	}
 	return newConn(ws, protocol, opts), nil
+}
+
+// CheckOrigin checks a WebSocket handshake's Origin against origins (empty:
+// exactly the origin the request was made to), as Upgrade does, without
+// answering: nil when allowed, else the 403 Upgrade would send. Browsers
+// send cookies with cross-site WebSocket handshakes, so the origin is the
+// only thing standing between another site and the user's cluster access.
+func CheckOrigin(r *http.Request, origins []string) *UpgradeError {
+	allowed := origins
+	if len(allowed) == 0 {
+		allowed = []string{requestOrigin(r)}
+	}
+	switch origin := r.Header.Get("Origin"); {
+	case origin == "":
+		return &UpgradeError{Status: http.StatusForbidden, Message: "WebSocket upgrade refused: no Origin header; expected this console's origin " + allowed[0]}
+	case !slices.ContainsFunc(allowed, func(o string) bool { return sameOrigin(origin, o) }):
+		return &UpgradeError{Status: http.StatusForbidden, Message: "WebSocket upgrade refused: origin " + origin + " is not this console's origin " + strings.Join(allowed, " or ")}
+	}
+	return nil
 }
 
 // requestOrigin is the origin the browser shows for r, as far as the

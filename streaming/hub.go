@@ -47,15 +47,17 @@ type Hub[E any] struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup // upstream goroutines
 
-	mu      sync.Mutex // guards streams and closed; taken before stream.mu
+	mu      sync.Mutex // guards streams, closed and started; taken before stream.mu
 	streams map[string]*stream[E]
 	closed  bool
+	started uint64 // upstreams started so far: the next one's log id
 }
 
 // stream is the state of one key: its upstream, subscribers and recent
 // events.
 type stream[E any] struct {
 	key    string
+	id     uint64 // names the stream in logs, in place of its key
 	cancel context.CancelFunc
 
 	mu      sync.Mutex
@@ -110,8 +112,10 @@ func NewHub[E any](cfg HubConfig[E]) *Hub[E] {
 }
 
 // Subscribe joins the stream named key, which must identify everything that
-// determines its content, including the identity it runs as; it is logged,
-// so it must hold no secret (use a user name or a hash). The first
+// determines its content, including the exact credential it runs as (a
+// keyed hash of it, so that a refreshed token never joins an upstream
+// opened with the old one). The key is never logged: logs name an upstream
+// by a number. The first
 // subscriber of a key starts start from fromVersion; later ones share that
 // upstream (their start is not used). A joiner first gets the recent events
 // after fromVersion when the hub saw that version or it falls numerically
@@ -138,8 +142,10 @@ func (h *Hub[E]) Subscribe(key, fromVersion string, start Upstream[E]) *Subscrip
 		return s
 	}
 	ctx, cancel := context.WithCancel(h.ctx)
+	h.started++
 	st := &stream[E]{
 		key:     key,
+		id:      h.started,
 		cancel:  cancel,
 		subs:    map[*Subscription[E]]struct{}{s: {}},
 		recent:  ring[E]{max: h.cfg.Ring},
@@ -219,7 +225,8 @@ func (h *Hub[E]) deliver(s *Subscription[E], e E) {
 // run keeps the upstream of st going until it is cancelled or expires.
 func (h *Hub[E]) run(ctx context.Context, st *stream[E], start Upstream[E]) {
 	defer h.wg.Done()
-	log := h.cfg.Log.With("key", st.key)
+	log := h.cfg.Log.With("upstream", st.id)
+	log.Debug("upstream started")
 	backoff := h.cfg.Backoff
 	for {
 		st.mu.Lock()

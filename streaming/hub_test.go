@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -406,6 +409,49 @@ func TestCompareVersions(t *testing.T) {
 	} {
 		if c, ok := CompareVersions(tc.a, tc.b); c != tc.cmp || ok != tc.ok {
 			t.Errorf("CompareVersions(%q, %q) = %d, %v", tc.a, tc.b, c, ok)
+		}
+	}
+}
+
+// lockedBuffer is a log destination the hub's goroutines may share.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// A key is derived from a credential: the hub's log lines name the
+// upstream by a number instead.
+func TestHubNeverLogsItsKeys(t *testing.T) {
+	var logs lockedBuffer
+	h := newTestHub(t, func(cfg *HubConfig[ev]) {
+		cfg.Log = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	})
+	f := newFakeUpstream()
+	const key = "dev\x00credential-derived-3f9a"
+	a := h.Subscribe(key, "10", f.start)
+	defer a.Close()
+	f.next(t).stop(t, errors.New("503 apiserver is shutting down"))
+	f.next(t).stop(t, fmt.Errorf("watch pods: %w", errForbidden))
+	expectErr(t, a, errForbidden)
+	got := logs.String()
+	if strings.Contains(got, "credential-derived") {
+		t.Errorf("the hub logged its key:\n%s", got)
+	}
+	for _, want := range []string{"upstream failed", "upstream refused", "upstream=1"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the log lacks %q:\n%s", want, got)
 		}
 	}
 }

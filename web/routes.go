@@ -25,9 +25,10 @@ func (s *Server) routes() *echo.Echo {
 	// Sign-in (web/auth) decides who every request acts for, after the
 	// host check and before any feature; it binds the CSRF token to the
 	// session, so it runs before CSRF. CSRF guards every request that is
-	// not a read, so no write can be routed around it; it runs after the
-	// host check so its Origin check compares with a vouched-for Host.
-	e.Use(requestLog(s.log), s.metrics.middleware, recoverPanics(s.log), securityHeaders, s.hosts.check, limitBody, s.auth.Middleware, page.CSRF, page.Flashes, page.Theme, page.CollectWarnings)
+	// not a read, so no write can be routed around it, and UpgradeOrigin
+	// every WebSocket handshake, so no stream can; both run after the host
+	// check so their Origin checks compare with a vouched-for Host.
+	e.Use(requestLog(s.log), s.metrics.middleware, recoverPanics(s.log), securityHeaders, s.hosts.check, s.env.UpgradeOrigin, limitBody, s.auth.Middleware, page.CSRF, page.Flashes, page.Theme, page.CollectWarnings)
 	bounded := s.env.Bounded
 
 	// Operations.

@@ -1,10 +1,13 @@
 package web
 
 import (
+	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -139,7 +142,7 @@ func TestThePageDeadlineCannotBeLifted(t *testing.T) {
 		{"list download=true", "/c/dev/api/v1/namespaces/demo/pods?download=true", nil, http.StatusGatewayTimeout},
 		// The home page goes without the server version when it is late.
 		{"home download", "/c/dev/?download=1", nil, http.StatusOK},
-		{"home with upgrade headers", "/c/dev/", map[string]string{"Connection": "Upgrade", "Upgrade": "websocket"}, http.StatusOK},
+		{"home with upgrade headers", "/c/dev/", map[string]string{"Connection": "Upgrade", "Upgrade": "websocket", "Origin": h.console.URL}, http.StatusOK},
 	} {
 		req, err := http.NewRequest(http.MethodGet, h.console.URL+tc.path, nil)
 		if err != nil {
@@ -260,4 +263,291 @@ func TestAHungLogDownloadEndsAtThePageDeadline(t *testing.T) {
 	if resp.StatusCode != http.StatusGatewayTimeout {
 		t.Errorf("status %d, want 504", resp.StatusCode)
 	}
+}
+
+// hardeningPages are pages of every kind of route, with their status:
+// pages, lists, objects and their YAML, subresources, logs, every write
+// page, redirects, error pages, and the operational endpoints.
+var hardeningPages = map[string]int{
+	"/":                 http.StatusFound,
+	"/c/dev":            http.StatusMovedPermanently,
+	"/c/dev/":           http.StatusOK,
+	"/c/dev/jump?q=po":  http.StatusSeeOther,
+	"/c/dev/jump?q=zzz": http.StatusNotFound,
+	"/c/dev/namespace?group=apps&version=v1&resource=deployments&namespace=demo": http.StatusSeeOther,
+	"/c/dev/api/v1/pods":                                      http.StatusOK,
+	"/c/dev/api/v1/namespaces/demo/pods":                      http.StatusOK,
+	"/c/dev/apis/apps/v1/namespaces/demo/deployments":         http.StatusOK,
+	"/c/dev/api/v1/namespaces/demo/pods/web-1":                http.StatusOK,
+	"/c/dev/api/v1/namespaces/demo/pods/web-1?view=yaml":      http.StatusOK,
+	"/c/dev/api/v1/namespaces/demo/pods/web-1/log":            http.StatusOK,
+	"/c/dev/api/v1/namespaces/demo/pods/web-1/log?download=1": http.StatusOK,
+	"/c/dev/logs/demo?labelSelector=app%3Dweb":                http.StatusOK,
+	webPath:                http.StatusOK,
+	webPath + "?view=yaml": http.StatusOK,
+	"/c/dev/api/v1/namespaces/demo/pods/web-1/status": http.StatusOK,
+	webPath + "/log":                            http.StatusOK,
+	webPath + "/edit":                           http.StatusOK,
+	webPath + "/delete":                         http.StatusOK,
+	webPath + "/scale":                          http.StatusOK,
+	webPath + "/restart":                        http.StatusMethodNotAllowed,
+	credsPath:                                   http.StatusOK,
+	credsPath + "?view=yaml":                    http.StatusOK,
+	credsPath + "/edit":                         http.StatusOK,
+	beaconPath:                                  http.StatusOK,
+	configMapsPath + "/new":                     http.StatusOK,
+	"/c/dev/schema/apis/apps/v1/deployments":    http.StatusOK,
+	"/c/nosuch/":                                http.StatusNotFound,
+	"/c/dev/api/v1/nosuch":                      http.StatusNotFound,
+	"/c/dev/api/v1/namespaces/demo/pods/nosuch": http.StatusNotFound,
+	"/healthz":                                  http.StatusOK,
+	"/readyz":                                   http.StatusOK,
+	"/metrics":                                  http.StatusOK,
+}
+
+// hardeningFixture is the edit fixture with a pod log, so every route
+// above has something to show.
+func hardeningFixture(t *testing.T) *editFixture {
+	t.Helper()
+	f := newEditFixture(t, apitest.Options{})
+	f.fake.AppendLog("demo", "web-1", "app", "a log line")
+	f.fake.SetOpenAPI("apps", "v1", apitest.AppsV1OpenAPI())
+	return f
+}
+
+// cspNonce checks a response's Content-Security-Policy and returns its
+// script nonce: scripts only by nonce, no inline styles, no framing.
+func cspNonce(t *testing.T, path string, h http.Header) string {
+	t.Helper()
+	csp := h.Get("Content-Security-Policy")
+	directives := map[string]string{}
+	for _, d := range strings.Split(csp, ";") {
+		name, value, _ := strings.Cut(strings.TrimSpace(d), " ")
+		directives[name] = value
+	}
+	script := directives["script-src"]
+	m := regexp.MustCompile(`'nonce-([A-Za-z0-9+/=]{16,})'`).FindStringSubmatch(script)
+	switch {
+	case m == nil:
+		t.Errorf("%s: script-src %q has no nonce (CSP %q)", path, script, csp)
+		return ""
+	case strings.Contains(script, "unsafe-inline") || strings.Contains(script, "unsafe-eval") || strings.Contains(script, "*") || strings.Contains(script, "data:"):
+		t.Errorf("%s: script-src %q lets more than nonced scripts run", path, script)
+	case strings.Contains(directives["style-src"], "unsafe-inline"):
+		t.Errorf("%s: style-src allows inline styles", path)
+	case directives["frame-ancestors"] != "'none'":
+		t.Errorf("%s: frame-ancestors %q, want 'none'", path, directives["frame-ancestors"])
+	case directives["default-src"] != "'none'" || directives["base-uri"] != "'none'" || directives["form-action"] != "'self'":
+		t.Errorf("%s: CSP %q lacks default-src 'none', base-uri 'none' or form-action 'self'", path, csp)
+	}
+	return m[1]
+}
+
+// hardenedHeaders checks the headers every response carries.
+func hardenedHeaders(t *testing.T, path string, h http.Header) string {
+	t.Helper()
+	for name, want := range map[string]string{
+		"X-Content-Type-Options": "nosniff",
+		"Referrer-Policy":        "same-origin",
+		"X-Frame-Options":        "DENY",
+		"Cache-Control":          "no-store",
+	} {
+		if got := h.Get(name); got != want {
+			t.Errorf("%s: %s %q, want %q", path, name, got, want)
+		}
+	}
+	return cspNonce(t, path, h)
+}
+
+// inlineCode reports what in a page could run script without its nonce:
+// an on* attribute, a javascript: URL, a script without the response's
+// nonce; and inline styles, which the CSP would drop.
+func inlineCode(doc *goquery.Document, nonce string) []string {
+	var out []string
+	urlAttrs := map[string]bool{"href": true, "src": true, "action": true, "formaction": true, "xlink:href": true, "data": true, "srcdoc": true}
+	doc.Find("*").Each(func(_ int, s *goquery.Selection) {
+		tag := goquery.NodeName(s)
+		for _, a := range s.Nodes[0].Attr {
+			name := strings.ToLower(a.Key)
+			value := strings.ToLower(strings.TrimSpace(a.Val))
+			switch {
+			case strings.HasPrefix(name, "on"):
+				out = append(out, fmt.Sprintf("<%s %s=%q>", tag, a.Key, a.Val))
+			case name == "style":
+				out = append(out, fmt.Sprintf("<%s style=%q>", tag, a.Val))
+			case urlAttrs[name] && (strings.HasPrefix(value, "javascript:") || strings.HasPrefix(value, "vbscript:") || strings.HasPrefix(value, "data:text/html")):
+				out = append(out, fmt.Sprintf("<%s %s=%q>", tag, a.Key, a.Val))
+			}
+		}
+		if tag == "script" && s.AttrOr("nonce", "") != nonce {
+			out = append(out, fmt.Sprintf("<script src=%q> without the response's nonce", s.AttrOr("src", "")))
+		}
+		if tag == "iframe" || tag == "object" || tag == "embed" || tag == "base" {
+			out = append(out, "<"+tag+">")
+		}
+	})
+	return out
+}
+
+// Every response carries the hardening headers, and every rendered page
+// runs only nonced scripts: no inline handlers, no javascript: URLs, no
+// inline styles. The pages are those of every route, those they link to,
+// and those a form post renders (a review, a refused write).
+func TestEveryPageIsHardened(t *testing.T) {
+	f := hardeningFixture(t)
+	b := newBrowser(t, f.harness)
+	pages := map[string]webPage{}
+	for path, want := range hardeningPages {
+		pages[path] = b.get(path, want)
+	}
+	// The links of the pages above, once each (downloads are not pages).
+	linked := 0
+	for path, p := range maps.Clone(pages) {
+		if !strings.HasPrefix(p.resp.Header.Get("Content-Type"), "text/html") {
+			continue
+		}
+		p.doc.Find("a[href^='/c/']").Each(func(_ int, s *goquery.Selection) {
+			href := s.AttrOr("href", "")
+			if _, seen := pages[href]; seen || strings.Contains(href, "download=") || linked >= 150 {
+				return
+			}
+			linked++
+			req, _ := http.NewRequest(http.MethodGet, f.console.URL+href, nil)
+			resp, err := b.client.Do(req)
+			if err != nil {
+				t.Fatalf("%s (linked from %s): %v", href, path, err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			doc, err := goquery.NewDocumentFromReader(strings.NewReader(string(body)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			pages[href] = webPage{resp: resp, body: string(body), doc: doc}
+		})
+	}
+	if linked < 20 {
+		t.Errorf("only %d linked pages visited", linked)
+	}
+	// Pages a form post renders.
+	editor := pages[webPath+"/edit"]
+	text := replaceLine(t, editorText(t, editor), "    app: web", "    app: reviewed")
+	pages["POST review"] = b.form(editor, "[data-testid=edit-form]").set("yaml", text).submit("review", http.StatusOK)
+	pages["POST without a token"] = b.post(webPath+"/scale", url.Values{"replicas": {"3"}}, http.StatusForbidden, nil)
+	misdirected, _ := http.NewRequest(http.MethodGet, f.console.URL+"/c/dev/", nil)
+	misdirected.Host = "evil.example"
+	pages["misdirected"] = b.do(misdirected, http.StatusMisdirectedRequest)
+
+	htmlPages := 0
+	for path, p := range pages {
+		nonce := hardenedHeaders(t, path, p.resp.Header)
+		if !strings.HasPrefix(p.resp.Header.Get("Content-Type"), "text/html") {
+			continue
+		}
+		htmlPages++
+		for _, bad := range inlineCode(p.doc, nonce) {
+			t.Errorf("%s: %s", path, bad)
+		}
+	}
+	if htmlPages < 40 {
+		t.Errorf("only %d HTML pages checked", htmlPages)
+	}
+	// Assets are the one exception to no-store: immutable, and still nosniff.
+	css := pages["/c/dev/"].doc.Find(`link[rel=stylesheet]`).AttrOr("href", "")
+	asset := b.get(css, http.StatusOK)
+	if cc := asset.resp.Header.Get("Cache-Control"); !strings.Contains(cc, "immutable") || asset.resp.Header.Get("X-Content-Type-Options") != "nosniff" {
+		t.Errorf("asset %s: Cache-Control %q, nosniff %q", css, cc, asset.resp.Header.Get("X-Content-Type-Options"))
+	}
+}
+
+// inlineCode finds what it must: the check above is not vacuous.
+func TestInlineCodeCheckFindsInlineCode(t *testing.T) {
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(`<html><head><script nonce="n">ok()</script><script>bad()</script></head>
+<body><img src=x onerror=alert(1)><a href=" JavaScript:alert(1)">x</a><svg><a xlink:href="javascript:1"></a></svg><p style="color:red"></p><iframe></iframe></body></html>`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := inlineCode(doc, "n"); len(got) != 6 {
+		t.Errorf("found %d of 6: %q", len(got), got)
+	}
+}
+
+// Every live endpoint (list, object, logs of a pod, of a workload and of a
+// selector, the editor's) refuses a handshake from another origin, or
+// with none, before anything is asked of the API server as the user.
+func TestEveryLiveEndpointRefusesAForeignOrigin(t *testing.T) {
+	f := hardeningFixture(t)
+	endpoints := []string{
+		"/c/dev/api/v1/namespaces/demo/pods",
+		"/c/dev/api/v1/namespaces/demo/pods/web-1",
+		"/c/dev/api/v1/namespaces/demo/pods/web-1/log?follow=1",
+		webPath + "/log?follow=1",
+		"/c/dev/logs/demo?labelSelector=app%3Dweb&follow=1",
+		webPath + "/edit?rv=1",
+		webPath,
+	}
+	f.get(t, "/c/dev/", http.StatusOK) // discovery cached
+	for _, path := range endpoints {
+		for _, origin := range []string{"https://evil.example", "null", "", "http://127.0.0.1:1", strings.Replace(f.console.URL, "http://", "https://", 1)} {
+			f.fake.ResetRequests()
+			ws, resp, err := f.tryDial(path, origin)
+			if err == nil {
+				ws.Close()
+			}
+			if resp == nil || resp.StatusCode != http.StatusForbidden {
+				t.Errorf("%s from origin %q: %s, want 403", path, origin, statusText(resp))
+			}
+			if reqs := f.fake.Requests(); len(reqs) != 0 {
+				t.Errorf("%s from origin %q: %d upstream requests (first %s) before the refusal", path, origin, len(reqs), reqs[0].URL)
+			}
+		}
+	}
+	// The console's own origin is let through (last: a stream's upstream
+	// calls outlive its socket for a moment).
+	for _, path := range endpoints {
+		ws, resp, err := f.tryDial(path, f.console.URL)
+		if err != nil {
+			t.Errorf("%s from the console's origin: %v %s", path, err, statusText(resp))
+			continue
+		}
+		ws.Close()
+	}
+}
+
+// Every route that writes refuses a form without the browser's token, or
+// from another origin, before anything reaches the API server.
+func TestEveryWriteNeedsTheCSRFTokenAndTheConsolesOrigin(t *testing.T) {
+	f := hardeningFixture(t)
+	b := newBrowser(t, f.harness)
+	b.get(webPath, http.StatusOK)
+	token := b.csrfToken()
+	writes := map[string]url.Values{
+		webPath + "/edit":          {"yaml": {"kind: Deployment"}, "action": {"apply"}},
+		webPath + "/delete":        {"propagationPolicy": {"Background"}},
+		webPath + "/scale":         {"replicas": {"5"}},
+		webPath + "/restart":       {},
+		configMapsPath + "/new":    {"yaml": {"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n"}, "action": {"create"}},
+		credsPath + "/edit":        {"yaml": {"kind: Secret"}, "action": {"apply"}},
+		"/c/dev/api/v1/namespaces": {},
+	}
+	for path, values := range writes {
+		p := b.post(path, values, http.StatusForbidden, nil)
+		if p.text("error-code") != "403" {
+			t.Errorf("POST %s without a token: %q", path, p.text("error-code"))
+		}
+		withToken := url.Values{"_csrf": {token}}
+		for k, v := range values {
+			withToken[k] = v
+		}
+		for _, hdr := range []map[string]string{{"Origin": "https://evil.example"}, {"Sec-Fetch-Site": "cross-site"}, {"Origin": "null"}} {
+			b.post(path, withToken, http.StatusForbidden, hdr)
+		}
+		req, _ := http.NewRequest(http.MethodPost, f.console.URL+path, strings.NewReader(withToken.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Origin", "https://evil.example")
+		if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusForbidden {
+			t.Errorf("POST %s from another site with the token: %v %s", path, err, statusText(resp))
+		}
+	}
+	f.noWrites(t, "forged writes")
 }

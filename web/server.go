@@ -59,6 +59,9 @@ type Deps struct {
 	// MetricsListen, when set, is the address Serve serves /metrics on,
 	// alone; the console's own listener then does not serve it.
 	MetricsListen string
+	// MaxStreamsPerUser caps those one identity may hold (default
+	// page.DefaultMaxStreamsPerUser).
+	MaxStreamsPerUser int
 }
 
 // Server is the console's HTTP application.
@@ -104,6 +107,9 @@ func New(d Deps) (*Server, error) {
 		Origins:    d.ExternalOrigins,
 		MaxStreams: d.MaxStreams,
 		Access:     access.New(access.Options{Log: d.Log}),
+		// Per-user and sign-in settings.
+		MaxStreamsPerUser: d.MaxStreamsPerUser,
+		Mode:              d.Auth.Mode,
 	})
 	if err != nil {
 		return nil, err

@@ -291,9 +291,16 @@ func TestHealthAndReadiness(t *testing.T) {
 	h := newHarness(t)
 	h.get(t, "/healthz", http.StatusOK)
 	h.get(t, "/readyz", http.StatusOK)
+	// Probes are not signed in: what failed upstream is logged, not told.
+	h.fake.FailPath("/version", metav1.Status{Status: metav1.StatusFailure, Code: http.StatusInternalServerError, Reason: metav1.StatusReasonInternalError, Message: "etcd at 10.0.0.7:2379 is unreachable"})
+	if _, body := h.get(t, "/readyz", http.StatusServiceUnavailable); body != "not ready" {
+		t.Errorf("/readyz of a failing server says %q, want only \"not ready\"", body)
+	}
 	h.fake.Close()
 	h.get(t, "/healthz", http.StatusOK)
-	h.get(t, "/readyz", http.StatusServiceUnavailable)
+	if _, body := h.get(t, "/readyz", http.StatusServiceUnavailable); body != "not ready" {
+		t.Errorf("/readyz of an unreachable server says %q, want only \"not ready\"", body)
+	}
 }
 
 func TestMetricsCountRequestsAndUpstreamCalls(t *testing.T) {

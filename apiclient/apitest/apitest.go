@@ -52,7 +52,9 @@
 //	Finalize(group, resource, namespace, name) clears finalizers, removing an object marked for deletion
 //
 // AddGroupVersions serves more group versions on a running server (a CRD
-// created after the client cached discovery).
+// created after the client cached discovery). SetDiscoveryFilter makes
+// discovery differ by who asks (the request's Authorization or
+// Impersonate-User header).
 //
 // OpenAPI v3 (GET /openapi/v3, an index, and the per-group-version
 // documents it points to, as kube-apiserver serves them) comes from schemas
@@ -217,6 +219,8 @@ type Server struct {
 	writes    []Write
 	store     store
 	openapi   map[string]openAPIDocument // by index path ("apis/apps/v1"); see SetOpenAPI
+	// discoveryFilter, when set, hides group versions from some requests' discovery.
+	discoveryFilter func(*http.Request, GroupVersion) bool
 }
 
 // NewServer starts a fake server for gvs with the default Options; it is
@@ -408,7 +412,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	case (path == SelfSubjectAccessReviewPath || path == SelfSubjectRulesReviewPath) && opts.Access != nil && !opts.Access.NoReviewAPI:
 		opts.Access.serveReview(w, r, path)
 	default:
-		if s.serveDiscoveryPath(w, path) {
+		if s.serveDiscoveryPath(w, r, path) {
 			return
 		}
 		req, ok := s.parseResourcePath(path)

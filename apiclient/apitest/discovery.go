@@ -17,7 +17,7 @@ const AggregatedDiscoveryMediaType = "application/json;g=apidiscovery.k8s.io;v=v
 func (s *Server) serveDiscoveryRoot(w http.ResponseWriter, r *http.Request, path string, opts Options) {
 	if !opts.LegacyDiscovery && wantsAggregated(r.Header.Get("Accept")) {
 		list := apidiscoveryv2.APIGroupDiscoveryList{TypeMeta: metav1.TypeMeta{Kind: "APIGroupDiscoveryList", APIVersion: "apidiscovery.k8s.io/v2"}}
-		list.Items = s.aggregated(path == "/api")
+		list.Items = s.aggregated(r, path == "/api")
 		body, _ := json.Marshal(list)
 		if !opts.NoDiscoveryETag {
 			// Like kube-apiserver: a quoted hash of the document, and 304
@@ -38,11 +38,40 @@ func (s *Server) serveDiscoveryRoot(w http.ResponseWriter, r *http.Request, path
 	if path == "/api" {
 		writeJSON(w, http.StatusOK, metav1.APIVersions{
 			TypeMeta: metav1.TypeMeta{Kind: "APIVersions"},
-			Versions: s.versionsOf(""),
+			Versions: s.versionsOf(r, ""),
 		})
 		return
 	}
-	writeJSON(w, http.StatusOK, s.groupList())
+	writeJSON(w, http.StatusOK, s.groupList(r))
+}
+
+// SetDiscoveryFilter makes discovery depend on who asks, as on a server
+// with an aggregated API that authorizes its own discovery: the group
+// versions for which show returns false are left out of what r's discovery
+// (aggregated and legacy) lists, and their ETags change with it. Their
+// resources are still served. Nil shows everything to everyone.
+func (s *Server) SetDiscoveryFilter(show func(r *http.Request, gv GroupVersion) bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.discoveryFilter = show
+}
+
+// discoverable returns the group versions r's discovery lists.
+func (s *Server) discoverable(r *http.Request) []GroupVersion {
+	s.mu.Lock()
+	show := s.discoveryFilter
+	s.mu.Unlock()
+	all := s.served()
+	if show == nil {
+		return all
+	}
+	out := all[:0]
+	for _, gv := range all {
+		if show(r, gv) {
+			out = append(out, gv)
+		}
+	}
+	return out
 }
 
 func wantsAggregated(accept string) bool {
@@ -55,8 +84,8 @@ func wantsAggregated(accept string) bool {
 }
 
 // serveDiscoveryPath answers /api/VERSION, /apis/GROUP and /apis/GROUP/VERSION.
-func (s *Server) serveDiscoveryPath(w http.ResponseWriter, path string) bool {
-	for _, gv := range s.served() {
+func (s *Server) serveDiscoveryPath(w http.ResponseWriter, r *http.Request, path string) bool {
+	for _, gv := range s.discoverable(r) {
 		if path == "/api/"+gv.Version && gv.Group == "" || path == "/apis/"+gv.Group+"/"+gv.Version && gv.Group != "" {
 			writeJSON(w, http.StatusOK, metav1.APIResourceList{
 				TypeMeta:     metav1.TypeMeta{Kind: "APIResourceList", APIVersion: "v1"},
@@ -67,7 +96,7 @@ func (s *Server) serveDiscoveryPath(w http.ResponseWriter, path string) bool {
 		}
 	}
 	if group, ok := strings.CutPrefix(path, "/apis/"); ok && !strings.Contains(group, "/") {
-		for _, g := range s.groupList().Groups {
+		for _, g := range s.groupList(r).Groups {
 			if g.Name == group {
 				g.TypeMeta = metav1.TypeMeta{Kind: "APIGroup", APIVersion: "v1"}
 				writeJSON(w, http.StatusOK, g)
@@ -78,9 +107,9 @@ func (s *Server) serveDiscoveryPath(w http.ResponseWriter, path string) bool {
 	return false
 }
 
-func (s *Server) versionsOf(group string) []string {
+func (s *Server) versionsOf(r *http.Request, group string) []string {
 	var out []string
-	for _, gv := range s.served() {
+	for _, gv := range s.discoverable(r) {
 		if gv.Group == group {
 			out = append(out, gv.Version)
 		}
@@ -88,10 +117,10 @@ func (s *Server) versionsOf(group string) []string {
 	return out
 }
 
-func (s *Server) groupList() metav1.APIGroupList {
+func (s *Server) groupList(r *http.Request) metav1.APIGroupList {
 	list := metav1.APIGroupList{TypeMeta: metav1.TypeMeta{Kind: "APIGroupList", APIVersion: "v1"}}
 	index := map[string]int{}
-	for _, gv := range s.served() {
+	for _, gv := range s.discoverable(r) {
 		if gv.Group == "" {
 			continue
 		}
@@ -109,10 +138,10 @@ func (s *Server) groupList() metav1.APIGroupList {
 
 // aggregated builds the aggregated discovery documents of the core group
 // (core true) or of every other group, versions in preference order.
-func (s *Server) aggregated(core bool) []apidiscoveryv2.APIGroupDiscovery {
+func (s *Server) aggregated(r *http.Request, core bool) []apidiscoveryv2.APIGroupDiscovery {
 	var out []apidiscoveryv2.APIGroupDiscovery
 	index := map[string]int{}
-	for _, gv := range s.served() {
+	for _, gv := range s.discoverable(r) {
 		if (gv.Group == "") != core {
 			continue
 		}

@@ -8,7 +8,9 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/netip"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -47,6 +49,14 @@ type config struct {
 	// ServiceAccountDir holds the in-cluster token and ca.crt ("" is the
 	// pod's standard path).
 	ServiceAccountDir string
+	// MaxStreamsPerUser caps those one identity may hold.
+	MaxStreamsPerUser int
+	// Contexts are the kubeconfig contexts offered; nil means the default
+	// of the mode (see offeredContexts).
+	Contexts []string
+	// ShareKubeconfigIdentity allows a non-loopback Listen in kubeconfig
+	// mode, where everyone who reaches the console acts as its user.
+	ShareKubeconfigIdentity bool
 	// SignIn is how users sign in (web/auth).
 	SignIn signInConfig
 }
@@ -66,6 +76,9 @@ type signInConfig struct {
 	IdleTimeout    time.Duration
 	MaxAge         time.Duration
 }
+
+// signIn says whether users sign in (every mode but kubeconfig).
+func (c config) signIn() bool { return c.SignIn.Mode != web.ModeKubeconfig }
 
 // ExternalOrigin is the browser origin of ExternalURL, or "".
 func (c config) ExternalOrigin() string {
@@ -109,6 +122,9 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	fs.StringVar(&cfg.TLSKey, "tls-key", "", "PEM private key file of --tls-cert")
 	fs.StringVar(&cfg.MetricsListen, "metrics-listen", "", "address to serve /metrics on, alone; when set, the console's own address does not serve it")
 	fs.StringVar(&cfg.ServiceAccountDir, "service-account-dir", "", "directory of the in-cluster service account's token and ca.crt (default "+apiclient.DefaultServiceAccountDir+")")
+	fs.IntVar(&cfg.MaxStreamsPerUser, "max-streams-per-user", 32, "most upstream log streams and live pages one identity may hold open at once")
+	contexts := fs.String("contexts", "", "comma-separated kubeconfig contexts the console offers (default: in sign-in modes only the --context or current-context one, in kubeconfig mode all)")
+	fs.BoolVar(&cfg.ShareKubeconfigIdentity, "share-kubeconfig-identity", false, "in kubeconfig mode, allow a --listen address other than loopback: everyone who reaches the console acts as the kubeconfig's user")
 
 	// Environment first, so explicit flags override it.
 	var envErr error
@@ -171,6 +187,18 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	if cfg.MaxStreams < 1 {
 		return config{}, fmt.Errorf("--max-streams: want at least 1, got %d", cfg.MaxStreams)
 	}
+	if cfg.MaxStreamsPerUser < 1 {
+		return config{}, fmt.Errorf("--max-streams-per-user: want at least 1, got %d", cfg.MaxStreamsPerUser)
+	}
+	for _, name := range strings.Split(*contexts, ",") {
+		if name = strings.TrimSpace(name); name != "" && !slices.Contains(cfg.Contexts, name) {
+			cfg.Contexts = append(cfg.Contexts, name)
+		}
+	}
+	if !cfg.signIn() && !cfg.ShareKubeconfigIdentity && !loopback(cfg.Listen) {
+		return config{}, fmt.Errorf("--listen %s is not a loopback address, and in --auth=kubeconfig mode everyone who reaches the console acts as the kubeconfig's user: "+
+			"listen on 127.0.0.1, sign users in with --auth=oidc or --auth=token, or pass --share-kubeconfig-identity to share that identity on purpose", cfg.Listen)
+	}
 	// Every pod has this variable; a laptop does not.
 	cfg.InCluster = getenv("KUBERNETES_SERVICE_HOST") != ""
 	if cfg.LogFormat != "text" && cfg.LogFormat != "json" {
@@ -202,6 +230,21 @@ func basePath(p string) (string, error) {
 		}
 	}
 	return p, nil
+}
+
+// loopback says whether a --listen address accepts only connections from
+// this machine: an IP loopback address or localhost. An empty host (":8080")
+// is every interface; another host name may resolve anywhere.
+func loopback(listen string) bool {
+	host, _, err := net.SplitHostPort(listen)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Unmap().IsLoopback()
 }
 
 func usage(fs *flag.FlagSet) string {

@@ -22,7 +22,7 @@ func TestParseConfigDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := config{Listen: "127.0.0.1:8080", LogLevel: slog.LevelInfo, LogFormat: "text", RequestTimeout: 30 * time.Second, MaxStreams: 256,
+	want := config{Listen: "127.0.0.1:8080", LogLevel: slog.LevelInfo, LogFormat: "text", RequestTimeout: 30 * time.Second, MaxStreams: 256, MaxStreamsPerUser: 32,
 		SignIn: signInConfig{
 			Mode: "kubeconfig", IdleTimeout: time.Hour, MaxAge: 12 * time.Hour,
 			OIDC: web.OIDCConfig{Scopes: []string{"openid", "email", "profile", "groups"}, UsernameClaim: "email", GroupsClaim: "groups", Identity: "passthrough"},
@@ -34,7 +34,7 @@ func TestParseConfigDefaults(t *testing.T) {
 
 func TestParseConfigEnvAndFlags(t *testing.T) {
 	vars := env(map[string]string{
-		"TABULA_LISTEN":        ":9000",
+		"TABULA_LISTEN":        "127.0.0.1:9000",
 		"TABULA_CONTEXT":       "from-env",
 		"TABULA_KUBECONFIG":    "/env/kubeconfig",
 		"TABULA_LOG_LEVEL":     "debug",
@@ -44,7 +44,7 @@ func TestParseConfigEnvAndFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Listen != ":9000" || cfg.Kubeconfig != "/env/kubeconfig" || cfg.LogLevel != slog.LevelDebug {
+	if cfg.Listen != "127.0.0.1:9000" || cfg.Kubeconfig != "/env/kubeconfig" || cfg.LogLevel != slog.LevelDebug {
 		t.Errorf("environment not applied: %+v", cfg)
 	}
 	if want := []string{"tabula.example.com", "ops.example.com"}; !reflect.DeepEqual(cfg.AllowedHosts, want) {
@@ -81,6 +81,7 @@ func TestParseConfigRejectsBadInput(t *testing.T) {
 		"key alone":       {env: map[string]string{"TABULA_TLS_KEY": "tls.key"}, want: "--tls-cert and --tls-key"},
 		"metrics on own":  {args: []string{"--listen", ":8080", "--metrics-listen", ":8080"}, want: "--metrics-listen"},
 		"relative base":   {args: []string{"--base-path", "tabula"}, want: "--base-path"},
+		"no user streams": {args: []string{"--max-streams-per-user", "0"}, want: "--max-streams-per-user"},
 	} {
 		_, err := parseConfig(tc.args, env(tc.env))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -226,5 +227,53 @@ func TestBasePathIsAPlainAbsolutePrefix(t *testing.T) {
 		if got, err := basePath(in); err == nil {
 			t.Errorf("basePath(%q) = %q, want an error", in, got)
 		}
+	}
+}
+
+// In kubeconfig mode everyone who reaches the console acts as the
+// kubeconfig's user: listening beyond loopback takes an explicit flag.
+func TestKubeconfigIdentityStaysOnLoopbackUnlessShared(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		ok   bool
+	}{
+		{[]string{"--listen", "127.0.0.1:8080"}, true},
+		{[]string{"--listen", "127.0.0.2:8080"}, true},
+		{[]string{"--listen", "[::1]:8080"}, true},
+		{[]string{"--listen", "localhost:8080"}, true},
+		{[]string{"--listen", "0.0.0.0:8080"}, false},
+		{[]string{"--listen", ":8080"}, false},
+		{[]string{"--listen", "[::]:8080"}, false},
+		{[]string{"--listen", "192.168.1.20:8080"}, false},
+		{[]string{"--listen", "tabula.lan:8080"}, false},
+		{[]string{"--listen", "0.0.0.0:8080", "--share-kubeconfig-identity"}, true},
+		{[]string{"--listen", "0.0.0.0:8080", "--auth", "oidc"}, true},
+		{[]string{"--listen", ":8080", "--auth", "token"}, true},
+	} {
+		_, err := parseConfig(tc.args, env(nil))
+		if tc.ok && err != nil {
+			t.Errorf("%v: %v", tc.args, err)
+		}
+		if !tc.ok && (err == nil || !strings.Contains(err.Error(), "--share-kubeconfig-identity")) {
+			t.Errorf("%v: err = %v, want a refusal naming --share-kubeconfig-identity", tc.args, err)
+		}
+	}
+	cfg, err := parseConfig(nil, env(map[string]string{"TABULA_LISTEN": ":8080", "TABULA_SHARE_KUBECONFIG_IDENTITY": "true"}))
+	if err != nil || !cfg.ShareKubeconfigIdentity {
+		t.Errorf("from the environment: %+v, %v", cfg, err)
+	}
+}
+
+func TestContextsFlag(t *testing.T) {
+	cfg, err := parseConfig([]string{"--auth", "oidc", "--contexts", "prod, staging,,prod"}, env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"prod", "staging"}; !reflect.DeepEqual(cfg.Contexts, want) || !cfg.signIn() {
+		t.Errorf("Contexts = %q, signIn %v; want %q in a sign-in mode", cfg.Contexts, cfg.signIn(), want)
+	}
+	cfg, err = parseConfig(nil, env(nil))
+	if err != nil || cfg.Contexts != nil || cfg.signIn() {
+		t.Errorf("default: Contexts %q, signIn %v, %v", cfg.Contexts, cfg.signIn(), err)
 	}
 }

@@ -31,9 +31,13 @@ func run(ctx context.Context, cfg config, logOut io.Writer) error {
 		Context:    cfg.Context,
 		// In a pod: the service account's files, read as client-go does.
 		ServiceAccountDir: cfg.ServiceAccountDir,
-		Observer:          metrics,
-		UserAgent:         "tabula",
-		Log:               log,
+		// Users who sign in are offered the clusters the console is
+		// configured for, not the operator's whole kubeconfig.
+		Contexts:    cfg.Contexts,
+		OnlyCurrent: cfg.signIn(),
+		Observer:    metrics,
+		UserAgent:   "tabula",
+		Log:         log,
 	})
 	if err != nil {
 		return err
@@ -71,6 +75,8 @@ func run(ctx context.Context, cfg config, logOut io.Writer) error {
 		},
 		BasePath:      cfg.BasePath,
 		MetricsListen: cfg.MetricsListen,
+		// Per-user limits and the sign-in mode.
+		MaxStreamsPerUser: cfg.MaxStreamsPerUser,
 	}
 	if origin := cfg.ExternalOrigin(); origin != "" {
 		deps.ExternalOrigins = []string{origin}

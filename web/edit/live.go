@@ -31,7 +31,7 @@ func (h *Handler) Live(c echo.Context, t page.Target) error {
 		return echo.NewHTTPError(http.StatusMethodNotAllowed, fmt.Sprintf("The server does not allow watching %s.", t.Resource.Name))
 	}
 	loaded := c.QueryParam("rv")
-	return h.env.FollowInSlot(c, func(stream *page.Stream) error { return h.follow(stream, t, loaded) })
+	return h.env.FollowInSlot(c, t.Client.IdentityKey(), func(stream *page.Stream) error { return h.follow(stream, t, loaded) })
 }
 
 func (h *Handler) follow(stream *page.Stream, t page.Target, loaded string) error {

@@ -122,7 +122,7 @@ func (h *Handler) namespacePicker(ctx context.Context, c echo.Context, client *a
 		Current: current,
 		Hidden:  page.HiddenFields(carried),
 	}
-	names, ok := h.namespaceNames(ctx, client, page.IdentityOf(c))
+	names, ok := h.namespaceNames(ctx, client)
 	// The cached slice is shared between requests: never append to it.
 	picker.Options, picker.FreeText = names[:len(names):len(names)], !ok
 	if current != "" && !slices.Contains(picker.Options, current) {
@@ -133,8 +133,8 @@ func (h *Handler) namespacePicker(ctx context.Context, c echo.Context, client *a
 
 // namespaceNames lists the namespaces the user may list, from a short-lived
 // cache per context and identity; ok is false when they may not list them.
-func (h *Handler) namespaceNames(ctx context.Context, client *apiclient.Client, id apiclient.Identity) (names []string, ok bool) {
-	key := client.ContextName() + "|" + id.Key()
+func (h *Handler) namespaceNames(ctx context.Context, client *apiclient.Client) (names []string, ok bool) {
+	key := client.ContextName() + "|" + client.IdentityKey()
 	now := time.Now()
 	if e, hit := h.namespaces.get(key, now); hit {
 		return e.names, e.allowed

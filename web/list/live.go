@@ -80,7 +80,10 @@ func (h *Handler) Live(c echo.Context, t page.Target) error {
 	f := &follower{
 		env: h.env, watches: h.watches, stream: stream, client: t.Client,
 		in: Input{Context: t.Client.ContextName(), Resource: r, Namespace: ns, Query: lq},
-		key: strings.Join([]string{t.Client.ContextName(), page.IdentityOf(c).Key(), r.Group, r.Version, r.Name,
+		// The identity key covers the exact credential: a tab carrying a
+		// refreshed token opens its own upstream, never riding one opened
+		// with the old token.
+		key: strings.Join([]string{t.Client.ContextName(), t.Client.IdentityKey(), r.Group, r.Version, r.Name,
 			ns, lq.LabelSelector, lq.FieldSelector}, "\x00"),
 	}
 	stream.Finish(f.run(stream.Context, c.QueryParam("resourceVersion")))

@@ -193,7 +193,7 @@ func Model(_ context.Context, action templ.SafeURL, t Target, lq Query) views.Lo
 // openLog opens one upstream log stream in one of the console's stream
 // slots, given back when the stream is closed.
 func (h *Handler) openLog(ctx context.Context, client *apiclient.Client, namespace, pod string, opts apiclient.LogOptions) (io.ReadCloser, error) {
-	release, err := h.env.AcquireStream()
+	release, err := h.env.AcquireStream(client.IdentityKey())
 	if err != nil {
 		return nil, err
 	}

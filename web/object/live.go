@@ -34,7 +34,7 @@ func (h *Handler) Live(c echo.Context, t page.Target) error {
 	}
 	// Its object and events watches are upstream streams like a log's:
 	// they take a slot of the console's cap for as long as the page follows.
-	return h.env.FollowInSlot(c, func(stream *page.Stream) error { return h.follow(stream, t) })
+	return h.env.FollowInSlot(c, t.Client.IdentityKey(), func(stream *page.Stream) error { return h.follow(stream, t) })
 }
 
 func (h *Handler) follow(stream *page.Stream, t page.Target) error {

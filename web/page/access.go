@@ -37,14 +37,16 @@ type accessKeyKey struct{}
 
 // AccessKey is who a request's access answers are kept for: the one place
 // that decides which requests may share them. Two requests with the same
-// key must act as the same user.
-func AccessKey(c echo.Context) string { return IdentityOf(c).Key() }
+// key must act as the same user: it is the identity's key
+// (apiclient.Clusters.IdentityKey), an HMAC of the exact credential, so a
+// refreshed token never reads answers given to the old one.
+func (e *Env) AccessKey(c echo.Context) string { return e.Clusters.IdentityKey(IdentityOf(c)) }
 
 // withAccessKey carries the request's AccessKey in its context, for the
 // builders that take a context.Context (the page frame, live sections).
-func withAccessKey(c echo.Context) {
+func (e *Env) withAccessKey(c echo.Context) {
 	req := c.Request()
-	c.SetRequest(req.WithContext(context.WithValue(req.Context(), accessKeyKey{}, AccessKey(c))))
+	c.SetRequest(req.WithContext(context.WithValue(req.Context(), accessKeyKey{}, e.AccessKey(c))))
 }
 
 // accessKeyOf is the AccessKey withAccessKey put in ctx; "" (share

@@ -9,6 +9,8 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net/http"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -25,6 +27,9 @@ type Clusters interface {
 	Contexts() []apiclient.Context
 	Context(name string) (apiclient.Context, error)
 	Client(context string, id apiclient.Identity) (*apiclient.Client, error)
+	// IdentityKey keys per-identity caches: a keyed hash of the whole
+	// identity, never logged.
+	IdentityKey(id apiclient.Identity) string
 }
 
 // Gauge is the part of a Prometheus gauge the WebSocket helpers use.
@@ -49,6 +54,13 @@ type Config struct {
 	// MaxStreams caps the upstream streams (log follows, downloads) the
 	// console keeps open at once, across all users.
 	MaxStreams int
+	// MaxStreamsPerUser caps those one identity may hold (default
+	// DefaultMaxStreamsPerUser; negative: no cap but MaxStreams).
+	MaxStreamsPerUser int
+	// Mode is the console's sign-in mode (a Mode* constant; "" is
+	// ModeKubeconfig). In the others, a request that comes without a
+	// signed-in identity is refused rather than served as the console.
+	Mode string
 	// Access answers what each user may do, for pages to disable what the
 	// server would refuse; nil offers everything and lets the server decide.
 	Access Access
@@ -64,12 +76,21 @@ type Env struct {
 	pages   bufferPool
 	sockets Gauge
 	origins []string
+	mode    string
 	streams chan struct{}
 	access  Access
+
+	userMu      sync.Mutex     // guards userStreams
+	userStreams map[string]int // slots held, by identity key
+	perUser     int            // 0: no per-identity cap
 }
 
 // DefaultMaxStreams is the default of Config.MaxStreams.
 const DefaultMaxStreams = 256
+
+// DefaultMaxStreamsPerUser is the default of Config.MaxStreamsPerUser: a
+// merged log of 20 containers and a dozen live pages.
+const DefaultMaxStreamsPerUser = 32
 
 // New builds an Env; Clusters is required.
 func New(cfg Config) (*Env, error) {
@@ -83,7 +104,11 @@ func New(cfg Config) (*Env, error) {
 		assets:   cfg.Assets,
 		sockets:  cfg.WebSockets,
 		origins:  cfg.Origins,
+		mode:     cfg.Mode,
 		access:   cfg.Access,
+	}
+	if e.mode == "" {
+		e.mode = ModeKubeconfig
 	}
 	if e.Log == nil {
 		e.Log = slog.New(slog.DiscardHandler)
@@ -102,6 +127,13 @@ func New(cfg Config) (*Env, error) {
 		n = DefaultMaxStreams
 	}
 	e.streams = make(chan struct{}, n)
+	e.userStreams = map[string]int{}
+	switch {
+	case cfg.MaxStreamsPerUser == 0:
+		e.perUser = DefaultMaxStreamsPerUser
+	case cfg.MaxStreamsPerUser > 0:
+		e.perUser = cfg.MaxStreamsPerUser
+	}
 	return e, nil
 }
 
@@ -122,7 +154,7 @@ func (e *Env) RequireContext(next echo.HandlerFunc) echo.HandlerFunc {
 			return err
 		}
 		c.Set(ctxKeyContextName, name)
-		withAccessKey(c)
+		e.withAccessKey(c)
 		return next(c)
 	}
 }
@@ -134,8 +166,15 @@ func ContextName(c echo.Context) string {
 }
 
 // Client builds the upstream client for this request's identity and context.
+// In a sign-in mode a request without a signed-in identity fails closed
+// (401): the zero Identity is the console's own credentials, which must
+// never stand in for a user.
 func (e *Env) Client(c echo.Context) (*apiclient.Client, error) {
-	return e.Clusters.Client(ContextName(c), IdentityOf(c))
+	id := IdentityOf(c)
+	if e.mode != ModeKubeconfig && id.BearerToken == "" && id.Impersonate.UserName == "" {
+		return nil, echo.NewHTTPError(http.StatusUnauthorized, "Sign in to use this console.")
+	}
+	return e.Clusters.Client(ContextName(c), id)
 }
 
 // Bounded gives a handler's upstream calls the page deadline. Every route

@@ -76,7 +76,13 @@ func classifyStatus(err error) views.ErrorPage {
 		return p
 	}
 	var noSelector *apiclient.NoSelectorError
+	var plain *apiclient.PlainHTTPError
 	switch {
+	case errors.As(err, &plain):
+		return views.ErrorPage{
+			Code: http.StatusBadGateway, Title: "The API server is not reached securely", Reason: "PlainHTTP",
+			Message: "The API server of context " + plain.Context + " (" + plain.Server + ") is reached over plain HTTP, so the console will not send your credentials to it: they would cross the network unencrypted. The console's operator must give this context an https:// server URL.",
+		}
 	case errors.Is(err, apiclient.ErrUnknownContext):
 		return views.ErrorPage{Code: http.StatusNotFound, Title: "Unknown context", Reason: "NotFound", Message: err.Error()}
 	case errors.As(err, &noSelector):

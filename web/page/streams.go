@@ -14,26 +14,50 @@ func (e *Env) streamSlotsFull() error {
 		fmt.Sprintf("The console is already following %d upstream streams, its limit. Close a log or live page, or try again shortly.", cap(e.streams)))
 }
 
+// userSlotsFull is answered when one identity holds its share of the slots.
+func (e *Env) userSlotsFull() error {
+	return echo.NewHTTPError(http.StatusTooManyRequests,
+		fmt.Sprintf("You are already following %d upstream streams (logs and live pages), the most one user may. Close a log or live page, then try again.", e.perUser))
+}
+
 // AcquireStream takes one of the console's upstream stream slots (a log
-// stream, or a live object page's watches), or fails at once with 503 when
-// all are taken. release gives it back. The cap is global: it bounds what
-// the console asks of API servers, not what one user may take.
-func (e *Env) AcquireStream() (release func(), err error) {
+// stream, or a live object page's watches) for the identity whose key
+// (apiclient.Client.IdentityKey) is given, or fails at once: 429 when that
+// identity holds its share (Config.MaxStreamsPerUser), so one user cannot
+// take every slot; 503 when all are taken. release gives it back.
+func (e *Env) AcquireStream(identityKey string) (release func(), err error) {
+	e.userMu.Lock()
+	if e.perUser > 0 && e.userStreams[identityKey] >= e.perUser {
+		e.userMu.Unlock()
+		return nil, e.userSlotsFull()
+	}
 	select {
 	case e.streams <- struct{}{}:
-		var once sync.Once
-		return func() { once.Do(func() { <-e.streams }) }, nil
 	default:
+		e.userMu.Unlock()
 		return nil, e.streamSlotsFull()
 	}
+	e.userStreams[identityKey]++
+	e.userMu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			e.userMu.Lock()
+			if e.userStreams[identityKey]--; e.userStreams[identityKey] <= 0 {
+				delete(e.userStreams, identityKey)
+			}
+			e.userMu.Unlock()
+			<-e.streams
+		})
+	}, nil
 }
 
 // FollowInSlot serves a live page's WebSocket whose upstream watches take
-// one of the console's stream slots for as long as the page follows:
-// acquire the slot (503 when none is free), upgrade, run follow, finish
-// with what it returns.
-func (e *Env) FollowInSlot(c echo.Context, follow func(*Stream) error) error {
-	release, err := e.AcquireStream()
+// one of the console's stream slots, on behalf of the identity with
+// identityKey, for as long as the page follows: acquire the slot (429 or
+// 503 when none is free), upgrade, run follow, finish with what it returns.
+func (e *Env) FollowInSlot(c echo.Context, identityKey string, follow func(*Stream) error) error {
+	release, err := e.AcquireStream(identityKey)
 	if err != nil {
 		return err
 	}

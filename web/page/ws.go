@@ -85,6 +85,25 @@ func (e *Env) Upgrade(c echo.Context, input bool) (*Stream, error) {
 	return s, nil
 }
 
+// UpgradeOrigin refuses, before any handler runs, a WebSocket handshake
+// from an origin other than the console's: a cross-site page's handshake
+// carries the user's cookies, and must not make even one upstream call as
+// that user (a log stream reads its pod before upgrading). Upgrade checks
+// again, for handlers reached some other way.
+func (e *Env) UpgradeOrigin(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		req := c.Request()
+		if !streaming.IsUpgrade(req) {
+			return next(c)
+		}
+		if bad := streaming.CheckOrigin(req, e.origins); bad != nil {
+			e.Log.Debug("WebSocket upgrade refused", "path", req.URL.Path, "error", bad)
+			return c.String(bad.Status, bad.Message)
+		}
+		return next(c)
+	}
+}
+
 // Notify tells the page something on the diagnostics channel.
 func (s *Stream) Notify(msg string) {
 	_ = s.SendJSON(s.Context, streaming.ChannelDiagnostics, map[string]string{"message": msg})

@@ -1,0 +1,313 @@
+package web
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/gorilla/websocket"
+	"github.com/labstack/echo/v4"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/tabula-console/tabula/apiclient"
+	"github.com/tabula-console/tabula/apiclient/apitest"
+	"github.com/tabula-console/tabula/static"
+	"github.com/tabula-console/tabula/web/list"
+	"github.com/tabula-console/tabula/web/page"
+)
+
+// multiUserConsole is a console in token mode over a fake that accepts any
+// token; each request acts with the token in testTokenHeader (a stand-in
+// for the sign-in middleware, which sets the requester from a session).
+func multiUserConsole(t *testing.T, fake *apitest.Server) *harness {
+	t.Helper()
+	return multiUserConsoleWith(t, fake, Deps{})
+}
+
+// multiUserConsoleWith is multiUserConsole with deps (Clusters, Metrics and
+// Static are filled in).
+func multiUserConsoleWith(t *testing.T, fake *apitest.Server, d Deps) *harness {
+	t.Helper()
+	clusters, err := apiclient.FromKubeconfig(fake.Kubeconfig("dev"), apiclient.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Clusters, d.Metrics, d.Static, d.Auth.Mode = clusters, NewMetrics(), static.FS, page.ModeToken
+	srv, err := New(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.echo.Use(func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			if tok := c.Request().Header.Get(testTokenHeader); tok != "" {
+				page.SetRequester(c, page.Requester{Mode: page.ModeToken, Identity: apiclient.Identity{BearerToken: tok}})
+			}
+			return next(c)
+		}
+	})
+	console := httptest.NewServer(srv.Handler())
+	t.Cleanup(console.Close)
+	return &harness{server: srv, fake: fake, console: console, metrics: d.Metrics}
+}
+
+// getAs is get acting with token ("": no signed-in identity).
+func (h *harness) getAs(t *testing.T, token, path string, wantStatus int) string {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, h.console.URL+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set(testTokenHeader, token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != wantStatus {
+		t.Fatalf("GET %s as %s: %d, want %d:\n%s", path, token, resp.StatusCode, wantStatus, body)
+	}
+	return string(body)
+}
+
+// tryDialAs is tryDial acting with token ("": none), from the console's origin.
+func (h *harness) tryDialAs(token, path string) (*websocket.Conn, *http.Response, error) {
+	d := websocket.Dialer{Subprotocols: []string{"base64.channel.k8s.io"}, HandshakeTimeout: 5 * time.Second}
+	header := http.Header{"Origin": {h.console.URL}}
+	if token != "" {
+		header.Set(testTokenHeader, token)
+	}
+	return d.Dial("ws"+strings.TrimPrefix(h.console.URL, "http")+path, header)
+}
+
+// dialAs is dial acting with token.
+func (h *harness) dialAs(t *testing.T, token, path string) *wsClient {
+	t.Helper()
+	ws, resp, err := h.tryDialAs(token, path)
+	if err != nil {
+		t.Fatalf("dial %s as %s: %v (%s)", path, token, err, statusText(resp))
+	}
+	t.Cleanup(func() { _ = ws.Close() })
+	return &wsClient{t: t, ws: ws}
+}
+
+// watchTokens are the tokens of the upstream watch requests on path.
+func watchTokens(fake *apitest.Server, path string) map[string]int {
+	out := map[string]int{}
+	for _, r := range fake.Requests() {
+		if r.URL.Path == path && r.URL.Query().Get("watch") != "" {
+			out[strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")]++
+		}
+	}
+	return out
+}
+
+// Tabs share an upstream watch only when they carry the very same
+// credential: a tab with a refreshed token (or another user's) opens its
+// own, and never rides one opened with another token.
+func TestALaterTabNeverRidesAnEarlierTabsToken(t *testing.T) {
+	fake := apitest.NewServer(t, apitest.CoreV1(), apitest.AppsV1())
+	fake.Add(apitest.Pod("demo", "web-1", map[string]string{"app": "web"}))
+	h := multiUserConsole(t, fake)
+	const path = "/c/dev/api/v1/namespaces/demo/pods"
+	rvOf := func(token string) string {
+		rv, _ := parse(t, h.getAs(t, token, path, http.StatusOK)).Find("[data-testid=live-list]").Attr("data-rv")
+		return rv
+	}
+	first := h.dialAs(t, "token-1", path+"?resourceVersion="+rvOf("token-1"))
+	if !fake.AwaitOpenWatches(1, 5*time.Second) {
+		t.Fatal("no upstream watch")
+	}
+	refreshed := h.dialAs(t, "token-2", path+"?resourceVersion="+rvOf("token-2"))
+	if !fake.AwaitOpenWatches(2, 5*time.Second) {
+		t.Fatalf("%d upstream watches: the tab with the new token joined the old token's", fake.OpenWatches())
+	}
+	again := h.dialAs(t, "token-1", path+"?resourceVersion="+rvOf("token-1"))
+	fake.Modify(podGVK, "demo", "web-1", setPhase("Failed"))
+	for _, tab := range []*wsClient{first, refreshed, again} {
+		tab.listMessage(5*time.Second, func(m list.Message) bool { return m.Type == "MODIFIED" })
+	}
+	if n := fake.OpenWatches(); n != 2 {
+		t.Errorf("%d upstream watches for two tokens, want 2 (tabs of one token share)", n)
+	}
+	if got := watchTokens(fake, "/api/v1/namespaces/demo/pods"); len(got) != 2 || got["token-1"] != 1 || got["token-2"] != 1 {
+		t.Errorf("upstream watches by token: %v, want one each", got)
+	}
+	// The old token's tabs leave: its upstream ends, the new one's stays.
+	_ = first.ws.Close()
+	_ = again.ws.Close()
+	if !fake.AwaitOpenWatches(1, 5*time.Second) {
+		t.Fatalf("%d upstream watches after the old token's tabs left, want 1", fake.OpenWatches())
+	}
+	fake.Modify(podGVK, "demo", "web-1", setPhase("Running"))
+	refreshed.listMessage(5*time.Second, func(m list.Message) bool { return m.Type == "MODIFIED" })
+}
+
+// One identity may hold only its share of the console's stream slots, so
+// one user cannot take them all; another user still gets one.
+func TestUpstreamStreamsAreCappedPerIdentity(t *testing.T) {
+	fake := apitest.NewServer(t, apitest.CoreV1())
+	fake.Add(apitest.Pod("demo", "web-1", map[string]string{"app": "web"}))
+	fake.AppendLog("demo", "web-1", "app", "first line")
+	h := multiUserConsoleWith(t, fake, Deps{MaxStreams: 3, MaxStreamsPerUser: 1})
+	const logPath = "/c/dev/api/v1/namespaces/demo/pods/web-1/log"
+	follow := h.dialAs(t, "alice", logPath+"?follow=1&tailLines=10")
+	follow.textUntil(t, "first line", 5*time.Second)
+	if body := h.getAs(t, "alice", logPath+"?download=1", http.StatusTooManyRequests); !strings.Contains(body, "the most one user may") {
+		t.Errorf("alice's second stream: the 429 does not say why:\n%s", body)
+	}
+	// A live object page takes a slot too.
+	if _, resp, err := h.tryDialAs("alice", "/c/dev/api/v1/namespaces/demo/pods/web-1"); err == nil || resp == nil || resp.StatusCode != http.StatusTooManyRequests {
+		t.Errorf("alice's live object page past her share: %s, want 429", statusText(resp))
+	}
+	if body := h.getAs(t, "bob", logPath+"?download=1", http.StatusOK); !strings.Contains(body, "first line") {
+		t.Errorf("bob's download: %q", body)
+	}
+	// Ending the follow gives alice her slot back.
+	_ = follow.ws.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		req, _ := http.NewRequest(http.MethodGet, h.console.URL+logPath+"?download=1", nil)
+		req.Header.Set(testTokenHeader, "alice")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusOK {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after her follow ended, alice still gets %d", resp.StatusCode)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// In a sign-in mode a request that reached a page without a signed-in
+// identity is refused: it never acts with the kubeconfig's own credentials.
+func TestSignInModesNeverActAsTheConsole(t *testing.T) {
+	fake := apitest.NewServer(t, apitest.CoreV1())
+	fake.Add(apitest.Pod("demo", "web-1", map[string]string{"app": "web"}))
+	h := multiUserConsole(t, fake)
+	for _, path := range []string{"/c/dev/", "/c/dev/api/v1/namespaces/demo/pods", "/c/dev/api/v1/namespaces/demo/pods/web-1", "/c/dev/jump?q=po"} {
+		h.getAs(t, "", path, http.StatusUnauthorized)
+	}
+	if _, resp, err := h.tryDialAs("", "/c/dev/api/v1/namespaces/demo/pods"); err == nil || resp == nil || resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("a live list without an identity: %s, want 401", statusText(resp))
+	}
+	for _, r := range fake.Requests() {
+		if r.URL.Path != "/version" {
+			t.Errorf("%s %s reached the API server without a user's identity", r.Method, r.URL)
+		}
+	}
+	h.getAs(t, "alice", "/c/dev/api/v1/namespaces/demo/pods", http.StatusOK)
+	h.getAs(t, "", "/readyz", http.StatusOK) // the probe alone acts as the console
+}
+
+// A console offering one context of a kubeconfig that has several names
+// no other: not in the switcher, not on error pages, and the others are
+// not found.
+func TestOnlyTheOfferedContextsAreShown(t *testing.T) {
+	fake := apitest.NewServer(t, apitest.CoreV1())
+	clusters, err := apiclient.FromKubeconfig(fake.Kubeconfig("dev", "prod-admin", "staging"), apiclient.LoadOptions{OnlyCurrent: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := New(Deps{Clusters: clusters, Metrics: NewMetrics(), Static: static.FS})
+	if err != nil {
+		t.Fatal(err)
+	}
+	console := httptest.NewServer(srv.Handler())
+	t.Cleanup(console.Close)
+	h := &harness{server: srv, fake: fake, console: console}
+	for path, code := range map[string]int{
+		"/c/dev/":                    http.StatusOK,
+		"/c/dev/api/v1/nosuch":       http.StatusNotFound,
+		"/c/prod-admin/":             http.StatusNotFound,
+		"/c/staging/api/v1/pods":     http.StatusNotFound,
+		"/c/nosuch/":                 http.StatusNotFound,
+		"/c/dev/api/v1/pods?limit=x": http.StatusBadRequest,
+	} {
+		_, body := h.get(t, path, code)
+		for _, hidden := range []string{"prod-admin", "staging"} {
+			if strings.Contains(body, hidden) && !strings.HasPrefix(path, "/c/"+hidden+"/") {
+				t.Errorf("%s names the context %s the console does not offer", path, hidden)
+			}
+		}
+		doc := parse(t, body)
+		doc.Find("a[href^='/c/']").Each(func(_ int, s *goquery.Selection) {
+			if href := s.AttrOr("href", ""); !strings.HasPrefix(href, "/c/dev/") {
+				t.Errorf("%s links %s", path, href)
+			}
+		})
+		if code == http.StatusOK {
+			if n := doc.Find("[data-testid=context-switcher] li").Length(); n != 1 {
+				t.Errorf("%s: the switcher offers %d contexts, want 1", path, n)
+			}
+		}
+	}
+	// A context that is not offered is as unknown as one that does not exist.
+	_, body := h.get(t, "/c/prod-admin/", http.StatusNotFound)
+	if got := parse(t, body).Find("[data-testid=error-title]").Text(); got != "Unknown context" {
+		t.Errorf("a context not offered: %q", got)
+	}
+}
+
+// A signed-in user's token is never sent to a plain-HTTP API server: the
+// page says why instead.
+func TestAUsersTokenIsRefusedForAPlainHTTPServer(t *testing.T) {
+	var mu sync.Mutex
+	var got []string
+	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got = append(got, r.URL.Path+" "+r.Header.Get("Authorization"))
+		mu.Unlock()
+		http.NotFound(w, r)
+	}))
+	t.Cleanup(plain.Close)
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["plain"] = &clientcmdapi.Cluster{Server: plain.URL}
+	cfg.AuthInfos["nobody"] = &clientcmdapi.AuthInfo{}
+	cfg.Contexts["dev"] = &clientcmdapi.Context{Cluster: "plain", AuthInfo: "nobody"}
+	cfg.CurrentContext = "dev"
+	clusters, err := apiclient.FromKubeconfig(*cfg, apiclient.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := New(Deps{Clusters: clusters, Metrics: NewMetrics(), Static: static.FS, Auth: AuthConfig{Mode: page.ModeToken}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.echo.Use(func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			page.SetRequester(c, page.Requester{Mode: page.ModeToken, Identity: apiclient.Identity{BearerToken: "users-token"}})
+			return next(c)
+		}
+	})
+	console := httptest.NewServer(srv.Handler())
+	t.Cleanup(console.Close)
+	h := &harness{server: srv, console: console}
+	_, body := h.get(t, "/c/dev/api/v1/pods", http.StatusBadGateway)
+	doc := parse(t, body)
+	if msg := doc.Find("[data-testid=error-message]").Text(); !strings.Contains(msg, "plain HTTP") || !strings.Contains(msg, "https://") {
+		t.Errorf("the page does not say why: %q", msg)
+	}
+	if strings.Contains(body, "users-token") {
+		t.Error("the page shows the token")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, r := range got {
+		if strings.Contains(r, "users-token") {
+			t.Errorf("the token reached the plain-HTTP server: %s", r)
+		}
+	}
+}
