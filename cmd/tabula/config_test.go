@@ -247,7 +247,7 @@ func TestKubeconfigIdentityStaysOnLoopbackUnlessShared(t *testing.T) {
 		{[]string{"--listen", "192.168.1.20:8080"}, false},
 		{[]string{"--listen", "tabula.lan:8080"}, false},
 		{[]string{"--listen", "0.0.0.0:8080", "--share-kubeconfig-identity"}, true},
-		{[]string{"--listen", "0.0.0.0:8080", "--auth", "oidc"}, true},
+		{[]string{"--listen", "0.0.0.0:8080", "--auth", "oidc", "--oidc-issuer-url", "https://idp.example.com", "--oidc-client-id", "tabula"}, true},
 		{[]string{"--listen", ":8080", "--auth", "token"}, true},
 	} {
 		_, err := parseConfig(tc.args, env(nil))
@@ -265,7 +265,7 @@ func TestKubeconfigIdentityStaysOnLoopbackUnlessShared(t *testing.T) {
 }
 
 func TestContextsFlag(t *testing.T) {
-	cfg, err := parseConfig([]string{"--auth", "oidc", "--contexts", "prod, staging,,prod"}, env(nil))
+	cfg, err := parseConfig([]string{"--auth", "token", "--contexts", "prod, staging,,prod"}, env(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
