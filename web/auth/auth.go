@@ -167,7 +167,7 @@ func (h *Handler) Login(c echo.Context) error {
 	case page.ModeToken:
 		return h.tokenForm(c, http.StatusOK, ret, "")
 	}
-	return c.Redirect(http.StatusFound, ret)
+	return c.Redirect(http.StatusFound, string(page.ConsoleURL(c.Request().Context(), ret)))
 }
 
 // SignedOut is GET /auth/signed-out, where a sign-out ends.
@@ -175,7 +175,7 @@ func (h *Handler) SignedOut(c echo.Context) error {
 	ctx := c.Request().Context()
 	return h.env.Render(c, http.StatusOK, views.SignedOut(views.SignedOutPage{
 		Layout: h.env.Layout(ctx, "", "Signed out"),
-		SignIn: page.SignInURL(""),
+		SignIn: page.SignInURL(ctx, ""),
 	}))
 }
 
@@ -189,8 +189,10 @@ func (h *Handler) Session(c echo.Context) error {
 	return c.NoContent(http.StatusUnauthorized)
 }
 
-// absoluteURL is path on the console's URL as the browser reaches it.
+// absoluteURL is the console path on the console's URL as the browser
+// reaches it, under the base path.
 func (h *Handler) absoluteURL(c echo.Context, path string) string {
+	path = string(page.ConsoleURL(c.Request().Context(), path))
 	if h.cfg.ExternalURL != "" {
 		return h.cfg.ExternalURL + path
 	}

@@ -241,6 +241,8 @@ type options struct {
 	// consoleToken is the kubeconfig's own token, which the fake then
 	// demands (impersonation); "" lets any token through.
 	consoleToken string
+	// basePath serves the console under a prefix (--base-path).
+	basePath string
 }
 
 // console is Tabula over the apitest fake, signing in with idp.
@@ -286,7 +288,7 @@ func newConsole(t *testing.T, o options) *console {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(c.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	srv, err := web.New(web.Deps{Clusters: clusters, Metrics: web.NewMetrics(), Static: static.FS, Log: log, Auth: cfg})
+	srv, err := web.New(web.Deps{Clusters: clusters, Metrics: web.NewMetrics(), Static: static.FS, Log: log, Auth: cfg, BasePath: o.basePath})
 	if err != nil {
 		t.Fatal(err)
 	}

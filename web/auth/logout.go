@@ -29,7 +29,7 @@ func (h *Handler) Logout(c echo.Context) error {
 		h.log.Info("signed out", "session", s)
 	}
 	h.clearSession(c)
-	signedOut := string(page.SignedOutURL)
+	signedOut := page.SignedOutPath
 	if h.oidc != nil {
 		if end := h.oidc.endSessionURL(); end != "" {
 			if u, err := url.Parse(end); err == nil && (u.Scheme == "https" || u.Scheme == "http") {
@@ -41,5 +41,5 @@ func (h *Handler) Logout(c echo.Context) error {
 			}
 		}
 	}
-	return c.Redirect(http.StatusSeeOther, signedOut)
+	return c.Redirect(http.StatusSeeOther, string(page.ConsoleURL(c.Request().Context(), signedOut)))
 }

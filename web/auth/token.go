@@ -23,7 +23,7 @@ func (h *Handler) tokenForm(c echo.Context, status int, ret, problem string) err
 	ctx := c.Request().Context()
 	p := views.TokenSignInPage{
 		Layout: h.env.Layout(ctx, "", "Sign in"),
-		Action: page.TokenSignInURL, Return: ret, Error: problem,
+		Action: page.ConsoleURL(c.Request().Context(), page.TokenSignInPath), Return: ret, Error: problem,
 	}
 	if cur, err := h.env.Clusters.Context(h.env.Clusters.Current()); err == nil {
 		p.Context, p.Server = cur.Name, cur.Server
@@ -76,5 +76,5 @@ func (h *Handler) Token(c echo.Context) error {
 	if err := h.startSession(c, s); err != nil {
 		return h.sessionFailed(err)
 	}
-	return c.Redirect(http.StatusSeeOther, ret)
+	return c.Redirect(http.StatusSeeOther, string(page.ConsoleURL(c.Request().Context(), ret)))
 }

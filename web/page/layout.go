@@ -182,9 +182,9 @@ func (e *Env) sessionBar(ctx context.Context, contextName string) views.SessionB
 		}
 		return views.SessionBar{SharedIdentity: contextName}
 	}
-	b := views.SessionBar{SessionCheck: SessionCheckURL, SignIn: SignInURL("")}
+	b := views.SessionBar{SessionCheck: ConsoleURL(ctx, SessionCheckPath), SignIn: SignInURL(ctx, "")}
 	if r.User != "" {
-		b.User, b.Groups, b.SignOut = r.User, r.Groups, SignOutURL
+		b.User, b.Groups, b.SignOut = r.User, r.Groups, ConsoleURL(ctx, SignOutPath)
 	}
 	return b
 }

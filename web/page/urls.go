@@ -42,21 +42,23 @@ func ConsoleURL(ctx context.Context, path string) templ.SafeURL {
 	return templ.SafeURL(BasePath(ctx) + path)
 }
 
-// The sign-in pages (web/auth serves them).
+// The sign-in pages (web/auth serves them), as console paths: build their
+// URLs with ConsoleURL.
 const (
-	SignOutURL      templ.SafeURL = "/auth/logout"
-	SignedOutURL    templ.SafeURL = "/auth/signed-out"
-	SessionCheckURL templ.SafeURL = "/auth/session"
-	TokenSignInURL  templ.SafeURL = "/auth/token"
+	SignOutPath      = "/auth/logout"
+	SignedOutPath    = "/auth/signed-out"
+	SessionCheckPath = "/auth/session"
+	TokenSignInPath  = "/auth/token"
 )
 
-// SignInURL is the sign-in page, going on to returnTo (a console path)
-// once signed in; "" goes on to the home page.
-func SignInURL(returnTo string) templ.SafeURL {
+// SignInURL is the sign-in page, going on to returnTo once signed in; ""
+// goes on to the home page. returnTo is a console path, without the base
+// path: the sign-in adds it when it sends the browser there.
+func SignInURL(ctx context.Context, returnTo string) templ.SafeURL {
 	if returnTo == "" {
-		return "/auth/login"
+		return ConsoleURL(ctx, "/auth/login")
 	}
-	return templ.SafeURL("/auth/login?" + url.Values{"return": {returnTo}}.Encode())
+	return ConsoleURL(ctx, "/auth/login?"+url.Values{"return": {returnTo}}.Encode())
 }
 
 // ContextHome is the home page of a context.
