@@ -76,6 +76,7 @@ type Handler struct {
 	oidc    *provider
 	refresh *refresher
 	ends    *sessionEnds
+	revoked *revokedSessions
 	limit   *limiter
 }
 
@@ -96,6 +97,7 @@ func New(env *page.Env, cfg Config) (*Handler, error) {
 	cfg.ExternalURL = strings.TrimSuffix(cfg.ExternalURL, "/")
 	h := &Handler{env: env, log: env.Log, cfg: cfg, now: cfg.Now}
 	h.ends = newSessionEnds(h.now)
+	h.revoked = newRevokedSessions()
 	h.limit = newLimiter(h.now)
 	switch cfg.Mode {
 	case page.ModeKubeconfig:

@@ -3,6 +3,7 @@ package auth
 import (
 	"net/http"
 	"net/url"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -23,6 +24,7 @@ func (h *Handler) Logout(c echo.Context) error {
 	}
 	if s, ok := h.readSession(c); ok {
 		h.ends.end(s.ID)
+		h.revoked.add(s.ID, time.Unix(s.LoginAt, 0).Add(h.cfg.MaxAge), h.now())
 		if h.refresh != nil {
 			h.refresh.forget(s.ID)
 		}

@@ -239,3 +239,23 @@ func randomGroups(n int) []string {
 	}
 	return out
 }
+
+// A copy of the session cookies taken before logout (a stolen cookie, a
+// second browser profile) opens nothing on the replica that signed out.
+func TestCookiesCopiedBeforeLogoutOpenNothingAfterIt(t *testing.T) {
+	c := newConsole(t, options{})
+	b := c.browser()
+	home := b.login(alice, "/c/dev/")
+	thief := c.browser()
+	u, _ := url.Parse(c.srv.URL)
+	thief.client.Jar.SetCookies(u, b.cookies())
+	if p := thief.get("/c/dev/"); p.code() != http.StatusOK || p.testid(t, "user-name") != "alice@example.com" {
+		t.Fatalf("the copied cookies before logout: %d", p.code())
+	}
+	if p := b.post("/auth/logout", url.Values{"_csrf": {signOutToken(t, home)}}); p.code() != http.StatusSeeOther {
+		t.Fatalf("logout: %d", p.code())
+	}
+	if p := thief.get("/c/dev/"); p.code() != http.StatusFound || !strings.HasPrefix(p.location(), "/auth/login") {
+		t.Errorf("the copied cookies after logout: %d → %q, want a redirect to sign in", p.code(), p.location())
+	}
+}

@@ -82,6 +82,8 @@ func (h *Handler) ended(s *Session, now time.Time) string {
 	switch {
 	case s.Mode != h.cfg.Mode:
 		return "it was made for another sign-in mode"
+	case h.revoked.has(s.ID, now):
+		return "it was signed out"
 	case !now.Before(time.Unix(s.LoginAt, 0).Add(h.cfg.MaxAge)):
 		return "it reached its maximum age of " + h.cfg.MaxAge.String()
 	case !now.Before(time.Unix(s.LastSeen, 0).Add(h.cfg.IdleTimeout)):
