@@ -17,6 +17,7 @@ import (
 func (s *Server) routes() *echo.Echo {
 	e := echo.New()
 	e.HideBanner = true
+	e.Pre(headAsGet)
 	e.HidePort = true
 	e.HTTPErrorHandler = s.env.HandleError
 	// Logging and metrics wrap panic recovery, so a recovered panic is still
@@ -198,5 +199,18 @@ func (m methods) serve(c echo.Context, t page.Target) error {
 func (s *Server) boundedTarget(h page.ResourceHandler) page.ResourceHandler {
 	return func(c echo.Context, t page.Target) error {
 		return s.env.Bounded(func(c echo.Context) error { return h(c, t) })(c)
+	}
+}
+
+// headAsGet serves HEAD as the GET of the same URL, as RFC 9110 asks
+// (curl -I, uptime checks): net/http drops the body of a response to a
+// HEAD request, and every middleware (sign-in, CSRF, headers) runs as for
+// the GET.
+func headAsGet(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if c.Request().Method == http.MethodHead {
+			c.Request().Method = http.MethodGet
+		}
+		return next(c)
 	}
 }

@@ -551,3 +551,20 @@ func TestEveryWriteNeedsTheCSRFTokenAndTheConsolesOrigin(t *testing.T) {
 	}
 	f.noWrites(t, "forged writes")
 }
+
+// HEAD is answered as GET without a body (curl -I), with the same headers.
+func TestHeadIsAnsweredAsGet(t *testing.T) {
+	h := newHarness(t)
+	for _, path := range []string{"/c/dev/", "/healthz", "/c/dev/api/v1/namespaces"} {
+		req, _ := http.NewRequest(http.MethodHead, h.console.URL+path, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || len(body) != 0 || (path != "/healthz" && !strings.Contains(resp.Header.Get("Content-Security-Policy"), "frame-ancestors 'none'")) {
+			t.Errorf("HEAD %s: %d, %d bytes, CSP %q", path, resp.StatusCode, len(body), resp.Header.Get("Content-Security-Policy"))
+		}
+	}
+}
