@@ -17,35 +17,43 @@ import (
 
 // securityHeaders sets a strict CSP with a fresh nonce per response. The nonce
 // travels in the request context, where templ components read it.
-func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		nonce, err := newNonce()
-		if err != nil {
-			return fmt.Errorf("generating CSP nonce: %w", err)
+// formActions are origins forms may lead to besides the console's own
+// (auth.Handler.FormActions).
+func securityHeaders(formActions []string) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			nonce, err := newNonce()
+			if err != nil {
+				return fmt.Errorf("generating CSP nonce: %w", err)
+			}
+			req := c.Request()
+			c.SetRequest(req.WithContext(templ.WithNonce(req.Context(), nonce)))
+			h := c.Response().Header()
+			h.Set("Content-Security-Policy", contentSecurityPolicy(nonce, formActions))
+			h.Set("Referrer-Policy", "same-origin")
+			h.Set("X-Content-Type-Options", "nosniff")
+			h.Set("X-Frame-Options", "DENY")
+			h.Set("Cross-Origin-Opener-Policy", "same-origin")
+			h.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
+			// Pages show what one user may see: no cache may keep them. Static
+			// assets override this with their own, immutable, policy.
+			h.Set("Cache-Control", "no-store")
+			return next(c)
 		}
-		req := c.Request()
-		c.SetRequest(req.WithContext(templ.WithNonce(req.Context(), nonce)))
-		h := c.Response().Header()
-		h.Set("Content-Security-Policy", contentSecurityPolicy(nonce))
-		h.Set("Referrer-Policy", "same-origin")
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("X-Frame-Options", "DENY")
-		h.Set("Cross-Origin-Opener-Policy", "same-origin")
-		h.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
-		// Pages show what one user may see: no cache may keep them. Static
-		// assets override this with their own, immutable, policy.
-		h.Set("Cache-Control", "no-store")
-		return next(c)
 	}
 }
 
 // Styles come from the stylesheet, and from <style> elements carrying the
 // nonce: the YAML editor (CodeMirror) writes its styles into one.
-func contentSecurityPolicy(nonce string) string {
+func contentSecurityPolicy(nonce string, formActions []string) string {
+	formAction := "'self'"
+	for _, o := range formActions {
+		formAction += " " + o
+	}
 	return "default-src 'none'; " +
 		"script-src 'nonce-" + nonce + "' 'strict-dynamic'; " +
 		"style-src 'self' 'nonce-" + nonce + "'; img-src 'self' data:; font-src 'self'; " +
-		"connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+		"connect-src 'self'; form-action " + formAction + "; base-uri 'none'; frame-ancestors 'none'"
 }
 
 func newNonce() (string, error) {

@@ -3,6 +3,7 @@ package auth
 import (
 	"net/http"
 	"net/url"
+	"slices"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -34,7 +35,15 @@ func (h *Handler) Logout(c echo.Context) error {
 	signedOut := page.SignedOutPath
 	if h.oidc != nil {
 		if end := h.oidc.endSessionURL(); end != "" {
-			if u, err := url.Parse(end); err == nil && (u.Scheme == "https" || u.Scheme == "http") {
+			u, err := url.Parse(end)
+			switch {
+			case err != nil || u.Scheme != "https" && u.Scheme != "http":
+			case !slices.Contains(h.FormActions(), u.Scheme+"://"+u.Host):
+				// The pages' CSP (form-action) would stop the browser
+				// at this redirect, leaving it on the page it signed
+				// out from.
+				h.log.Warn("the provider's end_session_endpoint is not on the issuer's origin; signing out of the console only", "endpoint", u.Scheme+"://"+u.Host+u.Path)
+			default:
 				q := u.Query()
 				q.Set("client_id", h.cfg.OIDC.ClientID)
 				q.Set("post_logout_redirect_uri", h.absoluteURL(c, signedOut))
@@ -44,4 +53,20 @@ func (h *Handler) Logout(c echo.Context) error {
 		}
 	}
 	return c.Redirect(http.StatusSeeOther, string(page.ConsoleURL(c.Request().Context(), signedOut)))
+}
+
+// FormActions are the origins besides the console's own that a form on its
+// pages may lead to, for their Content-Security-Policy (form-action): in
+// OIDC mode the issuer's, as the sign-out form's answer redirects there for
+// RP-initiated logout, and browsers check form-action on every redirect of
+// a form's navigation.
+func (h *Handler) FormActions() []string {
+	if h.cfg.Mode != page.ModeOIDC {
+		return nil
+	}
+	u, err := url.Parse(h.cfg.OIDC.IssuerURL)
+	if err != nil || u.Host == "" {
+		return nil
+	}
+	return []string{u.Scheme + "://" + u.Host}
 }

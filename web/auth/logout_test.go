@@ -61,6 +61,36 @@ func TestLogoutAtTheProvidersEndSessionEndpoint(t *testing.T) {
 	}
 }
 
+// Browsers check a page's form-action on every redirect of a form's
+// navigation: the pages must allow the issuer's origin, or the sign-out
+// form's redirect to the provider is blocked and the browser stays put.
+func TestPagesLetTheSignOutFormReachTheProvider(t *testing.T) {
+	c := newConsole(t, options{})
+	b := c.browser()
+	home := b.login(alice, "/c/dev/")
+	issuer, _ := url.Parse(c.idp.m.Issuer())
+	csp := home.resp.Header.Get("Content-Security-Policy")
+	if want := "form-action 'self' " + issuer.Scheme + "://" + issuer.Host + ";"; !strings.Contains(csp, want) {
+		t.Errorf("CSP %q lacks %q", csp, want)
+	}
+}
+
+// An end_session_endpoint on another origin than the issuer's is not
+// followed (the pages' CSP would block it): the console signs out alone.
+func TestLogoutSkipsAnEndSessionEndpointOnAnotherOrigin(t *testing.T) {
+	c := newConsole(t, options{})
+	c.idp.set(func(p *idp) { p.endSession = "https://elsewhere.example/logout" })
+	b := c.browser()
+	home := b.login(alice, "/c/dev/")
+	p := b.post("/auth/logout", url.Values{"_csrf": {signOutToken(t, home)}})
+	if p.code() != http.StatusSeeOther || p.location() != "/auth/signed-out" {
+		t.Fatalf("logout: %d → %q, want 303 to /auth/signed-out", p.code(), p.location())
+	}
+	if b.cookie("tabula_session") != "" {
+		t.Error("the session cookie was not cleared")
+	}
+}
+
 func TestLogoutNeedsTheCSRFToken(t *testing.T) {
 	c := newConsole(t, options{})
 	b := c.browser()
