@@ -86,10 +86,22 @@ export function showSessionEnded(doc = document) {
   const link = note.querySelector("[data-sign-in]");
   if (link) {
     const u = new URL(link.getAttribute("href"), location.href);
-    u.searchParams.set("return", location.pathname + location.search);
+    u.searchParams.set("return", consolePath(location, doc));
     link.setAttribute("href", u.pathname + u.search);
   }
   note.hidden = false;
+  // The header no longer speaks for a session.
+  for (const el of doc.querySelectorAll(".session-user, .sign-out-form")) el.hidden = true;
+}
+
+// consolePath is this page's path and query as the console names it,
+// without the base path an ingress forwards (html[data-base-path]): the
+// sign-in adds the base path itself when it comes back.
+export function consolePath(loc = location, doc = document) {
+  const base = doc.documentElement?.dataset.basePath || "";
+  let path = loc.pathname;
+  if (base && (path === base || path.startsWith(base + "/"))) path = path.slice(base.length) || "/";
+  return path + loc.search;
 }
 
 export const SESSION_ENDED_TEXT = "Your session ended — sign in again";

@@ -26,7 +26,18 @@ function fakePage() {
     },
   };
   const note = { hidden: true, querySelector: () => link };
-  return { link, note, doc: { body: { dataset: { sessionCheck: "/auth/session" } }, querySelector: (sel) => (sel === "[data-session-ended]" ? note : null) } };
+  const header = [{ hidden: false }, { hidden: false }]; // the user and the sign-out form
+  return {
+    link,
+    note,
+    header,
+    doc: {
+      documentElement: { dataset: {} },
+      body: { dataset: { sessionCheck: "/auth/session" } },
+      querySelector: (sel) => (sel === "[data-session-ended]" ? note : null),
+      querySelectorAll: (sel) => (sel === ".session-user, .sign-out-form" ? header : []),
+    },
+  };
 }
 
 let page;
@@ -83,6 +94,7 @@ test("a reconnect refused because the session ended stops and offers to sign in 
   assert.equal(probes, 1);
   assert.equal(s.stopped, true);
   assert.equal(page.note.hidden, false, "the session-ended notice is shown");
+  assert.ok(page.header.every((el) => el.hidden), "the header no longer names the user");
   assert.equal(page.link.href, "/auth/login?return=%2Fc%2Fdev%2Fapi%2Fv1%2Fnamespaces%2Fdemo%2Fpods%3FlabelSelector%3Dapp%253Dweb");
   assert.deepEqual(states.at(-1), ["error", SESSION_ENDED_TEXT]);
   mock.timers.tick(60000);
@@ -108,4 +120,14 @@ test("pages of kubeconfig mode have no session to ask about", async () => {
   await settle();
   assert.equal(probes, 0);
   assert.equal(s.stopped, false);
+});
+
+test("the way back after a session ended is a console path, without the base path", async () => {
+  const { consolePath } = await import("../../live/channel.js");
+  const doc = (base) => ({ documentElement: { dataset: base ? { basePath: base } : {} } });
+  assert.equal(consolePath({ pathname: "/c/dev/api/v1/pods", search: "?wide=1" }, doc("")), "/c/dev/api/v1/pods?wide=1");
+  assert.equal(consolePath({ pathname: "/tabula/c/dev/", search: "" }, doc("/tabula")), "/c/dev/");
+  assert.equal(consolePath({ pathname: "/tabula", search: "" }, doc("/tabula")), "/");
+  // Only a whole first segment is the base path.
+  assert.equal(consolePath({ pathname: "/tabulax/c/dev/", search: "" }, doc("/tabula")), "/tabulax/c/dev/");
 });
