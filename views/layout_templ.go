@@ -241,7 +241,7 @@ func Base(l Layout) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		if l.Session.SharedIdentity != "" {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 20, "<p class=\"identity-mode\" role=\"note\" data-testid=\"identity-mode\"><strong>Local kubeconfig identity:</strong> everyone who reaches this console acts as <strong class=\"identity-context\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 20, "<aside class=\"identity-mode\" aria-label=\"Sign-in mode\" data-testid=\"identity-mode\"><strong>Local kubeconfig identity:</strong> everyone who reaches this console acts as <strong class=\"identity-context\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -254,7 +254,7 @@ func Base(l Layout) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 21, "</strong>'s user.</p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 21, "</strong>'s user.</aside>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
