@@ -38,6 +38,11 @@ func securityHeaders(formActions []string) echo.MiddlewareFunc {
 			// Pages show what one user may see: no cache may keep them. Static
 			// assets override this with their own, immutable, policy.
 			h.Set("Cache-Control", "no-store")
+			if req.TLS != nil {
+				// Served over TLS itself: browsers keep to https. Behind a
+				// TLS-terminating proxy, the proxy owns this header.
+				h.Set("Strict-Transport-Security", "max-age=31536000")
+			}
 			return next(c)
 		}
 	}

@@ -566,5 +566,8 @@ func TestHeadIsAnsweredAsGet(t *testing.T) {
 		if resp.StatusCode != http.StatusOK || len(body) != 0 || (path != "/healthz" && !strings.Contains(resp.Header.Get("Content-Security-Policy"), "frame-ancestors 'none'")) {
 			t.Errorf("HEAD %s: %d, %d bytes, CSP %q", path, resp.StatusCode, len(body), resp.Header.Get("Content-Security-Policy"))
 		}
+		if hsts := resp.Header.Get("Strict-Transport-Security"); hsts != "" {
+			t.Errorf("plain HTTP sent Strict-Transport-Security %q", hsts)
+		}
 	}
 }

@@ -186,6 +186,9 @@ func TestServeHTTPSWithSecureHostCookies(t *testing.T) {
 	if csrf == nil || csrf.Name != "__Host-tabula_csrf" || !csrf.Secure || csrf.Path != "/" || csrf.Domain != "" {
 		t.Errorf("CSRF cookie over TLS = %+v, want __Host-tabula_csrf, Secure, Path=/, no Domain", csrf)
 	}
+	if hsts := resp.Header.Get("Strict-Transport-Security"); hsts != "max-age=31536000" {
+		t.Errorf("Strict-Transport-Security over TLS = %q", hsts)
+	}
 
 	// Below TLS 1.2 there is no handshake.
 	old := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{
