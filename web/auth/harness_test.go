@@ -243,6 +243,8 @@ type options struct {
 	consoleToken string
 	// basePath serves the console under a prefix (--base-path).
 	basePath string
+	// keys are the session keys (default testKeys).
+	keys [][]byte
 }
 
 // console is Tabula over the apitest fake, signing in with idp.
@@ -272,7 +274,10 @@ func newConsole(t *testing.T, o options) *console {
 	fake.Add(apitest.Pod("demo", "web-1", map[string]string{"app": "web"}))
 	fake.Override(apitest.SelfSubjectReviewPath, apitest.SelfSubjectReviews(tokenUsers))
 	c := &console{t: t, fake: fake, clock: &clock{}, logs: &syncBuffer{}, pool: x509.NewCertPool()}
-	cfg := web.AuthConfig{Mode: o.mode, Keys: testKeys, IdleTimeout: o.idle, MaxAge: o.maxAge, Now: c.clock.now}
+	if o.keys == nil {
+		o.keys = testKeys
+	}
+	cfg := web.AuthConfig{Mode: o.mode, Keys: o.keys, IdleTimeout: o.idle, MaxAge: o.maxAge, Now: c.clock.now}
 	if o.mode == web.ModeOIDC {
 		c.idp = newIDP(t)
 		c.pool.AddCert(c.idp.cert)
