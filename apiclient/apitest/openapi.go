@@ -151,19 +151,23 @@ func acceptsJSON(accept string) bool {
 // IntOrString (RollingUpdateDeployment.maxSurge, HTTPGetAction.port) and a
 // Quantity (ResourceRequirements.limits), and DeploymentList, which
 // Deployment does not reach. Serve it with SetOpenAPI("apps", "v1", ...).
-func AppsV1OpenAPI() map[string]any { return decodeSchemas(appsV1OpenAPI) }
+func AppsV1OpenAPI() map[string]any { return decodeSchemas(appsV1OpenAPI, metaV1OpenAPI) }
 
 // WidgetOpenAPI is the OpenAPI v3 schemas kube-apiserver 1.36 serves for a
 // CRD example.com/v1 Widget (and WidgetList): inline schemas with
 // x-kubernetes-int-or-string and anyOf, x-kubernetes-preserve-unknown-fields,
 // x-kubernetes-embedded-resource, an enum with a default, nullable, and
 // ObjectMeta by reference. Serve it with SetOpenAPI("example.com", "v1", ...).
-func WidgetOpenAPI() map[string]any { return decodeSchemas(widgetOpenAPI) }
+func WidgetOpenAPI() map[string]any { return decodeSchemas(widgetOpenAPI, metaV1OpenAPI) }
 
-func decodeSchemas(doc string) map[string]any {
-	var m map[string]any
-	if err := json.Unmarshal([]byte(doc), &m); err != nil {
-		panic("apitest: a built-in OpenAPI fixture does not decode: " + err.Error())
+// decodeSchemas merges the schemas of docs, as kube-apiserver serves every
+// group version's own schemas with the meta/v1 ones they reference.
+func decodeSchemas(docs ...string) map[string]any {
+	m := map[string]any{}
+	for _, doc := range docs {
+		if err := json.Unmarshal([]byte(doc), &m); err != nil {
+			panic("apitest: a built-in OpenAPI fixture does not decode: " + err.Error())
+		}
 	}
 	return m
 }
@@ -787,123 +791,6 @@ const appsV1OpenAPI = `
 		],
 		"type": "object"
 	},
-	"io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta": {
-		"description": "ListMeta describes metadata that synthetic resources must have, including lists and various status objects.",
-		"properties": {
-			"continue": {
-				"description": "continue may be set if the user set a limit on the number of items returned, and indicates that the server has more data available.",
-				"type": "string"
-			},
-			"resourceVersion": {
-				"description": "String that identifies the server's internal version of this object that can be used by clients to determine when objects have changed.",
-				"type": "string"
-			}
-		},
-		"type": "object"
-	},
-	"io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta": {
-		"description": "ObjectMeta is metadata that all persisted resources must have, which includes all objects users must create.",
-		"properties": {
-			"annotations": {
-				"additionalProperties": {
-					"default": "",
-					"type": "string"
-				},
-				"description": "Annotations is an unstructured key value map stored with a resource that may be set by external tools to store and retrieve arbitrary metadata.",
-				"type": "object"
-			},
-			"creationTimestamp": {
-				"allOf": [
-					{
-						"$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.Time"
-					}
-				],
-				"description": "CreationTimestamp is a timestamp representing the server time when this object was created."
-			},
-			"generation": {
-				"description": "A sequence number representing a specific generation of the desired state.",
-				"format": "int64",
-				"type": "integer"
-			},
-			"labels": {
-				"additionalProperties": {
-					"default": "",
-					"type": "string"
-				},
-				"description": "Map of string keys and values that can be used to organize and categorize (scope and select) objects.",
-				"type": "object"
-			},
-			"name": {
-				"description": "Name must be unique within a namespace.",
-				"type": "string"
-			},
-			"namespace": {
-				"description": "Namespace defines the space within which each name must be unique.",
-				"type": "string"
-			},
-			"ownerReferences": {
-				"description": "List of objects depended by this object.",
-				"items": {
-					"allOf": [
-						{
-							"$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference"
-						}
-					],
-					"default": {}
-				},
-				"type": "array",
-				"x-kubernetes-list-map-keys": [
-					"uid"
-				],
-				"x-kubernetes-list-type": "map",
-				"x-kubernetes-patch-merge-key": "uid",
-				"x-kubernetes-patch-strategy": "merge"
-			}
-		},
-		"type": "object"
-	},
-	"io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference": {
-		"description": "OwnerReference contains enough information to let you identify an owning object.",
-		"properties": {
-			"apiVersion": {
-				"default": "",
-				"description": "API version of the referent.",
-				"type": "string"
-			},
-			"controller": {
-				"description": "If true, this reference points to the managing controller.",
-				"type": "boolean"
-			},
-			"kind": {
-				"default": "",
-				"description": "Kind of the referent.",
-				"type": "string"
-			},
-			"name": {
-				"default": "",
-				"description": "Name of the referent.",
-				"type": "string"
-			},
-			"uid": {
-				"default": "",
-				"description": "UID of the referent.",
-				"type": "string"
-			}
-		},
-		"required": [
-			"apiVersion",
-			"kind",
-			"name",
-			"uid"
-		],
-		"type": "object",
-		"x-kubernetes-map-type": "atomic"
-	},
-	"io.k8s.apimachinery.pkg.apis.meta.v1.Time": {
-		"description": "Time is a wrapper around time.Time which supports correct marshaling to YAML and JSON.",
-		"format": "date-time",
-		"type": "string"
-	},
 	"io.k8s.apimachinery.pkg.util.intstr.IntOrString": {
 		"description": "IntOrString is a type that can hold an int32 or a string.",
 		"format": "int-or-string",
@@ -916,7 +803,8 @@ const appsV1OpenAPI = `
 			}
 		]
 	}
-}`
+}
+`
 
 // widgetOpenAPI is copied from GET /openapi/v3/apis/example.com/v1 of
 // kube-apiserver 1.36 for the CRD in WidgetOpenAPI (ObjectMeta cut down as
@@ -1066,7 +954,15 @@ const widgetOpenAPI = `
 				"version": "v1"
 			}
 		]
-	},
+	}
+}
+`
+
+// metaV1OpenAPI are the meta/v1 schemas (ListMeta, ObjectMeta,
+// OwnerReference, Time) that both fixtures reference, copied from the same
+// kube-apiserver 1.36 documents.
+const metaV1OpenAPI = `
+{
 	"io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta": {
 		"description": "ListMeta describes metadata that synthetic resources must have, including lists and various status objects.",
 		"properties": {
@@ -1184,4 +1080,5 @@ const widgetOpenAPI = `
 		"format": "date-time",
 		"type": "string"
 	}
-}`
+}
+`
