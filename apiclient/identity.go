@@ -57,6 +57,9 @@ type Client struct {
 	pools     *decodePools
 	rest      *rest.RESTClient
 	discovery *discovery.DiscoveryClient
+	// config is what rest was built from, for the clients that build
+	// their own transports (exec and attach).
+	config *rest.Config
 }
 
 // Client builds the clients that act as id against the named context.
@@ -92,7 +95,7 @@ func (cs *Clusters) Client(contextName string, id Identity) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("context %q: building discovery client: %w", contextName, err)
 	}
-	return &Client{context: contextName, idKey: cs.IdentityKey(id), cache: cs.discovery, schemas: cs.schemas, pools: cs.pools, rest: restClient, discovery: disco}, nil
+	return &Client{context: contextName, idKey: cs.IdentityKey(id), cache: cs.discovery, schemas: cs.schemas, pools: cs.pools, rest: restClient, discovery: disco, config: cfg}, nil
 }
 
 func applyIdentity(cfg *rest.Config, id Identity) {
