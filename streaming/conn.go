@@ -38,6 +38,9 @@ type Options struct {
 	// NoInput is for endpoints that never read channel 0: the peer may
 	// send only tiny messages (noInputLimit) and none is queued.
 	NoInput bool
+	// Resize accepts terminal sizes on ChannelResize (see Conn.Resize);
+	// otherwise a frame there is a protocol error.
+	Resize bool
 	// Origins are the browser origins (scheme://host[:port]) allowed to
 	// upgrade. Empty means exactly the origin the request was made to.
 	Origins []string
@@ -201,9 +204,10 @@ type Conn struct {
 	msgType  int
 	opts     Options
 
-	queue chan []byte // encoded frames
-	spare chan []byte // written frames, for reuse by Send
-	input chan []byte
+	queue  chan []byte // encoded frames
+	spare  chan []byte // written frames, for reuse by Send
+	input  chan []byte
+	resize chan []byte // the latest size not yet taken; only readLoop sends
 
 	// Send holds sendMu shared while it may enqueue; the writer takes it
 	// exclusively once closing is closed, after which nothing is enqueued,
@@ -236,6 +240,7 @@ func newConn(ws *websocket.Conn, protocol string, opts Options) *Conn {
 		queue:    make(chan []byte, opts.QueueSize),
 		spare:    make(chan []byte, spareFrames),
 		input:    make(chan []byte, inputQueue(opts)),
+		resize:   make(chan []byte, 1),
 		closing:  make(chan struct{}),
 		done:     make(chan struct{}),
 	}
@@ -322,11 +327,18 @@ func (c *Conn) SendStatus(ctx context.Context, st *metav1.Status) error {
 	return c.SendJSON(ctx, ChannelError, &s)
 }
 
-// Input returns the payloads the peer sent on ChannelInput. It is buffered
-// (QueueSize); payloads arriving while it is full are dropped, so that a
-// handler that never reads input cannot stall keepalive. It is closed when
-// the reader stops.
+// Input returns the payloads the peer sent on ChannelInput, in order and
+// none dropped: keystrokes must not vanish. It is buffered (QueueSize);
+// while it is full the reader stops reading, so a peer that types faster
+// than the handler consumes is slowed by TCP (backpressure). A handler
+// that accepts input must keep reading it. With NoInput the peer's stray
+// messages are dropped instead. It is closed when the reader stops.
 func (c *Conn) Input() <-chan []byte { return c.input }
+
+// Resize returns the terminal sizes the peer sent on ChannelResize
+// (Options.Resize), raw JSON. Only the latest matters: one not yet taken
+// is replaced by the next. It is never closed; select on Done.
+func (c *Conn) Resize() <-chan []byte { return c.resize }
 
 // Done is closed when the conn is finished: the peer went away or broke the
 // protocol, a write failed, keepalive expired, or Close completed.
@@ -413,16 +425,56 @@ func (c *Conn) readLoop() {
 		default:
 		}
 		channel, payload, err := Decode(c.protocol, typ, data)
-		if err == nil && channel != ChannelInput {
-			err = fmt.Errorf("streaming: peer wrote to channel %d; only channel %d (input) is read", channel, ChannelInput)
-		}
-		if err != nil {
-			c.shutdown(websocket.CloseProtocolError, err.Error(), err)
+		switch {
+		case err != nil:
+		case channel == ChannelInput && c.opts.NoInput:
+			continue // see Input
+		case channel == ChannelInput:
+			if !c.deliver(payload) {
+				return
+			}
 			continue
+		case channel == ChannelResize && c.opts.Resize:
+			c.latestResize(payload)
+			continue
+		default:
+			err = fmt.Errorf("streaming: peer wrote to channel %d, which this endpoint does not read", channel)
+		}
+		c.shutdown(websocket.CloseProtocolError, err.Error(), err)
+	}
+}
+
+// deliver queues input, waiting for room (see Input). It reports false
+// when the conn finished while it waited.
+func (c *Conn) deliver(payload []byte) bool {
+	select {
+	case c.input <- payload:
+		return true
+	default:
+	}
+	select {
+	case c.input <- payload:
+	case <-c.closing:
+		return true // the reader goes on, for the peer's close frame
+	case <-c.done:
+		return false
+	}
+	// Pongs were not read while waiting; the peer was not silent.
+	_ = c.ws.SetReadDeadline(time.Now().Add(2 * c.opts.PingInterval))
+	return true
+}
+
+// latestResize replaces a size the handler has not taken yet.
+func (c *Conn) latestResize(payload []byte) {
+	for {
+		select {
+		case c.resize <- payload:
+			return
+		default:
 		}
 		select {
-		case c.input <- payload:
-		default: // see Input
+		case <-c.resize:
+		default:
 		}
 	}
 }

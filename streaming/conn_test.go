@@ -569,3 +569,78 @@ func TestTruncateReason(t *testing.T) {
 		t.Fatalf("truncated to %d bytes", len(got))
 	}
 }
+
+// A terminal's keystrokes arrive in order and none is dropped, however far
+// the handler falls behind: the reader waits for room instead.
+func TestInputIsNeverDroppedWhenTheHandlerFallsBehind(t *testing.T) {
+	s := newWSServer(t, Options{QueueSize: 2})
+	client, c := s.connect(t, ProtocolV4Base64Channel)
+	const n = 50
+	for i := range n {
+		typ, data, _ := Encode(ProtocolV4Base64Channel, ChannelInput, []byte{byte(i)})
+		if err := client.WriteMessage(typ, data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range n {
+		select {
+		case p := <-c.Input():
+			if len(p) != 1 || p[0] != byte(i) {
+				t.Fatalf("input %d = %v", i, p)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("input %d never arrived", i)
+		}
+	}
+}
+
+func TestResizeKeepsOnlyTheLatestSize(t *testing.T) {
+	s := newWSServer(t, Options{Resize: true})
+	client, c := s.connect(t, ProtocolV4Channel)
+	for _, size := range []string{`{"Width":80,"Height":24}`, `{"Width":100,"Height":30}`, `{"Width":120,"Height":40}`} {
+		typ, data, _ := Encode(ProtocolV4Channel, ChannelResize, []byte(size))
+		if err := client.WriteMessage(typ, data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A keystroke after the sizes: once it arrives, every size was read.
+	typ, data, _ := Encode(ProtocolV4Channel, ChannelInput, []byte("x"))
+	if err := client.WriteMessage(typ, data); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-c.Input():
+	case <-time.After(10 * time.Second):
+		t.Fatal("no input")
+	}
+	select {
+	case p := <-c.Resize():
+		if string(p) != `{"Width":120,"Height":40}` {
+			t.Fatalf("resize %s, want the latest", p)
+		}
+	default:
+		t.Fatal("no resize")
+	}
+	select {
+	case p := <-c.Resize():
+		t.Fatalf("a replaced size was kept: %s", p)
+	default:
+	}
+}
+
+func TestResizeIsAProtocolErrorUnlessAsked(t *testing.T) {
+	s := newWSServer(t, Options{})
+	client, c := s.connect(t, ProtocolV4Channel)
+	typ, data, _ := Encode(ProtocolV4Channel, ChannelResize, []byte(`{"Width":80,"Height":24}`))
+	if err := client.WriteMessage(typ, data); err != nil {
+		t.Fatal(err)
+	}
+	_ = client.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if _, _, err := client.ReadMessage(); !websocket.IsCloseError(err, websocket.CloseProtocolError) {
+		t.Fatalf("want a protocol-error close, got %v", err)
+	}
+	waitDone(t, c)
+	if err := c.Err(); err == nil || !strings.Contains(err.Error(), "channel 4") {
+		t.Fatalf("Err = %v", err)
+	}
+}

@@ -28,6 +28,9 @@ const (
 	ChannelData        byte = 1 // the page's data stream
 	ChannelDiagnostics byte = 2 // JSON {"message": "..."} for the status line
 	ChannelError       byte = 3 // one JSON metav1.Status, then the server closes
+	// ChannelResize carries a terminal's size from the browser, as JSON
+	// {"Width":w,"Height":h}; read only by endpoints that ask (Options.Resize).
+	ChannelResize byte = 4
 )
 
 // Protocols lists the supported subprotocols in the server's order of
