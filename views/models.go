@@ -77,6 +77,10 @@ type Assets struct {
 	// Editor is the YAML editor's module (static/editor, bundled), for edit
 	// and create pages only: at ~500 KB it stays off pages that do not edit.
 	Editor string
+	// Terminal and TerminalCSS are the terminal's module (static/terminal,
+	// xterm.js bundled) and stylesheet, for terminal pages only.
+	Terminal    string
+	TerminalCSS string
 	// ImportMap is the JSON import map from each module's logical URL to
 	// its fingerprinted one, so modules can import each other relatively.
 	ImportMap string

@@ -30,6 +30,12 @@ type ObjectPage struct {
 	// LogsDenied, when set, says why the user may not read them: the link
 	// is shown disabled with the reason.
 	LogsDenied string
+	// TerminalHref opens a terminal to the pod, or picks one of a
+	// workload's pods; only offered where the user may create pods/exec.
+	TerminalHref templ.SafeURL
+	// DebugHref adds a debug container to the pod, where the server has
+	// them and the user may.
+	DebugHref templ.SafeURL
 	Actions    ObjectActions
 }
 

@@ -346,8 +346,9 @@ func TestAPageCostsABoundedNumberOfReviews(t *testing.T) {
 		path      string
 		ssar, all int // distinct access checks; all reviews, the sidebar's one rules review included
 	}{
-		// edit (= restart), scale, delete, pods/log: four checks in one batch.
-		{webPath, 4, 5},
+		// edit (= restart), scale, delete, pods/log, pods/exec: five checks
+		// in one batch.
+		{webPath, 5, 6},
 		// Create; demo's rules are cached from the page before.
 		{configMapsPath, 1, 1},
 		// Edit and delete; pods/log in demo is cached too.

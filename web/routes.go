@@ -97,7 +97,9 @@ func (s *Server) resourceRoutes() resourceRoutes {
 		object:     s.boundedTarget(s.object.Page), // …/{resource}/{name}: overview (server or generic describe), ?view=yaml
 		liveObject: s.object.Live,                  // stream: …/{resource}/{name} over WebSocket: the page's live sections
 		subresources: map[string]page.ResourceHandler{
-			"log": s.logs.Object, // stream: …/pods/{name}/log and …/{workload}/{name}/log (page bounded; WebSocket; ?download=1)
+			"log":    s.logs.Object, // stream: …/pods/{name}/log and …/{workload}/{name}/log (page bounded; WebSocket; ?download=1)
+			"exec":   s.exec.Exec,   // stream: …/pods/{name}/exec: terminal page (bounded), session over WebSocket; …/{workload}/{name}/exec: pick a pod
+			"attach": s.exec.Attach, // stream: …/pods/{name}/attach: terminal joined to the container's process
 		},
 		otherSubresource: s.boundedTarget(s.object.Subresource), // …/{name}/status: the status; other served ones 405; else 404
 		create: methods{ // …/{resource}/new: YAML editor → dry-run review → POST; apiVersion/kind pick the collection

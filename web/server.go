@@ -1,7 +1,7 @@
 // Package web is the console's composition root: the echo server, its
 // middleware, the one route table and the few pages that belong to no
 // feature (home, jump, health). Features live in web/list, web/object,
-// web/logs, web/edit and web/access; what they share lives in web/page.
+// web/logs, web/edit, web/exec, web/auth and web/access; what they share lives in web/page.
 package web
 
 import (
@@ -20,6 +20,7 @@ import (
 	"github.com/tabula-console/tabula/web/access"
 	"github.com/tabula-console/tabula/web/auth"
 	"github.com/tabula-console/tabula/web/edit"
+	"github.com/tabula-console/tabula/web/exec"
 	"github.com/tabula-console/tabula/web/list"
 	"github.com/tabula-console/tabula/web/logs"
 	"github.com/tabula-console/tabula/web/object"
@@ -62,7 +63,12 @@ type Deps struct {
 	// MaxStreamsPerUser caps those one identity may hold (default
 	// page.DefaultMaxStreamsPerUser).
 	MaxStreamsPerUser int
+	// Terminal tunes terminals: idle timeout, terminals per user.
+	Terminal TerminalConfig
 }
+
+// TerminalConfig tunes terminals (web/exec).
+type TerminalConfig = exec.Config
 
 // Server is the console's HTTP application.
 type Server struct {
@@ -82,6 +88,7 @@ type Server struct {
 	object *object.Handler
 	logs   *logs.Handler
 	edit   *edit.Handler
+	exec   *exec.Handler
 	// dispatch is what the /api/* and /apis/* routes lead to.
 	dispatch resourceRoutes
 }
@@ -99,10 +106,11 @@ func New(d Deps) (*Server, error) {
 		return nil, err
 	}
 	env, err := page.New(page.Config{
-		Clusters:   d.Clusters,
-		Log:        d.Log,
-		Timeout:    d.RequestTimeout,
-		Assets:     views.Assets{CSS: a.URL("app.css"), JS: a.URL("app.js"), Live: a.URL("live.js"), Editor: a.URL("editor.js"), ImportMap: a.ImportMap()},
+		Clusters: d.Clusters,
+		Log:      d.Log,
+		Timeout:  d.RequestTimeout,
+		Assets: views.Assets{CSS: a.URL("app.css"), JS: a.URL("app.js"), Live: a.URL("live.js"), Editor: a.URL("editor.js"),
+			Terminal: a.URL("terminal.js"), TerminalCSS: a.URL("terminal.css"), ImportMap: a.ImportMap()},
 		WebSockets: d.Metrics.WebSockets,
 		Origins:    d.ExternalOrigins,
 		MaxStreams: d.MaxStreams,
@@ -135,6 +143,7 @@ func New(d Deps) (*Server, error) {
 		object:        object.New(env),
 		logs:          logs.New(env),
 		edit:          edit.New(env),
+		exec:          exec.New(env, d.Terminal),
 	}
 	s.metrics.upstreamWatches(func() float64 { return float64(s.list.Upstreams()) })
 	s.dispatch = s.resourceRoutes()

@@ -51,6 +51,10 @@ type config struct {
 	ServiceAccountDir string
 	// MaxStreamsPerUser caps those one identity may hold.
 	MaxStreamsPerUser int
+	// TerminalIdleTimeout ends a terminal without keystrokes (0: never);
+	// MaxTerminalsPerUser caps one identity's open terminals.
+	TerminalIdleTimeout time.Duration
+	MaxTerminalsPerUser int
 	// Contexts are the kubeconfig contexts offered; nil means the default
 	// of the mode (see offeredContexts).
 	Contexts []string
@@ -123,6 +127,8 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	fs.StringVar(&cfg.MetricsListen, "metrics-listen", "", "address to serve /metrics on, alone; when set, the console's own address does not serve it")
 	fs.StringVar(&cfg.ServiceAccountDir, "service-account-dir", "", "directory of the in-cluster service account's token and ca.crt (default "+apiclient.DefaultServiceAccountDir+")")
 	fs.IntVar(&cfg.MaxStreamsPerUser, "max-streams-per-user", 32, "most upstream log streams and live pages one identity may hold open at once")
+	fs.DurationVar(&cfg.TerminalIdleTimeout, "terminal-idle-timeout", 30*time.Minute, "end a terminal (and its process) after this long without a keystroke; 0 never does")
+	fs.IntVar(&cfg.MaxTerminalsPerUser, "max-terminals-per-user", 8, "most terminals (exec and attach sessions) one identity may hold open at once")
 	contexts := fs.String("contexts", "", "comma-separated kubeconfig contexts the console offers (default: in sign-in modes only the --context or current-context one, in kubeconfig mode all)")
 	fs.BoolVar(&cfg.ShareKubeconfigIdentity, "share-kubeconfig-identity", false, "in kubeconfig mode, allow a --listen address other than loopback: everyone who reaches the console acts as the kubeconfig's user")
 
@@ -189,6 +195,12 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	}
 	if cfg.MaxStreamsPerUser < 1 {
 		return config{}, fmt.Errorf("--max-streams-per-user: want at least 1, got %d", cfg.MaxStreamsPerUser)
+	}
+	if cfg.MaxTerminalsPerUser < 1 {
+		return config{}, fmt.Errorf("--max-terminals-per-user: want at least 1, got %d", cfg.MaxTerminalsPerUser)
+	}
+	if cfg.TerminalIdleTimeout < 0 {
+		return config{}, fmt.Errorf("--terminal-idle-timeout: want 0 (never) or more, got %v", cfg.TerminalIdleTimeout)
 	}
 	for _, name := range strings.Split(*contexts, ",") {
 		if name = strings.TrimSpace(name); name != "" && !slices.Contains(cfg.Contexts, name) {

@@ -23,6 +23,7 @@ func TestParseConfigDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := config{Listen: "127.0.0.1:8080", LogLevel: slog.LevelInfo, LogFormat: "text", RequestTimeout: 30 * time.Second, MaxStreams: 256, MaxStreamsPerUser: 32,
+		TerminalIdleTimeout: 30 * time.Minute, MaxTerminalsPerUser: 8,
 		SignIn: signInConfig{
 			Mode: "kubeconfig", IdleTimeout: time.Hour, MaxAge: 12 * time.Hour,
 			OIDC: web.OIDCConfig{Scopes: []string{"openid", "email", "profile", "groups"}, UsernameClaim: "email", GroupsClaim: "groups", Identity: "passthrough"},
@@ -82,6 +83,8 @@ func TestParseConfigRejectsBadInput(t *testing.T) {
 		"metrics on own":  {args: []string{"--listen", ":8080", "--metrics-listen", ":8080"}, want: "--metrics-listen"},
 		"relative base":   {args: []string{"--base-path", "tabula"}, want: "--base-path"},
 		"no user streams": {args: []string{"--max-streams-per-user", "0"}, want: "--max-streams-per-user"},
+		"no terminals":    {args: []string{"--max-terminals-per-user", "0"}, want: "--max-terminals-per-user"},
+		"negative idle":   {args: []string{"--terminal-idle-timeout", "-1s"}, want: "--terminal-idle-timeout"},
 	} {
 		_, err := parseConfig(tc.args, env(tc.env))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -77,6 +77,7 @@ func run(ctx context.Context, cfg config, logOut io.Writer) error {
 		MetricsListen: cfg.MetricsListen,
 		// Per-user limits and the sign-in mode.
 		MaxStreamsPerUser: cfg.MaxStreamsPerUser,
+		Terminal:          web.TerminalConfig{IdleTimeout: terminalIdle(cfg.TerminalIdleTimeout), MaxPerUser: cfg.MaxTerminalsPerUser},
 	}
 	if origin := cfg.ExternalOrigin(); origin != "" {
 		deps.ExternalOrigins = []string{origin}
@@ -128,4 +129,12 @@ func (w slogWarnings) HandleWarningHeaderWithContext(ctx context.Context, code i
 		return
 	}
 	w.log.LogAttrs(ctx, slog.LevelWarn, "API server warning", slog.String("agent", agent), slog.String("warning", text))
+}
+
+// terminalIdle maps the flag's 0 (never) to web/exec's negative.
+func terminalIdle(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
 }

@@ -220,6 +220,14 @@ func Model(ctx context.Context, in Input) (views.ObjectPage, error) {
 			pod = in.Name
 		}
 		p.LogsDenied = in.Permits.Denied(page.LogsCheck(in.Namespace, pod))
+		// Exec is the most dangerous action: it is not even shown to a
+		// user the server would refuse.
+		if page.CanExec(r) && in.Permits.Denied(page.TerminalCheck("exec", in.Namespace, pod)) == "" {
+			p.TerminalHref = base + "/exec"
+		}
+		if page.CanDebug(r) && in.Permits.Denied(page.DebugCheck(in.Namespace, pod)) == "" {
+			p.DebugHref = base + "/debug"
+		}
 	}
 	rv := ""
 	if obj != nil {

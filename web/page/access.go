@@ -3,6 +3,7 @@ package page
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/labstack/echo/v4"
 
@@ -136,6 +137,31 @@ func LogsCheck(namespace, pod string) apiclient.AccessCheck {
 	return apiclient.AccessCheck{Verb: "get", Resource: "pods", Subresource: "log", Namespace: namespace, Name: pod}
 }
 
+// TerminalCheck is opening a terminal: create on pods/exec or pods/attach
+// (sub) of a pod, or of any pod in namespace (pod "") for a workload's
+// pick-a-pod page.
+func TerminalCheck(sub, namespace, pod string) apiclient.AccessCheck {
+	return apiclient.AccessCheck{Verb: "create", Resource: "pods", Subresource: sub, Namespace: namespace, Name: pod}
+}
+
+// DebugCheck is adding a debug container: a patch of the pod's
+// ephemeralcontainers subresource.
+func DebugCheck(namespace, pod string) apiclient.AccessCheck {
+	return apiclient.AccessCheck{Verb: "patch", Resource: "pods", Subresource: "ephemeralcontainers", Namespace: namespace, Name: pod}
+}
+
+// CanDebug says whether the server serves debug containers: pods with the
+// ephemeralcontainers subresource. A server without it hides the action.
+func CanDebug(pods apiclient.Resource) bool {
+	return IsPods(pods) && slices.Contains(pods.Subresources, "ephemeralcontainers")
+}
+
+// CanExec says whether the server serves exec for r's objects: pods with
+// the exec subresource, or a workload whose pods may have it.
+func CanExec(pods apiclient.Resource) bool {
+	return !IsPods(pods) || slices.Contains(pods.Subresources, "exec")
+}
+
 // CreateCheck is the create page's POST to the collection. A namespaced
 // collection across all namespaces has no one answer (the namespace is
 // picked on the create page): ok is false, and Create stays offered.
@@ -155,9 +181,9 @@ func ObjectChecks(r apiclient.Resource, namespace, name string) []apiclient.Acce
 		checks = append(checks, ScaleCheck(r, namespace, name))
 	}
 	if IsPods(r) {
-		checks = append(checks, LogsCheck(namespace, name))
+		checks = append(checks, LogsCheck(namespace, name), TerminalCheck("exec", namespace, name), DebugCheck(namespace, name))
 	} else if r.Namespaced {
-		checks = append(checks, LogsCheck(namespace, ""))
+		checks = append(checks, LogsCheck(namespace, ""), TerminalCheck("exec", namespace, ""))
 	}
 	return checks
 }

@@ -48,8 +48,10 @@ func CollectWarnings(next echo.HandlerFunc) echo.HandlerFunc {
 // warnings so far and, inside a context, the context switcher.
 func (e *Env) Layout(ctx context.Context, contextName, title string) views.Layout {
 	l := e.bareLayout(ctx, title)
-	// The editor bundle is heavy: only pages that edit link it (WithEditor).
+	// The editor and terminal bundles are heavy: only pages that edit
+	// link one (WithEditor), or that open a terminal (WithTerminal).
 	l.Assets.Editor = ""
+	l.Assets.Terminal, l.Assets.TerminalCSS = "", ""
 	l.Theme, _ = ctx.Value(themeKey{}).(string)
 	if w, ok := ctx.Value(warningsKey{}).(*apiclient.Warnings); ok {
 		l.Warnings = w.List()
@@ -169,6 +171,13 @@ func GroupLabel(group string) string {
 // WithEditor links the code editor bundle into a page that edits.
 func (e *Env) WithEditor(l views.Layout) views.Layout {
 	l.Assets.Editor = e.assets.Editor
+	return l
+}
+
+// WithTerminal links the terminal bundle and its stylesheet into a page
+// that opens a terminal.
+func (e *Env) WithTerminal(l views.Layout) views.Layout {
+	l.Assets.Terminal, l.Assets.TerminalCSS = e.assets.Terminal, e.assets.TerminalCSS
 	return l
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/gorilla/websocket"
 	"github.com/labstack/echo/v4"
@@ -38,7 +39,25 @@ const CloseSessionEnded = 4001
 // simply returns. The stream ends, closed with CloseSessionEnded, when the
 // requester's session does (Requester.Ends).
 func (e *Env) Upgrade(c echo.Context, input bool) (*Stream, error) {
-	opts := e.streamOptions(input)
+	return e.UpgradeWith(c, UpgradeOptions{Input: input})
+}
+
+// UpgradeOptions say what a stream reads from the browser.
+type UpgradeOptions struct {
+	// Input: the endpoint reads channel 0, in order and with none dropped.
+	Input bool
+	// Resize: the endpoint reads terminal sizes on channel 4.
+	Resize bool
+	// PingInterval overrides the keepalive period (30 s): a terminal pings
+	// more often, to outlast proxies that cut quiet connections.
+	PingInterval time.Duration
+}
+
+// UpgradeWith is Upgrade with the options of a terminal.
+func (e *Env) UpgradeWith(c echo.Context, o UpgradeOptions) (*Stream, error) {
+	opts := e.streamOptions(o.Input)
+	opts.Resize = o.Resize
+	opts.PingInterval = o.PingInterval
 	// Cookies set on the way here (a refreshed session) go out with the 101.
 	if cookies := c.Response().Header().Values("Set-Cookie"); len(cookies) > 0 {
 		opts.Header = http.Header{"Set-Cookie": cookies}

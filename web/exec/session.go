@@ -1,0 +1,338 @@
+package exec
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/tabula-console/tabula/apiclient"
+	"github.com/tabula-console/tabula/streaming"
+	"github.com/tabula-console/tabula/web/page"
+)
+
+// Timings of a session.
+const (
+	// pingInterval keeps the socket busy for proxies and meshes that cut
+	// connections quiet for a minute.
+	pingInterval = 20 * time.Second
+	// firstSizeWait is how long the process waits for the browser's first
+	// size, so that a shell starts at the size it is shown at.
+	firstSizeWait = 2 * time.Second
+	// leaveGrace is how long a process the browser left has to end after
+	// it was told to, before the upstream connection is cut.
+	leaveGrace = 5 * time.Second
+)
+
+// leaveShell is typed into a shell whose browser went away: interrupt
+// what runs in the foreground, clear a half-typed line, then exit. kwok,
+// and runtimes whose exec is not the pty's controlling process, leave the
+// process running when only the connection goes.
+const leaveShell = "\x03\x15exit\n"
+
+// endOfInput is Ctrl-D: end of input to a program reading a terminal,
+// which a closed stdin does not deliver through every runtime.
+const endOfInput = "\x04"
+
+// serveSession takes one of the user's terminal slots and runs the
+// session over the WebSocket.
+func (h *Handler) serveSession(c echo.Context, t page.Target, tg target) error {
+	who := h.env.AccessKey(c)
+	release, err := h.slots.acquire(who)
+	if err != nil {
+		return err
+	}
+	defer release()
+	stream, err := h.env.UpgradeWith(c, page.UpgradeOptions{Input: true, Resize: tg.container.Attachable || !tg.attach, PingInterval: pingInterval})
+	if stream == nil {
+		return err
+	}
+	s := &session{
+		stream: stream,
+		client: t.Client,
+		target: tg,
+		idle:   h.idle,
+		log:    h.log.With("who", page.Who(c), "context", t.Client.ContextName(), "namespace", tg.pod.Namespace, "pod", tg.pod.Name, "container", tg.container.Name),
+	}
+	st := s.run()
+	if st != nil {
+		_ = stream.SendStatus(stream.Context, st)
+	}
+	stream.Finish(nil)
+	return nil
+}
+
+// session is one terminal: a browser socket and an upstream exec or attach.
+type session struct {
+	stream *page.Stream
+	client *apiclient.Client
+	target target
+	idle   time.Duration
+	log    interface {
+		Info(string, ...any)
+	}
+}
+
+// How a session ended, for the log.
+const (
+	endedExit    = "exit"    // the process ended
+	endedBrowser = "browser" // the browser went away
+	endedIdle    = "idle"    // no keystroke for the idle timeout
+	endedError   = "error"   // the upstream connection failed or was refused
+)
+
+// run runs the session to its end and returns the Status to send the
+// browser, if it is still there.
+func (s *session) run() *metav1.Status {
+	tg := s.target
+	start := time.Now()
+	mode := "exec"
+	if tg.attach {
+		mode = "attach"
+	}
+	s.log.Info("terminal started", "mode", mode, "command", tg.command, "tty", s.tty())
+
+	first := s.firstSize()
+	// The upstream outlives the browser by leaveGrace, so that the process
+	// can be told to end: it has its own context.
+	upCtx, cancelUp := context.WithCancel(context.WithoutCancel(s.stream.Context))
+	defer cancelUp()
+	stdin, stdinW := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- s.client.Stream(upCtx, apiclient.Session{
+			Namespace: tg.pod.Namespace, Pod: tg.pod.Name, Container: tg.container.Name,
+			Command: tg.command, Attach: tg.attach, TTY: s.tty(),
+			Stdin:  stdin,
+			Stdout: &output{stream: s.stream, channel: streaming.ChannelData},
+			Stderr: &output{stream: s.stream, channel: streaming.ChannelDiagnostics},
+			Resize: &sizes{first: first, next: s.stream.Resize(), ctx: upCtx},
+		})
+	}()
+	typed := make(chan struct{}, 1)
+	go pumpInput(s.stream.Input(), stdinW, typed)
+
+	var idle <-chan time.Time
+	if s.idle > 0 {
+		timer := time.NewTimer(s.idle)
+		defer timer.Stop()
+		idle = timer.C
+		finished := make(chan struct{})
+		defer close(finished)
+		go func() {
+			for {
+				select {
+				case <-typed:
+					timer.Reset(s.idle)
+				case <-finished:
+					return
+				}
+			}
+		}()
+	}
+
+	var err error
+	ended := endedExit
+	select {
+	case err = <-done:
+	case <-s.stream.Context.Done():
+		ended = endedBrowser
+		err = s.leave(stdinW, done, cancelUp)
+	case <-idle:
+		ended = endedIdle
+		err = s.leave(stdinW, done, cancelUp)
+	}
+	_ = stdinW.Close()
+
+	st, code := endStatus(err)
+	if ended == endedExit && code < 0 {
+		ended = endedError
+	}
+	attrs := []any{"mode", mode, "command", tg.command, "ended", ended, "duration", time.Since(start).Round(time.Millisecond)}
+	if code >= 0 {
+		attrs = append(attrs, "exitCode", code)
+	} else if err != nil {
+		attrs = append(attrs, "error", err.Error())
+	}
+	s.log.Info("terminal ended", attrs...)
+	if ended == endedIdle {
+		return &metav1.Status{Status: metav1.StatusFailure, Reason: metav1.StatusReasonTimeout, Code: http.StatusRequestTimeout,
+			Message: fmt.Sprintf("The terminal received no input for %v and was closed; its process was ended.", s.idle)}
+	}
+	return st
+}
+
+func (s *session) tty() bool { return !s.target.attach || s.target.container.Attachable }
+
+// leave ends the process when nobody is left to use it: a shell is told
+// to exit, a program gets end-of-input, then stdin closes; whatever is
+// still running after leaveGrace loses its connection. An attached
+// process is the container's own: it is only let go, never told to end.
+func (s *session) leave(stdin *io.PipeWriter, done <-chan error, cancel context.CancelFunc) error {
+	go func() {
+		switch {
+		case s.target.attach:
+		case s.target.shell:
+			_, _ = io.WriteString(stdin, leaveShell)
+		case s.tty():
+			_, _ = io.WriteString(stdin, endOfInput)
+		}
+		_ = stdin.Close()
+	}()
+	grace := time.NewTimer(leaveGrace)
+	defer grace.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-grace.C:
+		cancel()
+		return <-done
+	}
+}
+
+// endStatus is the channel-3 Status of how the process ended, and its
+// exit code (-1 when it has none: refused, or the connection failed).
+func endStatus(err error) (*metav1.Status, int) {
+	if err == nil {
+		st := apiclient.ExitStatus(0)
+		return &st, 0
+	}
+	if exit, ok := errors.AsType[*apiclient.ExitError](err); ok {
+		st := apiclient.ExitStatus(exit.Code)
+		return &st, exit.Code
+	}
+	if errors.Is(err, context.Canceled) {
+		return nil, -1
+	}
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		st := status.Status()
+		return &st, -1
+	}
+	st := page.StatusFor(err)
+	return &st, -1
+}
+
+// pumpInput copies keystrokes to the process, in order, telling typed
+// about each (for the idle timer). It ends when the browser's input does.
+func pumpInput(in <-chan []byte, stdin *io.PipeWriter, typed chan<- struct{}) {
+	for p := range in {
+		if _, err := stdin.Write(p); err != nil {
+			return
+		}
+		select {
+		case typed <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// output sends what the process writes to the browser. Once the browser is
+// gone it swallows it, so the executor keeps reading while the process is
+// told to end.
+type output struct {
+	stream  *page.Stream
+	channel byte
+}
+
+func (o *output) Write(p []byte) (int, error) {
+	_ = o.stream.Send(o.stream.Context, o.channel, p)
+	return len(p), nil
+}
+
+// sizes feeds the browser's terminal sizes to the executor: the first one
+// given, then each resize.
+type sizes struct {
+	first *apiclient.TerminalSize
+	next  <-chan []byte
+	ctx   context.Context
+}
+
+// maxCells bounds a size: no screen has more, and a process asked for a
+// huge terminal may allocate for it.
+const maxCells = 1000
+
+// parseSize reads a resize frame, {"Width":w,"Height":h}.
+func parseSize(p []byte) (*apiclient.TerminalSize, bool) {
+	var sz struct{ Width, Height int }
+	if json.Unmarshal(p, &sz) != nil || sz.Width < 1 || sz.Height < 1 || sz.Width > maxCells || sz.Height > maxCells {
+		return nil, false
+	}
+	return &apiclient.TerminalSize{Width: uint16(sz.Width), Height: uint16(sz.Height)}, true
+}
+
+// Next returns the next size, or nil when the session ends.
+func (q *sizes) Next() *apiclient.TerminalSize {
+	if f := q.first; f != nil {
+		q.first = nil
+		return f
+	}
+	for {
+		select {
+		case p := <-q.next:
+			if sz, ok := parseSize(p); ok {
+				return sz
+			}
+		case <-q.ctx.Done():
+			return nil
+		}
+	}
+}
+
+// firstSize waits briefly for the browser's first size.
+func (s *session) firstSize() *apiclient.TerminalSize {
+	if !s.tty() {
+		return nil
+	}
+	t := time.NewTimer(firstSizeWait)
+	defer t.Stop()
+	for {
+		select {
+		case p := <-s.stream.Resize():
+			if sz, ok := parseSize(p); ok {
+				return sz
+			}
+		case <-t.C:
+			return nil
+		case <-s.stream.Context.Done():
+			return nil
+		}
+	}
+}
+
+// slots caps the terminals one identity holds open.
+type slots struct {
+	mu  sync.Mutex
+	n   map[string]int
+	max int
+}
+
+func newSlots(max int) *slots { return &slots{n: map[string]int{}, max: max} }
+
+func (s *slots) acquire(who string) (release func(), err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.n[who] >= s.max {
+		return nil, echo.NewHTTPError(http.StatusTooManyRequests,
+			fmt.Sprintf("You already have %d terminals open, the most one user may. Close one, then try again.", s.max))
+	}
+	s.n[who]++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			if s.n[who]--; s.n[who] <= 0 {
+				delete(s.n, who)
+			}
+		})
+	}, nil
+}
