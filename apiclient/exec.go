@@ -44,7 +44,9 @@ type TerminalSize = remotecommand.TerminalSize
 // ExitError is a process that ended with a non-zero exit code.
 type ExitError struct{ Code int }
 
-func (e *ExitError) Error() string { return fmt.Sprintf("command terminated with exit code %d", e.Code) }
+func (e *ExitError) Error() string {
+	return fmt.Sprintf("command terminated with exit code %d", e.Code)
+}
 
 // Stream runs the session until the process ends, ctx ends, or the
 // connection fails. It speaks the WebSocket protocol (v5.channel.k8s.io)

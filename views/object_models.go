@@ -36,7 +36,7 @@ type ObjectPage struct {
 	// DebugHref adds a debug container to the pod, where the server has
 	// them and the user may.
 	DebugHref templ.SafeURL
-	Actions    ObjectActions
+	Actions   ObjectActions
 }
 
 // ObjectActions are the object's write pages; empty ones are not offered.
