@@ -254,7 +254,7 @@ func Model(ctx context.Context, in ModelInput) views.TerminalPage {
 		p.SwitchHref, p.SwitchLabel = page.WithQuery(podHref+"/exec", url.Values{"container": {tg.container.Name}}), "Run a shell instead"
 	}
 	if !tg.container.Running {
-		p.Notice = fmt.Sprintf("Container %s is not running: the server will refuse a terminal until it runs.", tg.container.Name)
+		p.Notice = fmt.Sprintf("Container %s is not running yet: the terminal waits for it to start.", tg.container.Name)
 	}
 	if tg.attach && !tg.container.Attachable {
 		p.Notice = fmt.Sprintf("Container %s does not take input with a terminal (its spec lacks stdin and tty): you will see its output only.", tg.container.Name)

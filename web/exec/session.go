@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -101,6 +102,10 @@ func (s *session) run() *metav1.Status {
 	s.log.Info("terminal started", "mode", mode, "command", tg.command, "tty", s.tty())
 
 	first := s.firstSize()
+	if !s.waitRunning() {
+		s.log.Info("terminal ended", "mode", mode, "command", tg.command, "ended", endedBrowser, "duration", time.Since(start).Round(time.Millisecond))
+		return nil
+	}
 	// The upstream outlives the browser by leaveGrace, so that the process
 	// can be told to end: it has its own context.
 	upCtx, cancelUp := context.WithCancel(context.WithoutCancel(s.stream.Context))
@@ -285,6 +290,60 @@ func (q *sizes) Next() *apiclient.TerminalSize {
 			return nil
 		}
 	}
+}
+
+// startWait bounds how long a session waits for its container to start
+// (a debug container pulling its image), and startPoll how often it looks.
+const (
+	startWait = 2 * time.Minute
+	startPoll = time.Second
+)
+
+// waitRunning waits, saying so in the terminal, for a container that was
+// not running when the page was made: a debug container just added is
+// still pulling its image. It reports false when the browser left. Past
+// startWait, or when the container ended, the server is asked anyway and
+// its answer shown.
+func (s *session) waitRunning() bool {
+	c := s.target.container
+	if c.Running {
+		return true
+	}
+	_ = s.stream.Send(s.stream.Context, streaming.ChannelData, []byte("Waiting for container "+c.Name+" to start…\r\n"))
+	deadline := time.NewTimer(startWait)
+	defer deadline.Stop()
+	tick := time.NewTicker(startPoll)
+	defer tick.Stop()
+	for {
+		select {
+		case <-s.stream.Context.Done():
+			return false
+		case <-deadline.C:
+			return true
+		case <-tick.C:
+		}
+		ctx, cancel := context.WithTimeout(s.stream.Context, startPoll*5)
+		pod, err := s.client.GetPod(ctx, s.target.pod.Namespace, s.target.pod.Name)
+		cancel()
+		if err != nil {
+			continue
+		}
+		if state, ok := containerState(pod, c.Name); ok && (state.Running != nil || state.Terminated != nil) {
+			return true
+		}
+	}
+}
+
+// containerState is the state of one of a pod's containers, of any kind.
+func containerState(pod *corev1.Pod, name string) (corev1.ContainerState, bool) {
+	for _, list := range [][]corev1.ContainerStatus{pod.Status.ContainerStatuses, pod.Status.InitContainerStatuses, pod.Status.EphemeralContainerStatuses} {
+		for _, st := range list {
+			if st.Name == name {
+				return st.State, true
+			}
+		}
+	}
+	return corev1.ContainerState{}, false
 }
 
 // firstSize waits briefly for the browser's first size.
