@@ -31,7 +31,20 @@ ESBUILD_ARGS := editor/src/main.js --bundle --format=esm --target=es2022 --minif
 # "./live/channel.js" and a check build compares byte for byte.
 BUNDLE_EDITOR = cd static && $(GO) tool esbuild $(ESBUILD_ARGS)
 
-.PHONY: all build tabula devcluster generate editor check check-generated fmt vet unit unit-js e2e test deps run bench clean
+# The exec and attach pages' terminal: xterm.js and its fit addon under
+# static/terminal, bundled the same way into the committed static/terminal.js,
+# and xterm's stylesheet with the page's own into static/terminal.css.
+TERMINAL_DIR  := static/terminal
+TERMINAL_DEPS := $(TERMINAL_DIR)/node_modules/.installed
+TERMINAL_JS_ARGS := terminal/src/main.js --bundle --format=esm --target=es2022 --minify \
+	--external:./live/channel.js --log-level=warning \
+	'--banner:js=/* Tabula pod terminal, built from static/terminal by make generate. Bundles xterm.js and @xterm/addon-fit (MIT, the xterm.js authors). */'
+TERMINAL_CSS_ARGS := terminal/src/terminal.css --bundle --minify --log-level=warning \
+	'--banner:css=/* Tabula pod terminal styles, built from static/terminal by make generate. Includes xterm.js'"'"'s css/xterm.css (MIT, the xterm.js authors). */'
+BUNDLE_TERMINAL_JS  = cd static && $(GO) tool esbuild $(TERMINAL_JS_ARGS)
+BUNDLE_TERMINAL_CSS = cd static && $(GO) tool esbuild $(TERMINAL_CSS_ARGS)
+
+.PHONY: all build tabula devcluster generate editor terminal check check-generated fmt vet unit unit-js e2e test deps run bench clean
 
 all: build
 
@@ -48,7 +61,7 @@ devcluster:
 	cd e2e/devcluster && $(GO) build -ldflags "$(KUBE_LDFLAGS)" -o $(BIN)/devcluster . && $(GO) build -o $(BIN)/kwok sigs.k8s.io/kwok/cmd/kwok && \
 	  $(GO) build -ldflags "$(KUBE_LDFLAGS)" -o $(BIN)/kubectl k8s.io/kubernetes/cmd/kubectl
 
-generate: editor
+generate: editor terminal
 	$(GO) tool templ generate
 
 # npm ci when node_modules is missing or older than the lockfile.
@@ -59,11 +72,19 @@ $(EDITOR_DEPS): $(EDITOR_DIR)/package.json $(EDITOR_DIR)/package-lock.json
 editor: $(EDITOR_DEPS)
 	tmp=$$(mktemp); ($(BUNDLE_EDITOR)) >"$$tmp" && mv "$$tmp" static/editor.js && chmod 644 static/editor.js
 
+$(TERMINAL_DEPS): $(TERMINAL_DIR)/package.json $(TERMINAL_DIR)/package-lock.json
+	cd $(TERMINAL_DIR) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+terminal: $(TERMINAL_DEPS)
+	tmp=$$(mktemp); ($(BUNDLE_TERMINAL_JS)) >"$$tmp" && mv "$$tmp" static/terminal.js && chmod 644 static/terminal.js
+	tmp=$$(mktemp); ($(BUNDLE_TERMINAL_CSS)) >"$$tmp" && mv "$$tmp" static/terminal.css && chmod 644 static/terminal.css
+
 check: check-generated fmt vet
 
 # Fails when `templ generate` would change a committed *_templ.go, or the
-# editor bundle is not what its sources and lockfile build.
-check-generated: $(EDITOR_DEPS)
+# editor or terminal bundles are not what their sources and lockfiles build.
+check-generated: $(EDITOR_DEPS) $(TERMINAL_DEPS)
 	@stale=0; for f in $(TEMPL_FILES); do \
 	  gen=$${f%.templ}_templ.go; \
 	  if ! $(GO) tool templ generate -f "$$f" -stdout 2>/dev/null | cmp -s - "$$gen"; then \
@@ -72,6 +93,12 @@ check-generated: $(EDITOR_DEPS)
 	done; \
 	if ! ($(BUNDLE_EDITOR)) | cmp -s - static/editor.js; then \
 	  echo "static/editor.js is out of date: run 'make generate' and commit it"; stale=1; \
+	fi; \
+	if ! ($(BUNDLE_TERMINAL_JS)) | cmp -s - static/terminal.js; then \
+	  echo "static/terminal.js is out of date: run 'make generate' and commit it"; stale=1; \
+	fi; \
+	if ! ($(BUNDLE_TERMINAL_CSS)) | cmp -s - static/terminal.css; then \
+	  echo "static/terminal.css is out of date: run 'make generate' and commit it"; stale=1; \
 	fi; exit $$stale
 
 fmt:
@@ -88,9 +115,10 @@ unit: unit-js
 	$(GO) test -race -count=1 ./...
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./...
 
-# The editor's pure functions (field paths, schema types, checks, drafts).
-unit-js: $(EDITOR_DEPS)
-	node --test --test-reporter=spec $(EDITOR_DIR)/test/*.test.js
+# The editor's pure functions (field paths, schema types, checks, drafts)
+# and the terminal's (framing, Status messages, keys, the CSP shim, colours).
+unit-js: $(EDITOR_DEPS) $(TERMINAL_DEPS)
+	node --test --test-reporter=spec $(EDITOR_DIR)/test/*.test.js $(TERMINAL_DIR)/test/*.test.js
 
 deps:
 	e2e/install-deps.sh $(DRIVER_DIR)
