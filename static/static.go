@@ -5,8 +5,9 @@ package static
 import "embed"
 
 // FS holds the asset files. An embed directive needs a package-level variable.
-// editor.js is the YAML editor's bundle; its sources, npm files and
-// node_modules under editor/ match none of the patterns and stay out.
+// editor.js and terminal.js (with terminal.css) are bundles; their sources,
+// npm files and node_modules under editor/ and terminal/ match none of the
+// patterns and stay out.
 //
 //go:embed *.css *.js live/*.js
 var FS embed.FS

@@ -164,11 +164,11 @@ function start(root) {
 
     socket.onopen = () => {
       opened = true;
-      setState("open", `${session.mode === "attach" ? "Attached to" : "Connected to"} ${title}`);
+      // An attached process prints nothing until it has something to say.
+      setState("open", session.mode === "attach" ? `Attached to ${title} — if you see no prompt, press Enter` : `Connected to ${title}`);
       // The server starts the process once it has the size (or after 2 s).
       sendSize();
       term.focus();
-      if (session.mode === "attach") term.write(dim("If you don't see a command prompt, try pressing Enter.") + "\r\n");
     };
     socket.onmessage = (e) => {
       if (ws !== socket) return;
@@ -184,7 +184,7 @@ function start(root) {
       } else if (frame.channel === CHANNEL.error) {
         ended = true;
         const { exitCode, message } = statusOutcome(parseJSON(frame.payload));
-        term.write(`\r\n${dim(`[${message.replace(/\.$/, "")}]`)}\r\n`);
+        note(`[${message.replace(/\.$/, "")}]`);
         setState("exited", `${message} ${endedHint(session)}`, exitCode);
       }
     };
@@ -210,16 +210,25 @@ function start(root) {
 
   function disconnected(e) {
     const why = e.reason ? `: ${e.reason}` : "";
-    term.write(`\r\n${dim(`[Disconnected${why}]`)}\r\n`);
+    note(`[Disconnected${why}]`);
     setState("disconnected", disconnectMessage(session));
+  }
+
+  // note writes a dim line of the console's own after the output so far,
+  // starting a line only if the output left the cursor within one.
+  function note(text) {
+    term.write("", () => term.write(`${term.buffer.active.cursorX ? "\r\n" : ""}${dim(text)}\r\n`));
   }
 
   // restart opens a new socket: for exec a new process, as a shell cannot
   // be resumed. The old output stays above a separator; the modes the old
-  // process left behind (alternate screen, hidden cursor, colours) do not.
+  // process left behind do not: back to the normal screen (1047, keeping
+  // its own cursor), then a soft reset (DECSTR: cursor shown, colours,
+  // cursor keys, scroll region).
   function restart() {
     if (ws || (d.state !== "exited" && d.state !== "disconnected")) return;
-    term.write(`\x1b[?1049l\x1b[!p\r\n${dim("──────── new session ────────")}\r\n`);
+    term.write("\x1b[?1047l\x1b[!p");
+    note("──────── new session ────────");
     connect();
   }
 
@@ -252,11 +261,17 @@ function start(root) {
     return action !== "paste";
   });
 
-  // Copy on selection, once the selection settles (a drag changes it often).
-  let copyTimer = 0;
-  term.onSelectionChange(() => {
-    clearTimeout(copyTimer);
-    if (term.hasSelection()) copyTimer = setTimeout(() => copy(term.getSelection()), 150);
+  // Copy on selection: when the mouse lets go of one (a drag changes it on
+  // every move), wherever it lets go, once xterm has finished with the
+  // event; and after Select all (the menu's).
+  let selecting = false;
+  screen.addEventListener("mousedown", () => (selecting = true));
+  document.addEventListener("mouseup", () => {
+    if (!selecting) return;
+    selecting = false;
+    setTimeout(() => {
+      if (term.hasSelection()) copy(term.getSelection());
+    });
   });
 
   // flash shows a hint on the status line for a moment, then the state's own.
@@ -333,7 +348,15 @@ function contextMenu(term, root, hint) {
   const items = [
     { id: "copy", label: "Copy", keys: copyKey, enabled: () => term.hasSelection(), run: () => copy(term.getSelection()) },
     { id: "paste", label: "Paste", keys: pasteKey, enabled: () => true, run: paste },
-    { id: "select-all", label: "Select all", enabled: () => true, run: () => term.selectAll() },
+    {
+      id: "select-all",
+      label: "Select all",
+      enabled: () => true,
+      run: () => {
+        term.selectAll();
+        copy(term.getSelection());
+      },
+    },
     { id: "clear", label: "Clear", enabled: () => true, run: () => term.clear() },
   ];
   const buttons = items.map((item) => {
