@@ -176,13 +176,12 @@ func (h *Handler) terminal(c echo.Context, t page.Target, attach bool) error {
 			return echo.NewHTTPError(http.StatusForbidden, "This terminal was not opened from its own page, or the page is too old: reload it.")
 		}
 	}
-	setupCtx, cancel := h.env.WithDeadline(c.Request().Context())
-	tg, err := h.resolve(setupCtx, c, t, attach)
-	if err == nil && upgrade {
-		cancel()
-		return h.serveSession(c, t, tg)
+	if upgrade {
+		return h.serveSession(c, t, attach)
 	}
+	setupCtx, cancel := h.env.WithDeadline(c.Request().Context())
 	defer cancel()
+	tg, err := h.resolve(setupCtx, c, t, attach)
 	if err != nil {
 		return err
 	}

@@ -43,17 +43,32 @@ const leaveShell = "\x03\x15exit\n"
 // which a closed stdin does not deliver through every runtime.
 const endOfInput = "\x04"
 
-// serveSession takes one of the user's terminal slots and runs the
-// session over the WebSocket.
-func (h *Handler) serveSession(c echo.Context, t page.Target, tg target) error {
-	who := h.env.AccessKey(c)
-	release, err := h.slots.acquire(who)
+// serveSession upgrades, then takes one of the user's terminal slots,
+// resolves the pod and container, and runs the session. Refusals after the
+// token check come as a Status on channel 3, which the page shows: a
+// refused handshake tells a browser nothing.
+func (h *Handler) serveSession(c echo.Context, t page.Target, attach bool) error {
+	// Sizes are always accepted, and ignored by a session without a TTY.
+	stream, err := h.env.UpgradeWith(c, page.UpgradeOptions{Input: true, Resize: true, PingInterval: pingInterval})
+	if stream == nil {
+		return err
+	}
+	stream.Finish(h.session(c, t, stream, attach))
+	return nil
+}
+
+// session runs one terminal on an open stream; the error it returns (a
+// refusal) is the stream's final Status.
+func (h *Handler) session(c echo.Context, t page.Target, stream *page.Stream, attach bool) error {
+	release, err := h.slots.acquire(h.env.AccessKey(c))
 	if err != nil {
 		return err
 	}
 	defer release()
-	stream, err := h.env.UpgradeWith(c, page.UpgradeOptions{Input: true, Resize: tg.container.Attachable || !tg.attach, PingInterval: pingInterval})
-	if stream == nil {
+	setupCtx, cancel := h.env.WithDeadline(stream.Context)
+	tg, err := h.resolve(setupCtx, c, t, attach)
+	cancel()
+	if err != nil {
 		return err
 	}
 	s := &session{
@@ -63,11 +78,9 @@ func (h *Handler) serveSession(c echo.Context, t page.Target, tg target) error {
 		idle:   h.idle,
 		log:    h.log.With("who", page.Who(c), "context", t.Client.ContextName(), "namespace", tg.pod.Namespace, "pod", tg.pod.Name, "container", tg.container.Name),
 	}
-	st := s.run()
-	if st != nil {
+	if st := s.run(); st != nil {
 		_ = stream.SendStatus(stream.Context, st)
 	}
-	stream.Finish(nil)
 	return nil
 }
 
