@@ -40,7 +40,7 @@ import (
 //
 // With a TTY, input passes a terminal's line discipline: every byte is
 // echoed, "\r" (or "\n") echoes "\r\n" and hands the line over, DEL/BS
-// erase, ^C drops the line (status 130; cat exits 130), ^D on an empty
+// erase, ^U kills the line, ^C drops it (status 130; cat exits 130), ^D on an empty
 // line is the end of input; output's "\n" becomes "\r\n". Without one,
 // lines end at "\n", nothing is echoed, stderr is its own channel.
 //
@@ -605,6 +605,11 @@ func (p *fakeProcess) input(b []byte) {
 				p.line = p.line[:len(p.line)-1]
 				p.echo = append(p.echo, '\b', ' ', '\b')
 			}
+		case 0x15: // ^U: kill the line, erasing it on the screen
+			for range p.line {
+				p.echo = append(p.echo, '\b', ' ', '\b')
+			}
+			p.line = nil
 		case 0x03: // ^C
 			p.echo = append(p.echo, '^', 'C', '\r', '\n')
 			p.line = nil
@@ -666,6 +671,7 @@ func (p *fakeProcess) runScript(script string) {
 
 // run runs one command and reports whether the process goes on.
 func (p *fakeProcess) run(words []string) bool {
+	last := p.lastStatus
 	p.lastStatus = 0
 	switch words[0] {
 	case "echo":
@@ -680,7 +686,7 @@ func (p *fakeProcess) run(words []string) bool {
 	case "false":
 		p.lastStatus = 1
 	case "exit":
-		code := p.lastStatus
+		code := last
 		if len(words) > 1 {
 			n, err := strconv.Atoi(words[1])
 			if err != nil {

@@ -113,8 +113,11 @@ func TestExecV4AndTheTerminal(t *testing.T) {
 	sendFrame(t, conn, 0, "half a line\x03")
 	readUntil(t, conn, "^C\r\n"+apitest.ExecPrompt)
 	sendFrame(t, conn, 255, "\x00")
-	// ^D on an empty line ends the shell with the last status (130 after ^C).
-	sendFrame(t, conn, 0, "\x04")
+	// ^U kills a line. What web/exec types into a shell the browser left
+	// (^C, ^U, exit) ends it, with the status ^C left.
+	sendFrame(t, conn, 0, "ab\x15")
+	readUntil(t, conn, "ab\b \b\b \b")
+	sendFrame(t, conn, 0, "sleep 1000\x03\x15exit\n")
 	_, st := readEnd(t, conn)
 	if st.Status != metav1.StatusFailure || st.Reason != "NonZeroExitCode" || st.Details == nil || st.Details.Causes[0].Message != "130" {
 		t.Errorf("status %+v", st)
@@ -122,6 +125,19 @@ func TestExecV4AndTheTerminal(t *testing.T) {
 	e := s.ExecSessions()[0]
 	if e.End != apitest.ExecExited || e.ExitCode != 130 || e.StdinClosed || e.Protocol != apitest.ExecProtocolV4 {
 		t.Errorf("session %+v", e)
+	}
+}
+
+func TestExecCatOnATerminal(t *testing.T) {
+	s := writable(t, apitest.Options{})
+	conn := dial(t, s, "exec", execQuery(true, "cat"), apitest.ExecProtocolV5)
+	sendFrame(t, conn, 0, "abc\r")
+	if got := readUntil(t, conn, "abc\r\nabc\r\n"); got != "abc\r\nabc\r\n" {
+		t.Errorf("terminal shows %q", got) // the echo, then cat's line
+	}
+	sendFrame(t, conn, 0, "\x04") // ^D on an empty line: end of input
+	if _, st := readEnd(t, conn); st.Status != metav1.StatusSuccess {
+		t.Errorf("status %+v", st)
 	}
 }
 
