@@ -148,7 +148,7 @@ func TestDiscoverModelsResourcesAndOrdersGroups(t *testing.T) {
 	want := apiclient.Resource{
 		Group: "", Version: "v1", Name: "pods", SingularName: "pod", Kind: "Pod", Namespaced: true,
 		Verbs:      []string{"get", "list", "watch", "create", "update", "patch", "delete"},
-		ShortNames: []string{"po"}, Categories: []string{"all"}, Subresources: []string{"log", "status"},
+		ShortNames: []string{"po"}, Categories: []string{"all"}, Subresources: []string{"log", "status", "exec", "attach", "ephemeralcontainers"},
 	}
 	if !reflect.DeepEqual(pods, want) {
 		t.Errorf("pods = %+v\nwant   %+v", pods, want)

@@ -12,12 +12,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/httpstream"
+	"k8s.io/apimachinery/pkg/runtime"
 	utilremotecommand "k8s.io/apimachinery/pkg/util/remotecommand"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/remotecommand"
 	"k8s.io/client-go/util/exec"
+	"k8s.io/streaming/pkg/httpstream"
 )
 
 // Session is one exec or attach: which container, what runs, and the
@@ -70,22 +71,27 @@ func (c *Client) Stream(ctx context.Context, s Session) error {
 	if s.Attach {
 		sub = "attach"
 	}
-	opts := &corev1.PodExecOptions{
-		Container: s.Container,
-		Stdin:     s.Stdin != nil,
-		Stdout:    s.Stdout != nil,
-		Stderr:    s.Stderr != nil && !s.TTY,
-		TTY:       s.TTY,
+	stderr := s.Stderr != nil && !s.TTY
+	var opts runtime.Object = &corev1.PodAttachOptions{
+		Container: s.Container, Stdin: s.Stdin != nil, Stdout: s.Stdout != nil, Stderr: stderr, TTY: s.TTY,
 	}
 	if !s.Attach {
 		if len(s.Command) == 0 {
 			return errors.New("exec: no command")
 		}
-		opts.Command = s.Command
+		opts = &corev1.PodExecOptions{
+			Container: s.Container, Stdin: s.Stdin != nil, Stdout: s.Stdout != nil, Stderr: stderr, TTY: s.TTY,
+			Command: s.Command,
+		}
 	}
-	var params = scheme.ParameterCodec
-	u := c.rest.Post().AbsPath(podsResource.PathSegments(s.Namespace, s.Pod)...).SubResource(sub).
-		VersionedParams(opts, params).URL()
+	// Encoded for core/v1 here: the client is unversioned, on which
+	// Request.VersionedParams fails, and Request.URL drops that error.
+	params, err := scheme.ParameterCodec.EncodeParameters(opts, corev1.SchemeGroupVersion)
+	if err != nil {
+		return fmt.Errorf("%s of pod %q: %w", sub, s.Pod, err)
+	}
+	u := c.rest.Post().AbsPath(podsResource.PathSegments(s.Namespace, s.Pod)...).SubResource(sub).URL()
+	u.RawQuery = params.Encode()
 
 	cfg := rest.CopyConfig(c.config)
 	// A 101 exists only in HTTP/1.1: never offer h2 on an upgrade, which a
@@ -104,7 +110,7 @@ func (c *Client) Stream(ctx context.Context, s Session) error {
 		return fmt.Errorf("%s of pod %q: %w", sub, s.Pod, err)
 	}
 	streamOpts := remotecommand.StreamOptions{Stdin: s.Stdin, Stdout: s.Stdout, Tty: s.TTY}
-	if opts.Stderr {
+	if stderr {
 		streamOpts.Stderr = s.Stderr
 	}
 	if s.Resize != nil && s.TTY {
@@ -115,7 +121,11 @@ func (c *Client) Stream(ctx context.Context, s Session) error {
 
 // shouldFallBack tries SPDY when the WebSocket upgrade failed for a reason
 // SPDY could avoid (an older server, a proxy), not when the server refused
-// the request itself: asking twice would get the same answer.
+// the request itself with a 4xx Status (401, 403, 404, 429, and 400 for an
+// unknown container or a pod without a node): asking twice would get the
+// same answer, and through SPDY only as text, which Stream could no longer
+// return as the server's Status. (A server older than the WebSocket
+// protocol fails the upgrade with a bare 403, no Status, and falls back.)
 func shouldFallBack(err error) bool {
 	if !httpstream.IsUpgradeFailure(err) && !httpstream.IsHTTPSProxyError(err) {
 		return false
@@ -124,8 +134,7 @@ func shouldFallBack(err error) bool {
 	if errors.As(err, &upgrade) {
 		var status apierrors.APIStatus
 		if errors.As(upgrade.Cause, &status) {
-			switch status.Status().Code {
-			case http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound, http.StatusTooManyRequests:
+			if code := status.Status().Code; code >= 400 && code < 500 {
 				return false
 			}
 		}

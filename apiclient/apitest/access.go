@@ -72,13 +72,15 @@ func Viewer(group string, namespaces ...string) []Rule {
 	}
 }
 
-// Editor is Viewer plus writes and secrets, as the edit ClusterRole grants.
+// Editor is Viewer plus writes, secrets, exec and attach, as the edit
+// ClusterRole grants.
 func Editor(group string, namespaces ...string) []Rule {
 	writes := []string{"create", "delete", "deletecollection", "patch", "update"}
 	return append(Viewer(group, namespaces...),
-		Rule{Groups: []string{group}, Namespaces: namespaces, Verbs: []string{"get", "list", "watch"}, APIGroups: []string{""}, Resources: []string{"secrets"}},
+		Rule{Groups: []string{group}, Namespaces: namespaces, Verbs: []string{"get", "list", "watch"}, APIGroups: []string{""},
+			Resources: []string{"secrets", "pods/attach", "pods/exec"}},
 		Rule{Groups: []string{group}, Namespaces: namespaces, Verbs: writes, APIGroups: []string{""},
-			Resources: []string{"pods", "services", "configmaps", "secrets", "replicationcontrollers", "replicationcontrollers/scale"}},
+			Resources: []string{"pods", "pods/attach", "pods/exec", "services", "configmaps", "secrets", "replicationcontrollers", "replicationcontrollers/scale"}},
 		Rule{Groups: []string{group}, Namespaces: namespaces, Verbs: writes, APIGroups: []string{"apps"},
 			Resources: []string{"deployments", "deployments/scale", "replicasets", "replicasets/scale", "statefulsets", "statefulsets/scale", "daemonsets"}},
 	)

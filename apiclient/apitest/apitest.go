@@ -21,6 +21,7 @@
 //	Options{Describe: DescribeNotAcceptable} 406 for any request that asks for as=Description
 //	Options{NoMergePatch: true}            415 to merge patches: JSON Patch only, as some non-Kubernetes servers
 //	Options{Immutable: {"services": {"spec.clusterIP"}}}  422 Invalid "field is immutable" when an update changes them
+//	Options{Exec: ExecOptions{...}}        exec, attach and debug containers missing, refused or kwok-like (below)
 //	Options{Access: &Access{Users, Rules}}  bearer tokens → users, RBAC-like rules enforced on every request
 //	                                       (401, and 403 Forbidden worded as kube-apiserver's), and the
 //	                                       authorization.k8s.io/v1 SelfSubjectAccessReview and
@@ -86,6 +87,24 @@
 //	SendBookmarks()          a BOOKMARK now on watches that allow them
 //	Options.BookmarkInterval periodic BOOKMARKs
 //	OpenWatches(), AwaitOpenWatches(n, d)  watch requests being served
+//
+// Exec and attach (pods/{name}/exec and pods/{name}/attach, listed in
+// discovery) are WebSocket upgrades speaking v5.channel.k8s.io or
+// v4.channel.k8s.io, after kube-apiserver's checks (create on the
+// subresource as well for the GET, 404 pod, 400 container, 400 pod without
+// a node, 400 container waiting or terminated by its status). Behind each
+// socket runs a scripted process (exec.go: echo, pwd, stty size, exit N; a
+// terminal's echo with a TTY; cat for any non-shell command), whose end is
+// a kubelet's channel-3 Status, or kwok's. Test controls:
+//
+//	ExecSessions()              every session: pod, container, command, tty, input, resizes, output, how it ended
+//	WaitExec(ctx, done)         waits until done(sessions) holds
+//
+// Ephemeral containers (pods/{name}/ephemeralcontainers): GET, and PATCH
+// (merge, JSON and, as kubectl debug sends, strategic merge) or PUT of
+// spec.ephemeralContainers only, validated as kube-apiserver does (names,
+// image, target, existing ones unchanged); the new containers are then
+// marked running (or waiting) in status.ephemeralContainerStatuses.
 //
 // Pod logs (GET pods/{name}/log, plain text, with container, follow,
 // tailLines, sinceSeconds, sinceTime, timestamps, previous and limitBytes)
@@ -183,6 +202,33 @@ type Options struct {
 	// (see Access). Without it every request is allowed and no
 	// authorization API is served.
 	Access *Access
+	// Exec selects how exec, attach and ephemeral containers behave.
+	Exec ExecOptions
+}
+
+// ExecOptions select how pods/exec, pods/attach and
+// pods/ephemeralcontainers behave. The zero value is a current
+// kube-apiserver and kubelet: all three served and in discovery, exit codes
+// in a NonZeroExitCode Status, ephemeral containers running once added.
+type ExecOptions struct {
+	// NoExec serves neither pods/exec nor pods/attach: discovery lists
+	// neither and their paths answer 404, as a server without them.
+	NoExec bool
+	// NoWebSocket fails the WebSocket upgrade as a server older than the
+	// v5 protocol does (403 with no body), so clients fall back to SPDY,
+	// which the fake does not serve (400 saying so).
+	NoWebSocket bool
+	// Kwok ends processes as kwok's local exec does: a non-zero exit code
+	// comes as an InternalError whose message ends in "exit status N",
+	// and the end of stdin is never delivered (a shell or cat reading
+	// stdin runs until it reads "exit" or the connection goes).
+	Kwok bool
+	// NoEphemeralContainers serves no pods/ephemeralcontainers (missing
+	// from discovery, 404), as a server without debug containers.
+	NoEphemeralContainers bool
+	// EphemeralWaiting leaves added ephemeral containers waiting
+	// (ContainerCreating) instead of marking them running.
+	EphemeralWaiting bool
 }
 
 // GroupVersion is one served group version and its resources.
@@ -221,6 +267,10 @@ type Server struct {
 	openapi   map[string]openAPIDocument // by index path ("apis/apps/v1"); see SetOpenAPI
 	// discoveryFilter, when set, hides group versions from some requests' discovery.
 	discoveryFilter func(*http.Request, GroupVersion) bool
+
+	execSessions []*ExecSession
+	execChanged  chan struct{} // closed (and replaced) on any change of execSessions
+	execWG       sync.WaitGroup
 }
 
 // NewServer starts a fake server for gvs with the default Options; it is
@@ -242,6 +292,7 @@ func NewServerWith(t testing.TB, opts Options, gvs ...GroupVersion) *Server {
 		failPaths:     map[string]metav1.Status{},
 		failRes:       map[string]metav1.Status{},
 		store:         newStore(),
+		execChanged:   make(chan struct{}),
 	}
 	// TLS, because clientcmd sends credentials only over TLS.
 	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
@@ -273,6 +324,22 @@ func (s *Server) served() []GroupVersion {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	gvs := slices.Clone(s.GroupVersions)
+	var hidden []string
+	if s.opts.Exec.NoExec {
+		hidden = append(hidden, "pods/exec", "pods/attach")
+	}
+	if s.opts.Exec.NoEphemeralContainers {
+		hidden = append(hidden, "pods/ephemeralcontainers")
+	}
+	if len(hidden) > 0 {
+		for i, gv := range gvs {
+			if gv.Group == "" {
+				gvs[i].Resources = slices.DeleteFunc(slices.Clone(gv.Resources), func(r metav1.APIResource) bool {
+					return slices.Contains(hidden, r.Name)
+				})
+			}
+		}
+	}
 	if ac := s.opts.Access; ac != nil && !ac.NoReviewAPI {
 		gvs = append(gvs, authorizationGroupVersion())
 	}
@@ -288,7 +355,7 @@ func (s *Server) Options() Options {
 
 // Close ends the open watches and log streams (the client sees the server
 // close them), then shuts the server down: httptest would otherwise wait for
-// them forever.
+// them forever. Exec sessions still running are dropped, and waited for.
 func (s *Server) Close() {
 	s.mu.Lock()
 	select {
@@ -298,6 +365,7 @@ func (s *Server) Close() {
 	}
 	s.mu.Unlock()
 	s.Server.Close()
+	s.execWG.Wait()
 }
 
 // Override makes path answer with h instead of the fake's own handling;

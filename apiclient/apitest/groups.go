@@ -9,14 +9,18 @@ import (
 
 var allVerbs = []string{"get", "list", "watch", "create", "update", "patch", "delete"}
 
-// CoreV1 is a small core group version: pods (with log and status),
-// services, events, secrets, namespaces and bindings.
+// CoreV1 is a small core group version: pods (with log, status, exec,
+// attach and ephemeralcontainers), services, events, secrets, namespaces and
+// bindings.
 func CoreV1() GroupVersion {
 	return GroupVersion{Version: "v1",
 		Resources: []metav1.APIResource{
 			{Name: "pods", SingularName: "pod", Kind: "Pod", Namespaced: true, Verbs: allVerbs, ShortNames: []string{"po"}, Categories: []string{"all"}},
 			{Name: "pods/log", Kind: "Pod", Namespaced: true, Verbs: []string{"get"}},
 			{Name: "pods/status", Kind: "Pod", Namespaced: true, Verbs: []string{"get", "patch", "update"}},
+			{Name: "pods/exec", Kind: "PodExecOptions", Namespaced: true, Verbs: []string{"create", "get"}},
+			{Name: "pods/attach", Kind: "PodAttachOptions", Namespaced: true, Verbs: []string{"create", "get"}},
+			{Name: "pods/ephemeralcontainers", Kind: "Pod", Namespaced: true, Verbs: []string{"get", "patch", "update"}},
 			{Name: "services", SingularName: "service", Kind: "Service", Namespaced: true, Verbs: allVerbs, ShortNames: []string{"svc"}, Categories: []string{"all"}},
 			{Name: "events", SingularName: "event", Kind: "Event", Namespaced: true, Verbs: allVerbs, ShortNames: []string{"ev"}},
 			{Name: "secrets", SingularName: "secret", Kind: "Secret", Namespaced: true, Verbs: allVerbs},

@@ -91,6 +91,10 @@ func (s *Server) parseResourcePath(path string) (resourceRequest, bool) {
 }
 
 func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, req resourceRequest, opts Options) {
+	if req.gv.Group == "" && req.res.Name == "pods" && (req.sub == "exec" || req.sub == "attach") {
+		s.serveExec(w, r, req, opts)
+		return
+	}
 	if r.Method != http.MethodGet {
 		s.serveWrite(w, r, req, opts)
 		return
@@ -149,7 +153,7 @@ func (s *Server) serveSubresource(w http.ResponseWriter, req resourceRequest) {
 		return
 	}
 	switch req.sub {
-	case "status":
+	case "status", "ephemeralcontainers":
 		writeJSON(w, http.StatusOK, obj.Object)
 	case "scale":
 		writeJSON(w, http.StatusOK, scaleOf(obj))

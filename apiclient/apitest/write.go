@@ -35,10 +35,13 @@ import (
 // comments name the kube-apiserver code each step copies.
 
 // Patch types the fake applies. Strategic merge patch and server-side
-// apply need schemas, which the fake does not have: they answer 415.
+// apply need schemas, which the fake does not have: they answer 415,
+// except a strategic merge patch of pods/ephemeralcontainers (as kubectl
+// debug sends), applied with the Pod's.
 const (
-	mergePatchType = "application/merge-patch+json"
-	jsonPatchType  = "application/json-patch+json"
+	mergePatchType          = "application/merge-patch+json"
+	jsonPatchType           = "application/json-patch+json"
+	strategicMergePatchType = "application/strategic-merge-patch+json"
 )
 
 // reply is a write's answer, prepared under the server's lock and written
@@ -162,7 +165,7 @@ func (s *Server) serveUpdate(w http.ResponseWriter, r *http.Request, req resourc
 	if r.Method == http.MethodPatch {
 		verb, optionsKind = "patch", "PatchOptions"
 	}
-	if req.name == "" || (req.sub != "" && req.sub != "status" && req.sub != "scale") || !req.allows(verb) {
+	if req.name == "" || (req.sub != "" && req.sub != "status" && req.sub != "scale" && !req.ephemeral()) || !req.allows(verb) {
 		WriteStatus(w, methodNotAllowed("the server does not allow this method on the requested resource"))
 		return
 	}
@@ -172,6 +175,10 @@ func (s *Server) serveUpdate(w http.ResponseWriter, r *http.Request, req resourc
 		accepted := []string{jsonPatchType, mergePatchType}
 		if opts.NoMergePatch {
 			accepted = []string{jsonPatchType}
+		}
+		if req.ephemeral() {
+			// kubectl debug's patch: the fake knows the Pod's schema.
+			accepted = append(accepted, strategicMergePatchType)
 		}
 		if !slices.Contains(accepted, contentType) {
 			WriteStatus(w, unsupportedMediaType(accepted...))
@@ -260,6 +267,9 @@ func (s *Server) updateLocked(req resourceRequest, opts Options, patchType strin
 		s.removeLocked(key, obj)
 	default:
 		s.putLocked(key, obj)
+		if req.ephemeral() {
+			s.startEphemeralLocked(key, obj, opts.Exec.EphemeralWaiting)
+		}
 	}
 	return reply{code: http.StatusOK, body: viewOf(req.sub, obj)} // a copy: the store owns obj
 }
@@ -597,6 +607,9 @@ const optimisticLockErrorMsg = "the object has been modified; please apply your 
 // message, has no causes and names no object: a client cannot tell a failed
 // test of metadata.resourceVersion from any other failed op.
 func applyPatch(patchType string, doc, patch []byte) ([]byte, *metav1.Status) {
+	if patchType == strategicMergePatchType {
+		return strategicPatchPod(doc, patch)
+	}
 	if patchType == mergePatchType {
 		out, err := jsonpatch.MergePatch(doc, patch)
 		if err != nil {
@@ -679,6 +692,8 @@ func checkTypeMeta(in *unstructured.Unstructured, apiVersion, kind string) *meta
 // stored ones.
 func (s *Server) updated(req resourceRequest, in, old *unstructured.Unstructured) (*unstructured.Unstructured, *metav1.Status) {
 	switch req.sub {
+	case "ephemeralcontainers":
+		return ephemeralUpdate(req, in, old)
 	case "status":
 		obj := old.DeepCopy()
 		if status, ok := in.Object["status"]; ok {
