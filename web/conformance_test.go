@@ -60,8 +60,8 @@ func TestSubresourceURLs(t *testing.T) {
 	if !strings.Contains(body, "/c/dev/apis/example.com/v1/namespaces/demo/widgets/w") {
 		t.Error("the refusal does not lead to the object's page")
 	}
-	_, body = h.get(t, "/c/dev/api/v1/namespaces/demo/pods/web-5d9-a/exec", http.StatusNotFound)
-	if !strings.Contains(body, `no &#34;exec&#34; subresource`) && !strings.Contains(body, `no "exec" subresource`) {
+	_, body = h.get(t, "/c/dev/api/v1/namespaces/demo/pods/web-5d9-a/portforward", http.StatusNotFound)
+	if !strings.Contains(body, `no &#34;portforward&#34; subresource`) && !strings.Contains(body, `no "portforward" subresource`) {
 		t.Errorf("the 404 does not name the subresource:\n%s", body)
 	}
 	h.get(t, "/c/dev/api/v1/namespaces/demo/pods/web-5d9-a/nonsense", http.StatusNotFound)
