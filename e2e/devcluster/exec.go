@@ -30,7 +30,7 @@ const (
 	// sharedExecDirName is the fallback directory under <data>/exec. A
 	// namespace name cannot contain '_', so it never clashes with one.
 	sharedExecDirName = "_shared"
-	// ExecDirEnv marks every exec'd process (and what it starts) with its
+	// execDirEnv marks every exec'd process (and what it starts) with its
 	// work directory, so tests can find them on the host even after a cd.
 	execDirEnv = "DEVCLUSTER_EXEC_DIR"
 	execPath   = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -130,7 +130,13 @@ func prepareExecDirs(l layout, u execUser) error {
 // the work directory; Debian's /etc/bash.bashrc would otherwise set its
 // own). An existing directory and .bashrc are kept as they are.
 func ensureWorkDir(dir, podRef string, u execUser) error {
-	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+	// 0755 whatever the umask: the exec user must pass through the
+	// namespace's directory, which stays root's.
+	parent := filepath.Dir(dir)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return err
+	}
+	if err := os.Chmod(parent, 0o755); err != nil {
 		return err
 	}
 	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {

@@ -201,6 +201,12 @@ func (c *execController) syncAll(ctx context.Context, cfg *rest.Config, kube kub
 		dir := c.layout.podExecDir(pod.Namespace, pod.Name)
 		var out string
 		err := poll(ctx, 100*time.Millisecond, "exec into "+pod.Namespace+"/"+pod.Name, func(ctx context.Context) (bool, string, error) {
+			// A Job's pod completes, a pod may go: only a running one can
+			// be asked.
+			if now, err := c.listers[pod.Namespace].Pods(pod.Namespace).Get(pod.Name); err != nil ||
+				now.UID != pod.UID || now.Status.Phase != corev1.PodRunning || now.DeletionTimestamp != nil {
+				return true, "", nil
+			}
 			t := time.Now()
 			var err error
 			out, err = execOutput(ctx, cfg, kube, pod, "pwd")
