@@ -29,7 +29,13 @@ func (cp *controlPlane) server() string {
 }
 
 func (cp *controlPlane) start(name, path string, args ...string) error {
-	c, err := startChild(name, cp.layout.logFile(name), path, args...)
+	return cp.startEnv(name, nil, path, args...)
+}
+
+// startEnv starts a component with env as its whole environment (nil: the
+// supervisor's).
+func (cp *controlPlane) startEnv(name string, env []string, path string, args ...string) error {
+	c, err := startChild(name, cp.layout.logFile(name), env, path, args...)
 	if err != nil {
 		return err
 	}
@@ -174,7 +180,8 @@ func (cp *controlPlane) startKwok() error {
 		return fmt.Errorf("kwok binary (set --kwok-binary): %w", err)
 	}
 	port := strconv.Itoa(cp.ports.kwok)
-	return cp.start("kwok", cp.opts.kwokBinary,
+	// Exec'd processes inherit kwok's environment: keep it small.
+	return cp.startEnv("kwok", kwokEnv(), cp.opts.kwokBinary,
 		"--kubeconfig="+cp.layout.componentKubeconfig("kwok"),
 		"--manage-all-nodes=true",
 		// The kubelet API for logs: nodes advertise 127.0.0.1:<port>.
@@ -184,5 +191,8 @@ func (cp *controlPlane) startKwok() error {
 		"--node-lease-duration-seconds=40",
 		"--cidr=10.244.0.0/16",
 		"--config="+cp.layout.kwokConfig(),
+		// Per-pod Exec objects come from the API (see execcontroller.go);
+		// the shared ClusterExec, logs and attach from --config.
+		"--enable-crds=Exec",
 	)
 }

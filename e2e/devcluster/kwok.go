@@ -17,12 +17,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/yaml"
 )
 
 // stageFiles are copies of kwok v0.8.0's stage definitions:
 // kustomize/stage/node/fast/node-initialize.yaml,
 // kustomize/stage/node/heartbeat/node-heartbeat.yaml and
-// kustomize/stage/pod/fast/*.yaml. kwok refuses to start without stages.
+// kustomize/stage/pod/fast/*.yaml; and devcluster's own
+// pod-ephemeral-containers.yaml. kwok refuses to start without stages.
 //
 //go:embed stages/*.yaml
 var stageFiles embed.FS
@@ -30,8 +32,9 @@ var stageFiles embed.FS
 // writeKwokConfig writes kwok's --config file: the stages plus a ClusterLogs
 // object that serves the growing demo log file as the log of every container.
 // With benchLogPath, a ClusterLogs for namespace logbench comes first and
-// serves that file instead (see benchLogsConfig).
-func writeKwokConfig(path, demoLogPath, benchLogPath string) error {
+// serves that file instead (see benchLogsConfig). Objects (kwok API objects
+// such as a ClusterExec) follow.
+func writeKwokConfig(path, demoLogPath, benchLogPath string, objects ...any) error {
 	names, err := fs.Glob(stageFiles, "stages/*.yaml")
 	if err != nil {
 		return err
@@ -58,6 +61,13 @@ spec:
   - containers: []
     logsFile: %q
     follow: true`, demoLogPath))
+	for _, obj := range objects {
+		data, err := yaml.Marshal(obj)
+		if err != nil {
+			return err
+		}
+		docs = append(docs, strings.TrimSpace(string(data)))
+	}
 	return os.WriteFile(path, []byte(strings.Join(docs, "\n---\n")+"\n"), 0o644)
 }
 

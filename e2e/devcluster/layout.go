@@ -27,6 +27,13 @@ func (l layout) kwokConfig() string        { return l.path("kwok", "kwok.yaml") 
 func (l layout) demoLog() string           { return l.path("demo.log") }
 func (l layout) benchLog() string          { return l.path("logbench.log") }
 func (l layout) logDir() string            { return l.path("logs") }
+func (l layout) execDir() string           { return l.path("exec") }
+func (l layout) sharedExecDir() string     { return l.path("exec", sharedExecDirName) }
+
+// podExecDir is the work directory of exec sessions in one pod.
+func (l layout) podExecDir(namespace, pod string) string {
+	return l.path("exec", namespace, pod)
+}
 func (l layout) logFile(name string) string {
 	return l.path("logs", name+".log")
 }

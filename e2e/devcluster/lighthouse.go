@@ -43,23 +43,7 @@ func seedLighthouses(ctx context.Context, cfg *rest.Config) error {
 	if err != nil {
 		return err
 	}
-	crd := lighthouseCRD()
-	if err := ignoreExists(ext.ApiextensionsV1().CustomResourceDefinitions().Create(ctx, crd, metav1.CreateOptions{})); err != nil {
-		return fmt.Errorf("creating CRD %s: %w", crd.Name, err)
-	}
-	err = poll(ctx, 100*time.Millisecond, "CRD "+crd.Name+" established", func(ctx context.Context) (bool, string, error) {
-		got, err := ext.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, crd.Name, metav1.GetOptions{})
-		if err != nil {
-			return false, "", err
-		}
-		for _, c := range got.Status.Conditions {
-			if c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue {
-				return true, "", nil
-			}
-		}
-		return false, "not established yet", nil
-	})
-	if err != nil {
+	if err := ensureCRD(ctx, ext, lighthouseCRD()); err != nil {
 		return err
 	}
 

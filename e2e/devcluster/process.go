@@ -24,10 +24,11 @@ type child struct {
 	stopping bool
 }
 
-// startChild starts a process. It gets its own process group, so a Ctrl-C on
-// the terminal reaches only the supervisor, which stops children in order;
-// and Pdeathsig kills it if the supervisor dies without cleaning up.
-func startChild(name, logPath string, path string, args ...string) (*child, error) {
+// startChild starts a process, with env as its whole environment unless env
+// is nil. It gets its own process group, so a Ctrl-C on the terminal reaches
+// only the supervisor, which stops children in order; and Pdeathsig kills it
+// if the supervisor dies without cleaning up.
+func startChild(name, logPath string, env []string, path string, args ...string) (*child, error) {
 	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, err
@@ -36,6 +37,7 @@ func startChild(name, logPath string, path string, args ...string) (*child, erro
 
 	cmd := exec.Command(path, args...)
 	cmd.Stdin = nil
+	cmd.Env = env
 	cmd.Stdout = logFile
 	cmd.Stderr = logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{
@@ -64,11 +66,14 @@ func (c *child) expectedExit() bool {
 }
 
 // stop sends SIGTERM and, if the child has not exited within timeout,
-// SIGKILL. It returns once the process is gone.
+// SIGKILL. It returns once the process is gone, and has killed what it left
+// in its process group: the commands kwok ran for exec sessions, which
+// would otherwise outlive the cluster.
 func (c *child) stop(timeout time.Duration) {
 	c.mu.Lock()
 	c.stopping = true
 	c.mu.Unlock()
+	defer func() { _ = syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL) }()
 
 	select {
 	case <-c.done:

@@ -10,7 +10,9 @@ import (
 	"strconv"
 	"time"
 
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	"k8s.io/client-go/kubernetes"
+	kwokclient "sigs.k8s.io/kwok/pkg/client/clientset/versioned"
 )
 
 // readyLine is the only thing devcluster ever prints on stdout.
@@ -24,6 +26,10 @@ type readyLine struct {
 	// ImpersonatorKubeconfig acts as the ServiceAccount
 	// tabula-system/tabula-impersonator, which may only impersonate.
 	ImpersonatorKubeconfig string `json:"impersonatorKubeconfig"`
+	// ExecDir holds the work directories of exec sessions:
+	// <namespace>/<pod> for the pods of the demo namespaces, _shared for
+	// any other.
+	ExecDir string `json:"execDir"`
 }
 
 // run brings the cluster up, announces it and keeps it running until ctx is
@@ -60,7 +66,15 @@ func run(ctx context.Context, opts *options) error {
 		slog.Info("bench log ready", "path", benchLog, "mib", opts.logBenchMB, "reused", reused,
 			"after", time.Since(t).Round(time.Millisecond))
 	}
-	if err := writeKwokConfig(l.kwokConfig(), l.demoLog(), benchLog); err != nil {
+	execAs, why := chooseExecUser(opts.dataDir)
+	if why != "" {
+		slog.Warn("exec'd processes run as root", "because", why)
+	}
+	if err := prepareExecDirs(l, execAs); err != nil {
+		return fmt.Errorf("preparing exec directories: %w", err)
+	}
+	if err := writeKwokConfig(l.kwokConfig(), l.demoLog(), benchLog,
+		fallbackClusterExec(l, execAs), demoAttach(l.demoLog())); err != nil {
 		return err
 	}
 	demo := newDemoLog(l.demoLog())
@@ -79,7 +93,7 @@ func run(ctx context.Context, opts *options) error {
 		}
 	}()
 
-	if err := bringUp(ctx, opts, cp, tokens); err != nil {
+	if err := bringUp(ctx, opts, cp, tokens, execAs); err != nil {
 		if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
 			return cause
 		}
@@ -97,6 +111,7 @@ func run(ctx context.Context, opts *options) error {
 		DataDir:                opts.dataDir,
 		Etcd:                   "http://127.0.0.1:" + strconv.Itoa(cp.ports.etcdClient),
 		ImpersonatorKubeconfig: l.impersonatorKubeconfig(),
+		ExecDir:                l.execDir(),
 	})
 	if err != nil {
 		return err
@@ -116,8 +131,9 @@ func run(ctx context.Context, opts *options) error {
 }
 
 // bringUp starts the components in order and applies the cluster content.
-func bringUp(ctx context.Context, opts *options, cp *controlPlane, tokens map[string]string) error {
-	ctx, cancel := context.WithTimeout(ctx, opts.readyTimeout)
+// What must run as long as the cluster does runs until runCtx ends.
+func bringUp(runCtx context.Context, opts *options, cp *controlPlane, tokens map[string]string, execAs execUser) error {
+	ctx, cancel := context.WithTimeout(runCtx, opts.readyTimeout)
 	defer cancel()
 	l := cp.layout
 
@@ -144,12 +160,6 @@ func bringUp(ctx context.Context, opts *options, cp *controlPlane, tokens map[st
 		}
 	}
 
-	for _, start := range []func() error{cp.startControllerManager, cp.startScheduler, cp.startKwok} {
-		if err := start(); err != nil {
-			return err
-		}
-	}
-
 	cfg := restConfigFor(cp.server(), caData, tokens[supervisorUser])
 	cfg.QPS, cfg.Burst = 500, 1000
 	typedCfg := *cfg
@@ -158,6 +168,24 @@ func bringUp(ctx context.Context, opts *options, cp *controlPlane, tokens map[st
 	if err != nil {
 		return err
 	}
+	ext, err := apiextensionsclient.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	kwok, err := kwokclient.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	// Before kwok, which watches Exec objects from its start.
+	if err := installExecCRD(ctx, ext); err != nil {
+		return err
+	}
+
+	for _, start := range []func() error{cp.startControllerManager, cp.startScheduler, cp.startKwok} {
+		if err := start(); err != nil {
+			return err
+		}
+	}
 
 	t = time.Now()
 	if err := ensureNodes(ctx, client, opts.nodes, podsPerNode(opts), cp.ports.kwok); err != nil {
@@ -165,6 +193,10 @@ func bringUp(ctx context.Context, opts *options, cp *controlPlane, tokens map[st
 	}
 	if err := ensureAccess(ctx, client); err != nil {
 		return fmt.Errorf("creating namespaces and role bindings: %w", err)
+	}
+	execs, err := startExecController(runCtx, client, kwok, l, execAs, demoNamespaces)
+	if err != nil {
+		return fmt.Errorf("starting the exec controller: %w", err)
 	}
 	token, err := impersonatorToken(ctx, client)
 	if err != nil {
@@ -199,6 +231,9 @@ func bringUp(ctx context.Context, opts *options, cp *controlPlane, tokens map[st
 		if err := waitForDeployments(ctx, client, demoNamespaces...); err != nil {
 			return fmt.Errorf("waiting for demo deployments: %w", err)
 		}
+	}
+	if err := execs.syncAll(ctx, cfg, client); err != nil {
+		return fmt.Errorf("exec into demo pods: %w", err)
 	}
 	if opts.logBenchMB > 0 {
 		if err := waitForRunningPods(ctx, client, logBenchNamespace, 1); err != nil {

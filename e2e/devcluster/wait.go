@@ -9,6 +9,8 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 )
@@ -129,5 +131,25 @@ func waitForRunningPods(ctx context.Context, client kubernetes.Interface, namesp
 		}
 		running := len(list.Items)
 		return running >= n, fmt.Sprintf("%d/%d running", running, n), nil
+	})
+}
+
+// ensureCRD creates a CustomResourceDefinition unless it exists and waits
+// until it is established, so its resources can be served.
+func ensureCRD(ctx context.Context, ext apiextensionsclient.Interface, crd *apiextensionsv1.CustomResourceDefinition) error {
+	if err := ignoreExists(ext.ApiextensionsV1().CustomResourceDefinitions().Create(ctx, crd, metav1.CreateOptions{})); err != nil {
+		return fmt.Errorf("creating CRD %s: %w", crd.Name, err)
+	}
+	return poll(ctx, 100*time.Millisecond, "CRD "+crd.Name+" established", func(ctx context.Context) (bool, string, error) {
+		got, err := ext.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, crd.Name, metav1.GetOptions{})
+		if err != nil {
+			return false, "", err
+		}
+		for _, c := range got.Status.Conditions {
+			if c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue {
+				return true, "", nil
+			}
+		}
+		return false, "not established yet", nil
 	})
 }

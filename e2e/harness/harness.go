@@ -160,6 +160,8 @@ type DevCluster struct {
 	// tabula-system/tabula-impersonator, which may only impersonate users
 	// and groups: the console's identity in OIDC impersonation mode.
 	ImpersonatorKubeconfig string
+	// ExecDir holds the work directories of exec sessions (see PodWorkDir).
+	ExecDir string
 }
 
 // DevClusterOptions configure StartDevCluster.
@@ -229,12 +231,13 @@ func StartDevCluster(ctx context.Context, opts DevClusterOptions) (*DevCluster, 
 			DataDir    string `json:"dataDir"`
 			Etcd       string `json:"etcd"`
 			Imp        string `json:"impersonatorKubeconfig"`
+			ExecDir    string `json:"execDir"`
 		}
 		if json.Unmarshal([]byte(line), &ready) != nil || !ready.Ready {
 			return false
 		}
 		dc.Kubeconfig, dc.Server, dc.DataDir, dc.Etcd = ready.Kubeconfig, ready.Server, ready.DataDir, ready.Etcd
-		dc.ImpersonatorKubeconfig = ready.Imp
+		dc.ImpersonatorKubeconfig, dc.ExecDir = ready.Imp, ready.ExecDir
 		return true
 	})
 	if err != nil {

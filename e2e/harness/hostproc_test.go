@@ -1,0 +1,118 @@
+package harness
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// fakeProc writes a /proc-like entry: cwd as a symlink, environ and cmdline
+// NUL-separated, as the kernel shows them.
+func fakeProc(t *testing.T, proc, pid, cwd string, environ, cmdline []string) {
+	t.Helper()
+	dir := filepath.Join(proc, pid)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if cwd != "" {
+		if err := os.Symlink(cwd, filepath.Join(dir, "cwd")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write := func(name string, parts []string) {
+		if parts == nil {
+			return
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(strings.Join(parts, "\x00")+"\x00"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("environ", environ)
+	write("cmdline", cmdline)
+}
+
+func TestProcessesInMatchesCwdOrEnvironment(t *testing.T) {
+	proc := t.TempDir()
+	const work = "/data/exec/demo/web-1"
+	fakeProc(t, proc, "10", work, []string{"HOME=/"}, []string{"bash"})
+	fakeProc(t, proc, "11", work+"/src/deep", nil, []string{"make", "-j2"})
+	fakeProc(t, proc, "12", "/tmp", []string{"PATH=/bin", ExecDirEnv + "=" + work}, []string{"sleep", "100"})
+	fakeProc(t, proc, "13", work+" (deleted)", nil, []string{"sh"})
+	// Near misses: a sibling whose name extends the directory's, another
+	// pod's marker, a marker only as a prefix, and the scanner itself.
+	fakeProc(t, proc, "20", work+"-other", nil, []string{"sh"})
+	fakeProc(t, proc, "21", "/tmp", []string{ExecDirEnv + "=/data/exec/demo/web-2"}, []string{"sh"})
+	fakeProc(t, proc, "22", "/tmp", []string{ExecDirEnv + "=" + work + "/x"}, []string{"sh"})
+	fakeProc(t, proc, "30", work, nil, []string{"go", "test"})
+	// A process that is gone between listing and reading: no cmdline.
+	fakeProc(t, proc, "40", work, nil, nil)
+	if err := os.MkdirAll(filepath.Join(proc, "self"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	got, err := processesIn(proc, work+"/", 30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pids []int
+	for _, p := range got {
+		pids = append(pids, p.PID)
+	}
+	if want := []int{10, 11, 12, 13}; !slices.Equal(pids, want) {
+		t.Fatalf("pids %v, want %v (%v)", pids, want, got)
+	}
+	if !slices.Equal(got[1].Cmdline, []string{"make", "-j2"}) || got[1].Cwd != work+"/src/deep" {
+		t.Errorf("process 11 = %+v", got[1])
+	}
+	if got[3].Cwd != work {
+		t.Errorf("a deleted cwd reads %q, want %q", got[3].Cwd, work)
+	}
+}
+
+func TestWaitNoProcessesSeesARealProcessLeave(t *testing.T) {
+	dir := t.TempDir()
+	cmd := exec.Command("sleep", "60")
+	cmd.Dir = dir
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+
+	procs, err := WaitProcesses(dir, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(procs) != 1 || procs[0].PID != cmd.Process.Pid || !slices.Equal(procs[0].Cmdline, []string{"sleep", "60"}) {
+		t.Fatalf("processes in %s: %v, want sleep 60 as %d", dir, procs, cmd.Process.Pid)
+	}
+
+	err = WaitNoProcesses(dir, 200*time.Millisecond)
+	if err == nil || !strings.Contains(err.Error(), "sleep 60") {
+		t.Fatalf("WaitNoProcesses with sleep running: %v, want an error naming it", err)
+	}
+
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	if err := WaitNoProcesses(dir, 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := WaitProcesses(dir, 100*time.Millisecond); err == nil {
+		t.Fatal("WaitProcesses found a process in an empty directory")
+	}
+}
+
+func TestPodWorkDir(t *testing.T) {
+	dc := &DevCluster{ExecDir: "/data/exec"}
+	if got := dc.PodWorkDir("demo", "web-1"); got != "/data/exec/demo/web-1" {
+		t.Errorf("PodWorkDir = %q", got)
+	}
+	if got := dc.SharedWorkDir(); got != "/data/exec/_shared" {
+		t.Errorf("SharedWorkDir = %q", got)
+	}
+}
