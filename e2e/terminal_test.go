@@ -88,7 +88,7 @@ func TestTerminalFollowsTheWindowSize(t *testing.T) {
 		must(t, err)
 		marker := strconv.FormatInt(time.Now().UnixNano()%100000, 10)
 		typeLine(t, page, term, "echo size-"+marker+"; stty size")
-		must(t, expect.Locator(screen(term)).ToContainText(regexp.MustCompile(`size-`+marker+`\s+`+rows+` `+cols+`\b`)))
+		must(t, expect.Locator(screen(term)).ToContainText(regexp.MustCompile(`size-`+marker+`\s*`+rows+` `+cols+`\b`)))
 	}
 	sttySize()
 	before, _ := term.GetAttribute("data-cols")
