@@ -122,6 +122,10 @@ func (s *Server) resourceRoutes() resourceRoutes {
 			"restart": { // …/{name}/restart: pod-template annotation patch, as kubectl rollout restart
 				post: s.boundedTarget(s.edit.Restart),
 			},
+			"debug": { // …/pods/{name}/debug: add an ephemeral container (image, target), guarded by resourceVersion → its terminal; 404 where the server has no pods/ephemeralcontainers
+				get:  s.boundedTarget(s.exec.DebugForm),
+				post: s.boundedTarget(s.exec.Debug),
+			},
 		},
 		liveEdit: s.edit.Live, // stream: …/{name}/edit over WebSocket: "changed on the server by …" while an editor is open
 	}
@@ -167,7 +171,7 @@ func (s *Server) resource(c echo.Context) error {
 	}
 	switch {
 	case c.Request().Method != http.MethodGet:
-		return echo.NewHTTPError(http.StatusMethodNotAllowed, "Only the edit, delete, scale and restart pages of an object, and the new page of a collection, accept forms.")
+		return echo.NewHTTPError(http.StatusMethodNotAllowed, "Only the edit, delete, scale, restart and debug pages of an object, and the new page of a collection, accept forms.")
 	case p.Name == "" && live:
 		return routes.liveList(c, t)
 	case p.Name == "":
