@@ -32,12 +32,19 @@ type Config struct {
 	MaxPerUser int
 	// Now is the clock of page tokens (time.Now).
 	Now func() time.Time
+	// StartWait bounds how long a session waits for its container to
+	// start (DefaultStartWait), StartPoll how often it looks
+	// (DefaultStartPoll).
+	StartWait, StartPoll time.Duration
 }
 
 // Defaults of Config.
 const (
 	DefaultIdleTimeout = 30 * time.Minute
 	DefaultMaxPerUser  = 8
+	// A debug container just added may still be pulling its image.
+	DefaultStartWait = 2 * time.Minute
+	DefaultStartPoll = time.Second
 )
 
 // Handler serves the terminal pages and their sessions.
@@ -47,6 +54,8 @@ type Handler struct {
 	idle  time.Duration
 	now   func() time.Time
 	slots *slots
+	// startWait and startPoll are Config.StartWait and StartPoll.
+	startWait, startPoll time.Duration
 }
 
 // New builds the terminal feature.
@@ -60,7 +69,14 @@ func New(env *page.Env, cfg Config) *Handler {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Handler{env: env, log: env.Log, idle: cfg.IdleTimeout, now: cfg.Now, slots: newSlots(cfg.MaxPerUser)}
+	if cfg.StartWait <= 0 {
+		cfg.StartWait = DefaultStartWait
+	}
+	if cfg.StartPoll <= 0 {
+		cfg.StartPoll = DefaultStartPoll
+	}
+	return &Handler{env: env, log: env.Log, idle: cfg.IdleTimeout, now: cfg.Now, slots: newSlots(cfg.MaxPerUser),
+		startWait: cfg.StartWait, startPoll: cfg.StartPoll}
 }
 
 // Exec serves …/pods/{name}/exec (the page, and its session over

@@ -76,6 +76,8 @@ func (h *Handler) session(c echo.Context, t page.Target, stream *page.Stream, at
 		client: t.Client,
 		target: tg,
 		idle:   h.idle,
+		wait:   h.startWait,
+		poll:   h.startPoll,
 		log:    h.log.With("who", page.Who(c), "context", t.Client.ContextName(), "namespace", tg.pod.Namespace, "pod", tg.pod.Name, "container", tg.container.Name),
 	}
 	if st := s.run(); st != nil {
@@ -90,7 +92,10 @@ type session struct {
 	client *apiclient.Client
 	target target
 	idle   time.Duration
-	log    interface {
+	// wait bounds how long the session waits for its container to start
+	// (a debug container pulling its image), and poll how often it looks.
+	wait, poll time.Duration
+	log        interface {
 		Info(string, ...any)
 	}
 }
@@ -305,17 +310,10 @@ func (q *sizes) Next() *apiclient.TerminalSize {
 	}
 }
 
-// startWait bounds how long a session waits for its container to start
-// (a debug container pulling its image), and startPoll how often it looks.
-const (
-	startWait = 2 * time.Minute
-	startPoll = time.Second
-)
-
 // waitRunning waits, saying so in the terminal, for a container that was
 // not running when the page was made: a debug container just added is
 // still pulling its image. It reports false when the browser left. Past
-// startWait, or when the container ended, the server is asked anyway and
+// s.wait, or when the container ended, the server is asked anyway and
 // its answer shown.
 func (s *session) waitRunning() bool {
 	c := s.target.container
@@ -323,9 +321,9 @@ func (s *session) waitRunning() bool {
 		return true
 	}
 	_ = s.stream.Send(s.stream.Context, streaming.ChannelData, []byte("Waiting for container "+c.Name+" to start…\r\n"))
-	deadline := time.NewTimer(startWait)
+	deadline := time.NewTimer(s.wait)
 	defer deadline.Stop()
-	tick := time.NewTicker(startPoll)
+	tick := time.NewTicker(s.poll)
 	defer tick.Stop()
 	for {
 		select {
@@ -335,7 +333,7 @@ func (s *session) waitRunning() bool {
 			return true
 		case <-tick.C:
 		}
-		ctx, cancel := context.WithTimeout(s.stream.Context, startPoll*5)
+		ctx, cancel := context.WithTimeout(s.stream.Context, max(s.poll*5, 5*time.Second))
 		pod, err := s.client.GetPod(ctx, s.target.pod.Namespace, s.target.pod.Name)
 		cancel()
 		if err != nil {
