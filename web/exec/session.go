@@ -129,16 +129,25 @@ func (s *session) run() *metav1.Status {
 	upCtx, cancelUp := context.WithCancel(context.WithoutCancel(s.stream.Context))
 	defer cancelUp()
 	stdin, stdinW := io.Pipe()
+	var in io.Reader = stdin
+	var resize *sizes
+	if s.tty() {
+		resize = &sizes{first: first, next: s.stream.Resize(), ctx: upCtx, given: make(chan struct{})}
+		in = &afterSize{r: stdin, given: resize.given, ctx: upCtx}
+	}
 	done := make(chan error, 1)
 	go func() {
-		done <- s.client.Stream(upCtx, apiclient.Session{
+		sess := apiclient.Session{
 			Namespace: tg.pod.Namespace, Pod: tg.pod.Name, Container: tg.container.Name,
 			Command: tg.command, Attach: tg.attach, TTY: s.tty(),
-			Stdin:  stdin,
+			Stdin:  in,
 			Stdout: &output{stream: s.stream, channel: streaming.ChannelData},
 			Stderr: &output{stream: s.stream, channel: streaming.ChannelDiagnostics},
-			Resize: &sizes{first: first, next: s.stream.Resize(), ctx: upCtx},
-		})
+		}
+		if resize != nil {
+			sess.Resize = resize
+		}
+		done <- s.client.Stream(upCtx, sess)
 	}()
 	typed := make(chan struct{}, 1)
 	go pumpInput(s.stream.Input(), stdinW, typed)
@@ -277,6 +286,36 @@ type sizes struct {
 	first *apiclient.TerminalSize
 	next  <-chan []byte
 	ctx   context.Context
+	// given is closed when the executor asks for a size after the first:
+	// it asks only once it has sent the last one.
+	given     chan struct{}
+	givenOnce sync.Once
+}
+
+// afterSize holds stdin back until the first size is on its way: the
+// executor sends sizes and stdin from goroutines of their own, and a
+// command typed at once must not run at the server's default size.
+type afterSize struct {
+	r      io.Reader
+	given  <-chan struct{}
+	ctx    context.Context
+	waited bool
+}
+
+func (a *afterSize) Read(p []byte) (int, error) {
+	if !a.waited {
+		a.waited = true
+		// An executor of a protocol without sizes (older than
+		// v3.channel.k8s.io) never asks: stdin goes anyway.
+		t := time.NewTimer(firstSizeWait)
+		select {
+		case <-a.given:
+		case <-a.ctx.Done():
+		case <-t.C:
+		}
+		t.Stop()
+	}
+	return a.r.Read(p)
 }
 
 // maxCells bounds a size: no screen has more, and a process asked for a
@@ -298,6 +337,7 @@ func (q *sizes) Next() *apiclient.TerminalSize {
 		q.first = nil
 		return f
 	}
+	q.givenOnce.Do(func() { close(q.given) })
 	for {
 		select {
 		case p := <-q.next:
