@@ -27,15 +27,19 @@ func (h *Handler) pickPod(c echo.Context, t page.Target) error {
 	}
 	ctx, cancel := h.env.WithDeadline(c.Request().Context())
 	defer cancel()
+	// Every pod's terminal would be a 404 on a server without exec.
+	podsResource, err := client.Resource(ctx, "", "v1", "pods")
+	if err != nil {
+		return err
+	}
+	if err := served(podsResource, "exec"); err != nil {
+		return err
+	}
 	sel, err := client.PodSelector(ctx, r, p.Namespace, p.Name)
 	if err != nil {
 		return page.WithAction(err, "get", r, p.Namespace, "")
 	}
 	pods, _, more, err := client.ListPods(ctx, p.Namespace, sel, maxPickerPods)
-	if err != nil {
-		return err
-	}
-	podsResource, err := client.Resource(ctx, "", "v1", "pods")
 	if err != nil {
 		return err
 	}

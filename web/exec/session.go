@@ -39,9 +39,11 @@ const (
 // process running when only the connection goes.
 const leaveShell = "\x03\x15exit\n"
 
-// endOfInput is Ctrl-D: end of input to a program reading a terminal,
-// which a closed stdin does not deliver through every runtime.
-const endOfInput = "\x04"
+// endOfInput ends the input of a program reading a terminal, which a
+// closed stdin does not deliver through every runtime (kwok): Ctrl-U
+// kills a half-typed line, on which Ctrl-D alone would only hand over
+// what was typed, then Ctrl-D on the empty line is the end of input.
+const endOfInput = "\x15\x04"
 
 // serveSession upgrades, then takes one of the user's terminal slots,
 // resolves the pod and container, and runs the session. Refusals after the

@@ -94,7 +94,10 @@ type Input struct {
 	// Permits are the answers to page.ObjectChecks: actions the user may
 	// not take are shown disabled.
 	Permits page.Permits
-	Now     time.Time
+	// NoPodExec: the server serves no pods/exec, so a workload's pods
+	// have no terminal either.
+	NoPodExec bool
+	Now       time.Time
 }
 
 // load fetches the page and, at the same time, asks the access checks of
@@ -134,6 +137,11 @@ func fetch(ctx context.Context, t page.Target, view string, managedFields bool) 
 	}
 	if table, err := client.GetTable(ctx, r, p.Namespace, p.Name); err == nil {
 		in.Summary = table
+	}
+	if !page.IsPods(r) && r.Namespaced {
+		if pods, err := client.Resource(ctx, "", "v1", "pods"); err == nil && !apiclient.SupportsExec(pods) {
+			in.NoPodExec = true
+		}
 	}
 	if view != viewOverview || in.Object == nil {
 		return in, nil
@@ -222,7 +230,7 @@ func Model(ctx context.Context, in Input) (views.ObjectPage, error) {
 		p.LogsDenied = in.Permits.Denied(page.LogsCheck(in.Namespace, pod))
 		// Exec is the most dangerous action: it is not even shown to a
 		// user the server would refuse.
-		if page.CanExec(r) && in.Permits.Denied(page.TerminalCheck("exec", in.Namespace, pod)) == "" {
+		if page.CanExec(r) && !in.NoPodExec && in.Permits.Denied(page.TerminalCheck("exec", in.Namespace, pod)) == "" {
 			p.TerminalHref = base + "/exec"
 		}
 		if page.CanDebug(r) && in.Permits.Denied(page.DebugCheck(in.Namespace, pod)) == "" {
