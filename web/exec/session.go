@@ -198,8 +198,14 @@ func (s *session) run() *metav1.Status {
 	}
 	s.log.Info("terminal ended", attrs...)
 	if ended == endedIdle {
+		// An attached process is the container's own: it was let go, not
+		// ended.
+		what := "its process was ended"
+		if tg.attach {
+			what = "the container's process goes on"
+		}
 		return &metav1.Status{Status: metav1.StatusFailure, Reason: metav1.StatusReasonTimeout, Code: http.StatusRequestTimeout,
-			Message: fmt.Sprintf("The terminal received no input for %v and was closed; its process was ended.", s.idle)}
+			Message: fmt.Sprintf("The terminal received no input for %v and was closed; %s.", s.idle, what)}
 	}
 	return st
 }
@@ -433,8 +439,12 @@ func (s *slots) acquire(who string) (release func(), err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.n[who] >= s.max {
+		terminals := "terminals"
+		if s.max == 1 {
+			terminals = "terminal"
+		}
 		return nil, echo.NewHTTPError(http.StatusTooManyRequests,
-			fmt.Sprintf("You already have %d terminals open, the most one user may. Close one, then try again.", s.max))
+			fmt.Sprintf("You already have %d %s open, the most one user may. Close one, then try again.", s.max, terminals))
 	}
 	s.n[who]++
 	var once sync.Once
