@@ -122,7 +122,8 @@ func (s *session) run() *metav1.Status {
 	s.log.Info("terminal started", "mode", mode, "command", tg.command, "tty", s.tty())
 
 	first := s.firstSize()
-	if !s.waitRunning() {
+	// A browser gone while it was awaited gets no process.
+	if s.stream.Context.Err() != nil || !s.waitRunning() {
 		s.log.Info("terminal ended", "mode", mode, "command", tg.command, "ended", endedBrowser, "duration", time.Since(start).Round(time.Millisecond))
 		return nil
 	}
