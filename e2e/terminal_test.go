@@ -57,6 +57,7 @@ func TestTerminalFromAWorkloadEchoesInput(t *testing.T) {
 	goTo(t, page, "/c/admin/apis/apps/v1/namespaces/demo/deployments/web")
 	must(t, page.GetByTestId("terminal-link").Click())
 	must(t, expect.Locator(page.GetByTestId("pod-picker")).ToBeVisible())
+	screenshot(t, page, "terminal-pod-picker-light.png")
 	must(t, page.GetByTestId("pod-choice").First().Click())
 	term := page.GetByTestId("terminal")
 	must(t, expect.Locator(term).ToHaveAttribute("data-state", "open"))
@@ -88,7 +89,7 @@ func TestTerminalFollowsTheWindowSize(t *testing.T) {
 		must(t, err)
 		marker := strconv.FormatInt(time.Now().UnixNano()%100000, 10)
 		typeLine(t, page, term, "echo size-"+marker+"; stty size")
-		must(t, expect.Locator(screen(term)).ToContainText(regexp.MustCompile(`size-`+marker+`\s*`+rows+` `+cols+`\b`)))
+		must(t, expect.Locator(screen(term)).ToContainText(regexp.MustCompile(`size-`+marker+`\s*`+rows+` `+cols+`(\D|$)`)))
 	}
 	sttySize()
 	before, _ := term.GetAttribute("data-cols")
@@ -245,6 +246,8 @@ func TestDebugContainerOpensATerminal(t *testing.T) {
 		t.Errorf("suggested name %q, want debugger-…", name)
 	}
 	screenshot(t, page, "debug-form-light.png")
+	must(t, page.EmulateMedia(playwright.PageEmulateMediaOptions{ColorScheme: playwright.ColorSchemeDark}))
+	screenshot(t, page, "debug-form-dark.png")
 	must(t, page.GetByTestId("debug-submit").Click())
 
 	term := page.GetByTestId("terminal")
