@@ -615,7 +615,7 @@ func PodPickerPage(p PodPicker) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			} else {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 55, "<div class=\"card\"><table class=\"table\" data-testid=\"pod-picker\"><thead><tr><th scope=\"col\">Pod</th><th scope=\"col\">Ready</th><th scope=\"col\">Phase</th></tr></thead> <tbody>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 55, "<div class=\"table-wrap card\"><table class=\"data\" data-testid=\"pod-picker\"><thead><tr><th scope=\"col\">Pod</th><th scope=\"col\">Ready</th><th scope=\"col\">Phase</th></tr></thead> <tbody>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -854,7 +854,7 @@ func Debug(p DebugForm) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 74, "\" required autocomplete=\"off\" spellcheck=\"false\" data-testid=\"debug-image\"> <span class=\"muted small\">The debug container's image, e.g. busybox:1.36. Its default command runs with a terminal.</span></label> <label class=\"field\"><span>Target container</span> <select name=\"target\" data-testid=\"debug-target\"><option value=\"\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 74, "\" required autocomplete=\"off\" spellcheck=\"false\" data-testid=\"debug-image\"> <span class=\"muted small\">The debug container's image, such as busybox, or one with your tools. Its default command runs with a terminal.</span></label> <label class=\"field\"><span>Target container</span> <select name=\"target\" data-testid=\"debug-target\"><option value=\"\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
