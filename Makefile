@@ -136,8 +136,9 @@ run: build
 
 # Renderer benchmarks, then, in one run against a dev control plane (see
 # e2e/bench): the console's list page for 5,000 pods against the raw Table GET
-# it makes, log throughput, live-list watch latency, and console memory with
-# 500 live clients. BENCH_FLAGS passes flags, e.g. BENCH_FLAGS='-measure logs'.
+# it makes, log throughput, live-list watch latency, console memory with 500
+# live clients, and keystroke echo through the console's terminal against
+# kubectl exec. BENCH_FLAGS passes flags, e.g. BENCH_FLAGS='-measure logs'.
 BENCH_FLAGS ?=
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./web/...

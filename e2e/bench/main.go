@@ -14,7 +14,10 @@
 //   - watch: the latency from a ConfigMap PATCH to its event on a live list
 //     page, at -watch-rate changes per second;
 //   - clients: the console's resident memory and upstream watch count with
-//     -clients live list WebSockets open.
+//     -clients live list WebSockets open;
+//   - exec: the keystroke echo round trip into a shell in a demo pod, through
+//     the console's terminal socket against kubectl exec -i -t (on a pty)
+//     and client-go's executor, -exec-keys keystrokes each, taking turns.
 //
 // A live measurement that fails (the console may not serve WebSockets yet)
 // is reported as not measured, the others still run, and the exit code is 1.
@@ -68,7 +71,7 @@ const (
 )
 
 // measurements, in the order they run.
-var measurements = []string{"list", "logs", "watch", "clients"}
+var measurements = []string{"list", "logs", "watch", "clients", "exec"}
 
 type options struct {
 	requests int
@@ -92,6 +95,10 @@ type options struct {
 	clients          int
 	clientNamespaces []string
 	clientSettle     time.Duration
+
+	execKeys   int
+	execWarmup int
+	execPod    string
 }
 
 func main() {
@@ -114,6 +121,9 @@ func main() {
 	flag.IntVar(&o.clients, "clients", 500, "concurrent live list WebSockets for the memory measurement")
 	clientNamespaces := flag.String("clients-namespaces", namespace, "comma-separated namespaces whose pod lists the clients open, round robin")
 	flag.DurationVar(&o.clientSettle, "clients-settle", 3*time.Second, "wait after the last client connected (and after closing them) before reading memory")
+	flag.IntVar(&o.execKeys, "exec-keys", 1000, "measured keystrokes per path for the keystroke echo")
+	flag.IntVar(&o.execWarmup, "exec-warmup", 20, "unmeasured keystrokes per path first")
+	flag.StringVar(&o.execPod, "exec-pod", "", "pod of namespace "+execNamespace+" to type into (default: the first Running one by name)")
 	flag.Parse()
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, nil)))
 	usage := func(msg string) {
@@ -145,6 +155,8 @@ func main() {
 		usage("-watch-rate, -watch-duration, -watch-configmaps and -watch-workers must be positive")
 	case o.clients < 1 || len(o.clientNamespaces) == 0:
 		usage("-clients and -clients-namespaces must not be empty")
+	case o.execKeys < 1 || o.execWarmup < 0:
+		usage("-exec-keys must be positive and -exec-warmup not negative")
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
@@ -264,6 +276,22 @@ func run(ctx context.Context, o options) (err error) {
 		reportClients(os.Stdout, o, res, err)
 		if err != nil {
 			err = fmt.Errorf("live clients: %w", err)
+		}
+		errs = append(errs, err)
+	}
+	if o.measure["exec"] {
+		slog.Info("measuring keystroke echo", "keys", o.execKeys)
+		bin, err := harness.BinDir()
+		if err != nil {
+			return errors.Join(append(errs, err)...)
+		}
+		res, err := measureExec(ctx, o, execTargets{ws: ws, kubeconfig: dc.Kubeconfig, kubectl: filepath.Join(bin, "kubectl"), client: client})
+		reportExec(os.Stdout, o, res, err)
+		if err == nil {
+			err = res.failed()
+		}
+		if err != nil {
+			err = fmt.Errorf("keystroke echo: %w", err)
 		}
 		errs = append(errs, err)
 	}
