@@ -369,12 +369,7 @@ func openConsoleTerminal(ctx context.Context, ws *wsClient, pagePath, protocol s
 	}
 	conn, resp, err := d.DialContext(ctx, ws.base.String()+socket, http.Header{"Origin": {ws.origin}})
 	if err != nil {
-		if resp != nil {
-			body, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
-			resp.Body.Close()
-			return nil, fmt.Errorf("terminal socket %s: %w: HTTP %s: %s", socket, err, resp.Status, describeBody(resp.Header.Get("Content-Type"), body))
-		}
-		return nil, fmt.Errorf("terminal socket %s: %w", socket, err)
+		return nil, handshakeError("terminal socket "+socket, err, resp)
 	}
 	if p := conn.Subprotocol(); p != protocol {
 		conn.Close()

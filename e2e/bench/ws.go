@@ -71,12 +71,7 @@ func (c *wsClient) dial(ctx context.Context, pathQuery string) (*websocket.Conn,
 	h.Set("Origin", c.origin)
 	conn, resp, err := c.dialer.DialContext(ctx, target, h)
 	if err != nil {
-		if resp != nil {
-			body, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
-			resp.Body.Close()
-			return nil, fmt.Errorf("WebSocket %s: %w: HTTP %s: %s", pathQuery, err, resp.Status, describeBody(resp.Header.Get("Content-Type"), body))
-		}
-		return nil, fmt.Errorf("WebSocket %s: %w", pathQuery, err)
+		return nil, handshakeError("WebSocket "+pathQuery, err, resp)
 	}
 	if p := conn.Subprotocol(); p != channelProtocol {
 		conn.Close()
@@ -197,4 +192,15 @@ func diagnostic(payload []byte) string {
 		return d.Message
 	}
 	return string(payload)
+}
+
+// handshakeError says why a WebSocket handshake failed, with the refusal's
+// status and body when the server answered.
+func handshakeError(what string, err error, resp *http.Response) error {
+	if resp == nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+	resp.Body.Close()
+	return fmt.Errorf("%s: %w: HTTP %s: %s", what, err, resp.Status, describeBody(resp.Header.Get("Content-Type"), body))
 }
