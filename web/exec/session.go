@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"sync"
 	"time"
@@ -97,9 +98,7 @@ type session struct {
 	// wait bounds how long the session waits for its container to start
 	// (a debug container pulling its image), and poll how often it looks.
 	wait, poll time.Duration
-	log        interface {
-		Info(string, ...any)
-	}
+	log        *slog.Logger
 }
 
 // How a session ended, for the log.
