@@ -165,7 +165,13 @@ func fetch[T any](ctx context.Context, pools *decodePools, r *rest.Request, deco
 	if _, err := buf.ReadFrom(rc); err != nil {
 		return zero, fmt.Errorf("reading response: %w", err)
 	}
-	return decode(buf.Bytes())
+	v, err := decode(buf.Bytes())
+	if err != nil && ctx.Err() != nil {
+		// A body cut short by the deadline is the deadline's doing, not a
+		// malformed answer: the page says the server was too slow (504).
+		return zero, fmt.Errorf("reading response: %w", context.Cause(ctx))
+	}
+	return v, err
 }
 
 func setParam(r *rest.Request, name, value string) {

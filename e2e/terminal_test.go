@@ -266,3 +266,56 @@ func TestDebugContainerOpensATerminal(t *testing.T) {
 		t.Errorf("the pod's ephemeral containers %+v lack %s (targeted, stdin, tty)", got.Spec.EphemeralContainers, name)
 	}
 }
+
+// Copy and paste work from the keyboard and from the context menu, which
+// the keyboard opens too (Shift+F10) and drives with the arrows.
+func TestTerminalCopyAndPasteByKeyboardAndMenu(t *testing.T) {
+	cs, _ := clientset(t, "admin")
+	pod := runningPod(t, cs)
+	page := newPage(t, playwright.BrowserNewContextOptions{
+		Viewport:    &playwright.Size{Width: 1360, Height: 900},
+		Permissions: []string{"clipboard-read", "clipboard-write"},
+	})
+	term := openTerminal(t, page, pod.Name)
+	typeLine(t, page, term, "echo copy-me-$((3*14))")
+	must(t, expect.Locator(screen(term)).ToContainText("copy-me-42"))
+
+	// The keyboard opens the menu; Select all, then Copy, by the keyboard.
+	menu := page.GetByTestId("terminal-menu")
+	must(t, page.Keyboard().Press("Shift+F10"))
+	must(t, expect.Locator(menu).ToBeVisible())
+	screenshot(t, page, "terminal-menu-light.png")
+	must(t, menu.Locator(`[data-action="select-all"]`).Focus())
+	must(t, page.Keyboard().Press("Enter"))
+	must(t, expect.Locator(menu).ToBeHidden())
+	must(t, page.Keyboard().Press("Control+Shift+C"))
+	clip := func() string {
+		v, err := page.Evaluate(`() => navigator.clipboard.readText()`)
+		must(t, err)
+		return v.(string)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(clip(), "copy-me-42") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the clipboard has %q, want the terminal's text", clip())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+
+	// Paste from the menu runs what the clipboard holds.
+	_, err := page.Evaluate(`() => navigator.clipboard.writeText("echo pasted-$((40+2))")`)
+	must(t, err)
+	must(t, term.Click(playwright.LocatorClickOptions{Button: playwright.MouseButtonRight}))
+	must(t, expect.Locator(menu).ToBeVisible())
+	must(t, menu.Locator(`[data-action="paste"]`).Click())
+	must(t, page.Keyboard().Press("Enter"))
+	must(t, expect.Locator(screen(term)).ToContainText("pasted-42"))
+
+	// And Ctrl+Shift+V pastes from the keyboard.
+	_, err = page.Evaluate(`() => navigator.clipboard.writeText("echo keyed-$((40+3))")`)
+	must(t, err)
+	must(t, term.Click())
+	must(t, page.Keyboard().Press("Control+Shift+V"))
+	must(t, page.Keyboard().Press("Enter"))
+	must(t, expect.Locator(screen(term)).ToContainText("keyed-43"))
+}
