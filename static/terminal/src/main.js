@@ -265,7 +265,9 @@ function start(root) {
   // every move), wherever it lets go, once xterm has finished with the
   // event; and after Select all (the menu's).
   let selecting = false;
-  screen.addEventListener("mousedown", () => (selecting = true));
+  // Only the left button selects: a right click opens the menu, and must
+  // not copy an old selection over what the user means to paste.
+  screen.addEventListener("mousedown", (e) => (selecting = e.button === 0));
   document.addEventListener("mouseup", () => {
     if (!selecting) return;
     selecting = false;
