@@ -64,8 +64,8 @@ func (c *Client) Stream(ctx context.Context, s Session) error {
 	if err := requireNames(s.Namespace, s.Pod); err != nil {
 		return err
 	}
-	if s.Container != "" && !ValidPathSegment(s.Container) {
-		return checkNames(s.Container)
+	if err := checkNames(s.Container); err != nil {
+		return err
 	}
 	sub := "exec"
 	if s.Attach {
@@ -130,16 +130,24 @@ func shouldFallBack(err error) bool {
 	if !httpstream.IsUpgradeFailure(err) && !httpstream.IsHTTPSProxyError(err) {
 		return false
 	}
-	var upgrade *httpstream.UpgradeFailureError
-	if errors.As(err, &upgrade) {
-		var status apierrors.APIStatus
-		if errors.As(upgrade.Cause, &status) {
-			if code := status.Status().Code; code >= 400 && code < 500 {
-				return false
-			}
-		}
+	if st, ok := upgradeStatus(err); ok && st.Code >= 400 && st.Code < 500 {
+		return false
 	}
 	return true
+}
+
+// upgradeStatus is the server's Status when it refused the upgrade with
+// one.
+func upgradeStatus(err error) (metav1.Status, bool) {
+	var upgrade *httpstream.UpgradeFailureError
+	if !errors.As(err, &upgrade) {
+		return metav1.Status{}, false
+	}
+	var status apierrors.APIStatus
+	if !errors.As(upgrade.Cause, &status) {
+		return metav1.Status{}, false
+	}
+	return status.Status(), true
 }
 
 // exitStatusMessage is how kwok (and other servers that run the command
@@ -157,12 +165,8 @@ func streamError(err error) error {
 	if errors.As(err, &code) {
 		return &ExitError{Code: code.Code}
 	}
-	var upgrade *httpstream.UpgradeFailureError
-	if errors.As(err, &upgrade) {
-		var status apierrors.APIStatus
-		if errors.As(upgrade.Cause, &status) {
-			return &apierrors.StatusError{ErrStatus: status.Status()}
-		}
+	if st, ok := upgradeStatus(err); ok {
+		return &apierrors.StatusError{ErrStatus: st}
 	}
 	// The v4/v5 error channel carries a Status, but the executors keep
 	// only its message for anything but an exit code.

@@ -249,19 +249,7 @@ func (lw *logWriter) write(lines []logLine) error {
 // logContainer picks the container a log request is for, with
 // kube-apiserver's errors.
 func logContainer(pod *unstructured.Unstructured, name string) (string, *metav1.Status) {
-	names := func(field string) []string {
-		list, _, _ := unstructured.NestedSlice(pod.Object, "spec", field)
-		var out []string
-		for _, c := range list {
-			if m, ok := c.(map[string]any); ok {
-				if n, ok := m["name"].(string); ok {
-					out = append(out, n)
-				}
-			}
-		}
-		return out
-	}
-	containers, inits := names("containers"), names("initContainers")
+	containers, inits := containerNames(pod, "containers"), containerNames(pod, "initContainers")
 	if name == "" {
 		switch len(containers) {
 		case 1:
@@ -278,7 +266,7 @@ func logContainer(pod *unstructured.Unstructured, name string) (string, *metav1.
 		return "", &st
 	}
 	for _, field := range []string{"containers", "initContainers", "ephemeralContainers"} {
-		for _, n := range names(field) {
+		for _, n := range containerNames(pod, field) {
 			if n == name {
 				return name, nil
 			}

@@ -86,19 +86,16 @@ func (h *Handler) Exec(c echo.Context, t page.Target) error {
 	if !page.IsPods(t.Resource) {
 		return h.pickPod(c, t)
 	}
-	if err := served(t.Resource, "exec"); err != nil {
-		return err
+	if !apiclient.SupportsExec(t.Resource) {
+		return notServed(t.Resource, "exec")
 	}
 	return h.terminal(c, t, false)
 }
 
-// served refuses a subresource the server does not list for pods, as
+// notServed refuses a subresource the server does not list for pods, as
 // for any other subresource it lacks.
-func served(pods apiclient.Resource, sub string) error {
-	if !slices.Contains(pods.Subresources, sub) {
-		return echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("The server serves no %q subresource for %s.", sub, pods.Name))
-	}
-	return nil
+func notServed(pods apiclient.Resource, sub string) error {
+	return echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("The server serves no %q subresource for %s.", sub, pods.Name))
 }
 
 // Attach serves …/pods/{name}/attach: a terminal joined to the container's
@@ -107,8 +104,8 @@ func (h *Handler) Attach(c echo.Context, t page.Target) error {
 	if !page.IsPods(t.Resource) {
 		return echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("Only pods can be attached to; %s %s is a %s.", t.Resource.Kind, t.Path.Name, t.Resource.Kind))
 	}
-	if err := served(t.Resource, "attach"); err != nil {
-		return err
+	if !apiclient.SupportsAttach(t.Resource) {
+		return notServed(t.Resource, "attach")
 	}
 	return h.terminal(c, t, true)
 }

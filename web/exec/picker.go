@@ -32,8 +32,8 @@ func (h *Handler) pickPod(c echo.Context, t page.Target) error {
 	if err != nil {
 		return err
 	}
-	if err := served(podsResource, "exec"); err != nil {
-		return err
+	if !apiclient.SupportsExec(podsResource) {
+		return notServed(podsResource, "exec")
 	}
 	sel, err := client.PodSelector(ctx, r, p.Namespace, p.Name)
 	if err != nil {

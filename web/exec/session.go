@@ -13,7 +13,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/tabula-console/tabula/apiclient"
@@ -251,11 +250,6 @@ func endStatus(err error) (*metav1.Status, int) {
 	}
 	if errors.Is(err, context.Canceled) {
 		return nil, -1
-	}
-	var status apierrors.APIStatus
-	if errors.As(err, &status) {
-		st := status.Status()
-		return &st, -1
 	}
 	st := page.StatusFor(err)
 	return &st, -1

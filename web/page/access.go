@@ -3,7 +3,6 @@ package page
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/labstack/echo/v4"
 
@@ -152,15 +151,11 @@ func DebugCheck(namespace, pod string) apiclient.AccessCheck {
 
 // CanDebug says whether the server serves debug containers: pods with the
 // ephemeralcontainers subresource. A server without it hides the action.
-func CanDebug(pods apiclient.Resource) bool {
-	return IsPods(pods) && slices.Contains(pods.Subresources, "ephemeralcontainers")
-}
+func CanDebug(pods apiclient.Resource) bool { return apiclient.SupportsEphemeralContainers(pods) }
 
 // CanExec says whether the server serves exec for r's objects: pods with
 // the exec subresource, or a workload whose pods may have it.
-func CanExec(pods apiclient.Resource) bool {
-	return !IsPods(pods) || slices.Contains(pods.Subresources, "exec")
-}
+func CanExec(pods apiclient.Resource) bool { return !IsPods(pods) || apiclient.SupportsExec(pods) }
 
 // CreateCheck is the create page's POST to the collection. A namespaced
 // collection across all namespaces has no one answer (the namespace is
