@@ -209,14 +209,23 @@ func (s *Server) boundedTarget(h page.ResourceHandler) page.ResourceHandler {
 }
 
 // headAsGet serves HEAD as the GET of the same URL, as RFC 9110 asks
-// (curl -I, uptime checks): net/http drops the body of a response to a
-// HEAD request, and every middleware (sign-in, CSRF, headers) runs as for
-// the GET.
+// (curl -I, uptime checks), and every middleware (sign-in, CSRF, headers)
+// runs as for the GET. The router reads the method from net/http's own
+// request, and net/http drops a body only while that request says HEAD:
+// so the method changes and the body is dropped here.
 func headAsGet(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if c.Request().Method == http.MethodHead {
-			c.Request().Method = http.MethodGet
+		if req := c.Request(); req.Method == http.MethodHead {
+			req.Method = http.MethodGet
+			c.Response().Writer = headersOnly{c.Response().Writer}
 		}
 		return next(c)
 	}
 }
+
+// headersOnly answers a HEAD: the GET's status and headers, no body.
+type headersOnly struct{ http.ResponseWriter }
+
+func (w headersOnly) Write(p []byte) (int, error) { return len(p), nil }
+
+func (w headersOnly) Unwrap() http.ResponseWriter { return w.ResponseWriter }

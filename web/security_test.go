@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -568,6 +569,21 @@ func TestHeadIsAnsweredAsGet(t *testing.T) {
 		}
 		if hsts := resp.Header.Get("Strict-Transport-Security"); hsts != "" {
 			t.Errorf("plain HTTP sent Strict-Transport-Security %q", hsts)
+		}
+		// A client reads no body after a HEAD, so a body sent anyway is
+		// only seen on the wire, where it would corrupt the next response.
+		conn, err := net.Dial("tcp", strings.TrimPrefix(h.console.URL, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(conn, "HEAD %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", path, strings.TrimPrefix(h.console.URL, "http://"))
+		wire, err := io.ReadAll(conn)
+		conn.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, after, ok := strings.Cut(string(wire), "\r\n\r\n"); !ok || after != "" {
+			t.Errorf("HEAD %s: %d bytes after the headers on the wire: %.80q", path, len(after), after)
 		}
 	}
 }
