@@ -16,7 +16,7 @@ type ListPage struct {
 	// Served is the representation the server answered with, as a badge.
 	Served  string
 	Columns []ListColumn
-	Rows    []ListRow
+	Rows    *ListRows
 	Filter  ListFilter
 	// Wide reveals priority > 0 columns; WideHref toggles it.
 	Wide          bool
@@ -79,6 +79,63 @@ type ListColumn struct {
 	// Sort is the column's aria-sort: "ascending", "descending" or "none".
 	Sort string
 }
+
+// RowSource yields a list page's rows one at a time, so a page can write
+// each row as the server's answer is read rather than hold them all.
+type RowSource interface {
+	// Next moves to the next row; false at the end or on an error.
+	Next() bool
+	// Row is the current row, valid until the next call to Next.
+	Row() ListRow
+	// Err is what ended the rows early, if anything.
+	Err() error
+}
+
+// ListRows are the rows of a list page, built or streamed. Whether there is
+// a row is known before they are written (the empty state comes first);
+// how many were written, after.
+type ListRows struct {
+	src     RowSource
+	started bool // src is on its first row, read ahead by StreamRows
+	written int
+}
+
+// StaticRows are rows built in advance.
+func StaticRows(rows []ListRow) *ListRows {
+	return StreamRows(&sliceRows{rows: rows, i: -1})
+}
+
+// StreamRows are rows read as they are written. It reads the first one
+// ahead, to know whether the list is empty.
+func StreamRows(src RowSource) *ListRows {
+	return &ListRows{src: src, started: src.Next()}
+}
+
+// Empty says whether the page has no row (or failed before its first).
+func (l *ListRows) Empty() bool { return l == nil || !l.started }
+
+// Written is how many rows were written so far.
+func (l *ListRows) Written() int {
+	if l == nil {
+		return 0
+	}
+	return l.written
+}
+
+type sliceRows struct {
+	rows []ListRow
+	i    int
+}
+
+func (s *sliceRows) Next() bool {
+	if s.i+1 >= len(s.rows) {
+		return false
+	}
+	s.i++
+	return true
+}
+func (s *sliceRows) Row() ListRow { return s.rows[s.i] }
+func (s *sliceRows) Err() error   { return nil }
 
 // ListRow is one row; Key identifies it (uid, or namespace/name).
 type ListRow struct {

@@ -129,7 +129,7 @@ func TestErrorEscapesHostileMessages(t *testing.T) {
 }
 
 func TestListRowsEscapeEverything(t *testing.T) {
-	page := ListPage{Layout: testLayout(), Kind: "Pod", Resource: "pods", Rows: []ListRow{{
+	page := ListPage{Layout: testLayout(), Kind: "Pod", Resource: "pods", Rows: StaticRows([]ListRow{{
 		Key:        `"><script>`,
 		Conditions: []string{"<Completed>"},
 		Cells: []Cell{
@@ -137,7 +137,7 @@ func TestListRowsEscapeEverything(t *testing.T) {
 			{Text: "5d", Title: `2026-01-01T00:00:00Z"`, Time: true},
 			{Text: "3", Numeric: true},
 		},
-	}}}
+	}})}
 	doc := renderDoc(t, List(page))
 	row := doc.Find("[data-testid=list-table] tbody tr")
 	if row.Length() != 1 || doc.Find("tbody script, tbody b").Length() != 0 {

@@ -49,22 +49,52 @@ func (h *Handler) Page(c echo.Context, t page.Target) error {
 		return err
 	}
 	ctx := c.Request().Context()
-	// The create check runs while the page is listed; both are waited
-	// for, so no review outlives the page.
+	// What the page shows besides the list is fetched while the server
+	// lists; everything is waited for, so nothing outlives the page.
 	permits := make(chan page.Permits, 1)
 	go func() { permits <- h.env.Permits(ctx, t.Client, createChecks(r, ns)) }()
-	table, lq, notices, err := fetch(ctx, t.Client, r, ns, lq)
-	in := Input{Context: t.Client.ContextName(), Resource: r, Namespace: ns, Query: lq, Table: table, Notices: notices, Permits: <-permits}
+	picker := make(chan views.NamespacePicker, 1)
+	if r.Namespaced {
+		go func() { picker <- h.namespacePicker(ctx, t.Client, r, ns, lq) }()
+	} else {
+		picker <- views.NamespacePicker{}
+	}
+	layout := h.env.StartContextLayout(ctx, t.Client, r.Kind+" list", &r, ns)
+	stream, lq, notices, err := open(ctx, t.Client, r, ns, lq)
+	in := Input{Context: t.Client.ContextName(), Resource: r, Namespace: ns, Query: lq, Notices: notices, Permits: <-permits}
+	namespaces := <-picker
+	// The frame comes last: it shows the warnings of every call above.
+	frame := layout()
 	if err != nil {
 		return page.WithAction(err, "list", r, ns, "")
 	}
-	p := Model(ctx, in)
-	if r.Namespaced {
-		p.Picker = h.namespacePicker(ctx, c, t.Client, r, ns, lq)
+	defer stream.Close()
+	in.Table = &stream.Head
+	if lq.Sort != "" {
+		// Sorting needs the whole page first.
+		if in.Table.Rows, err = collect(stream); err != nil {
+			return page.WithAction(err, "list", r, ns, "")
+		}
+	} else {
+		in.Rows = stream
 	}
-	// The frame comes last: it shows the warnings of every call above.
-	p.Layout = h.env.ContextLayout(ctx, t.Client, r.Kind+" list", &r, ns)
-	return h.env.Render(c, http.StatusOK, views.List(p))
+	model := Model(ctx, in)
+	model.Picker, model.Layout = namespaces, frame
+	// Rows are decoded as the page is written, so a body that breaks off
+	// fails the render: the whole page is then an error page.
+	if err := h.env.Render(c, http.StatusOK, views.List(model)); err != nil {
+		return page.WithAction(err, "list", r, ns, "")
+	}
+	return nil
+}
+
+// collect reads every row of a stream.
+func collect(s *apiclient.TableStream) ([]apiclient.Row, error) {
+	var rows []apiclient.Row
+	for s.Next() {
+		rows = append(rows, s.Row().Clone())
+	}
+	return rows, s.Err()
 }
 
 // createChecks are the access checks of a list page: its Create button's,
@@ -76,18 +106,18 @@ func createChecks(r apiclient.Resource, ns string) []apiclient.AccessCheck {
 	return nil
 }
 
-// fetch lists one page; an expired continue token restarts from the first
-// page, which the page says.
-func fetch(ctx context.Context, client *apiclient.Client, r apiclient.Resource, ns string, lq Query) (*apiclient.Table, Query, []string, error) {
+// open starts reading one page; an expired continue token restarts from
+// the first page, which the page says.
+func open(ctx context.Context, client *apiclient.Client, r apiclient.Resource, ns string, lq Query) (*apiclient.TableStream, Query, []string, error) {
 	opts := Options(lq, r, ns)
-	table, err := client.ListTable(ctx, r, opts)
+	stream, err := client.OpenTable(ctx, r, opts)
 	if err != nil && lq.Continue != "" && apiclient.IsExpired(err) {
 		lq = lq.FirstPage()
 		opts.Continue = ""
-		table, err = client.ListTable(ctx, r, opts)
-		return table, lq, []string{"The continue token expired, so the list restarted from the first page."}, err
+		stream, err = client.OpenTable(ctx, r, opts)
+		return stream, lq, []string{"The continue token expired, so the list restarted from the first page."}, err
 	}
-	return table, lq, nil, err
+	return stream, lq, nil, err
 }
 
 // Namespace is the namespace picker's form target: it redirects to the same
@@ -112,7 +142,7 @@ func (h *Handler) Namespace(c echo.Context) error {
 
 // namespacePicker lists the namespaces the user may list; a user who may not
 // gets a free-text field instead of an error.
-func (h *Handler) namespacePicker(ctx context.Context, c echo.Context, client *apiclient.Client, r apiclient.Resource, current string, lq Query) views.NamespacePicker {
+func (h *Handler) namespacePicker(ctx context.Context, client *apiclient.Client, r apiclient.Resource, current string, lq Query) views.NamespacePicker {
 	carried := lq.FirstPage().Values()
 	carried.Set("group", r.Group)
 	carried.Set("version", r.Version)

@@ -189,8 +189,13 @@ func (f *follower) relist(ctx context.Context, notice string) (string, error) {
 	ctx, cancel := f.env.WithDeadline(ctx)
 	defer cancel()
 	r, ns := f.in.Resource, f.in.Namespace
-	table, lq, _, err := fetch(ctx, f.client, r, ns, f.in.Query)
+	stream, lq, _, err := open(ctx, f.client, r, ns, f.in.Query)
 	if err != nil {
+		return "", err
+	}
+	defer stream.Close()
+	table := stream.Head
+	if table.Rows, err = collect(stream); err != nil {
 		return "", err
 	}
 	// An expired continue token restarted the page: follow the first page
@@ -209,7 +214,7 @@ func (f *follower) relist(ctx context.Context, notice string) (string, error) {
 		rv = now.ResourceVersion
 	}
 	in := f.in
-	in.Table = table
+	in.Table = &table
 	var buf bytes.Buffer
 	if err := views.WriteRows(ctx, &buf, Rows(ctx, in)); err != nil {
 		return "", err

@@ -21,11 +21,21 @@ type Input struct {
 	Resource  apiclient.Resource
 	Namespace string
 	Query     Query
-	Table     *apiclient.Table
-	Notices   []string
+	// Table is the page; its rows are Table.Rows, or, when Rows is set,
+	// read from Rows as the page is written.
+	Table   *apiclient.Table
+	Rows    TableRows
+	Notices []string
 	// Permits answer the page's access checks (page.CreateCheck).
 	Permits page.Permits
 	Now     time.Time
+}
+
+// TableRows are a page's rows as they are read (*apiclient.TableStream).
+type TableRows interface {
+	Next() bool
+	Row() *apiclient.Row
+	Err() error
 }
 
 // base is the page's own URL without a query.
@@ -47,7 +57,13 @@ func Model(ctx context.Context, in Input) views.ListPage {
 		Wide:         lq.Wide,
 		Notices:      in.Notices,
 	}
-	p.Columns, p.Rows, p.HiddenColumns = tableView(ctx, in)
+	var rv *rowView
+	p.Columns, rv, p.HiddenColumns = tableView(ctx, in)
+	if in.Rows != nil && lq.Sort == "" {
+		p.Rows = views.StreamRows(&streamedRows{src: in.Rows, view: rv})
+	} else {
+		p.Rows = views.StaticRows(rv.rows(in.Table.Rows, lq))
+	}
 	if lq.Sort != "" {
 		p.SortedBy = strings.TrimPrefix(lq.Sort, "-")
 	}
@@ -107,22 +123,32 @@ func pagerView(base templ.SafeURL, lq Query, t *apiclient.Table) views.Pager {
 // Rows renders the rows of a Table as a page of this list shows them; live
 // updates use it for single rows.
 func Rows(ctx context.Context, in Input) []views.ListRow {
-	_, rows, _ := tableView(ctx, in)
-	return rows
+	_, rv, _ := tableView(ctx, in)
+	return rv.rows(in.Table.Rows, in.Query)
 }
 
-// tableView turns the server's Table into visible columns and rows: priority
-// columns only when wide, the name column linked, dates as ages.
-func tableView(ctx context.Context, in Input) ([]views.ListColumn, []views.ListRow, int) {
+// tableView turns the server's Table into visible columns, and the builder
+// of its rows: priority columns only when wide, the name column linked,
+// dates as ages.
+func tableView(ctx context.Context, in Input) ([]views.ListColumn, *rowView, int) {
 	r, namespace, t, lq := in.Resource, in.Namespace, in.Table, in.Query
 	fallback := t.Served == apiclient.JSONFallback || t.Served == apiclient.MetadataList
 	allNamespaces := r.Namespaced && namespace == ""
-	var visible []int
+	base := in.base(ctx)
+	rv := &rowView{
+		ctx: ctx, in: in, columns: t.Columns, nameCol: -1, now: in.Now,
+		// Like kubectl -A: an all-namespaces list shows each row's namespace.
+		withNamespace: allNamespaces && !fallback,
+		// Rows of a one-namespace (or cluster-scoped) list share their link prefix.
+		rowBase: base + "/",
+	}
+	if rv.now.IsZero() {
+		rv.now = time.Now()
+	}
 	hidden := 0
-	nameCol := -1
 	for i, col := range t.Columns {
-		if col.Format == "name" && nameCol < 0 {
-			nameCol = i
+		if col.Format == "name" && rv.nameCol < 0 {
+			rv.nameCol = i
 		}
 		// A fallback list's generic Namespace column says something only
 		// across namespaces, as kubectl prints NAMESPACE only with -A.
@@ -133,17 +159,14 @@ func tableView(ctx context.Context, in Input) ([]views.ListColumn, []views.ListR
 			hidden++
 			continue
 		}
-		visible = append(visible, i)
+		rv.visible = append(rv.visible, i)
 	}
-	// Like kubectl -A: an all-namespaces list shows each row's namespace.
-	withNamespace := allNamespaces && !fallback
 	sortCol, desc := sortColumn(t.Columns, lq.Sort)
-	base := in.base(ctx)
-	cols := make([]views.ListColumn, 0, len(visible)+1)
-	if withNamespace {
+	cols := make([]views.ListColumn, 0, len(rv.visible)+1)
+	if rv.withNamespace {
 		cols = append(cols, views.ListColumn{Name: "Namespace", Description: "Namespace of the object"})
 	}
-	for _, i := range visible {
+	for _, i := range rv.visible {
 		col := t.Columns[i]
 		next := lq
 		next.Sort = col.Name
@@ -158,70 +181,113 @@ func tableView(ctx context.Context, in Input) ([]views.ListColumn, []views.ListR
 			Sort:        sortState(i == sortCol, desc),
 		})
 	}
-	rows := t.Rows
-	if sortCol >= 0 {
-		rows = sortedRows(rows, sortCol, t.Columns[sortCol].Type, desc)
-	}
-	now := in.Now
-	if now.IsZero() {
-		now = time.Now()
-	}
-	// Rows of a one-namespace (or cluster-scoped) list share their link prefix.
-	rowBase := base + "/"
-	out := make([]views.ListRow, len(rows))
-	width := len(visible)
-	if withNamespace {
-		width++
-	}
-	// One allocation for every cell of the page, sliced per row.
-	cells := make([]views.Cell, 0, len(rows)*width)
-	for ri, row := range rows {
-		vr := views.ListRow{Cells: cells[len(cells) : len(cells) : len(cells)+width]}
-		name, ns := "", namespace
-		if nameCol >= 0 && nameCol < len(row.Cells) {
-			name, _ = row.Cells[nameCol].(string)
-		}
-		if row.Object != nil {
-			if name == "" {
-				name = row.Object.Name
-			}
-			if row.Object.Namespace != "" {
-				ns = row.Object.Namespace
-			}
-		}
-		// Live updates find rows by this key, with or without object metadata.
-		vr.Key = ns + "/" + name
-		if withNamespace {
-			vr.Cells = append(vr.Cells, views.Cell{Text: ns, Href: page.ResourceURL(ctx, in.Context, r, ns, "")})
-		}
-		for _, i := range visible {
-			var v any
-			if i < len(row.Cells) {
-				v = row.Cells[i]
-			}
-			cell := page.FormatCell(v, t.Columns[i].Type, now)
-			if cell.Time && t.Columns[i].Name == "Age" && row.Object != nil && !row.Object.CreationTimestamp.IsZero() {
-				cell.Title = row.Object.CreationTimestamp.UTC().Format(time.RFC3339)
-			}
-			if i == nameCol && name != "" {
-				if ns == namespace {
-					cell.Href = rowBase + templ.SafeURL(url.PathEscape(name))
-				} else {
-					cell.Href = page.ResourceURL(ctx, in.Context, r, ns, name)
-				}
-			}
-			vr.Cells = append(vr.Cells, cell)
-		}
-		for _, cond := range row.Conditions {
-			if cond.Status == "True" {
-				vr.Conditions = append(vr.Conditions, string(cond.Type))
-			}
-		}
-		cells = cells[:len(cells)+len(vr.Cells)]
-		out[ri] = vr
-	}
-	return cols, out, hidden
+	return cols, rv, hidden
 }
+
+// rowView builds a page's rows from the server's.
+type rowView struct {
+	ctx           context.Context
+	in            Input
+	columns       []apiclient.Column
+	visible       []int
+	nameCol       int
+	withNamespace bool
+	rowBase       templ.SafeURL
+	now           time.Time
+}
+
+// width is the number of cells of a row.
+func (v *rowView) width() int {
+	if v.withNamespace {
+		return len(v.visible) + 1
+	}
+	return len(v.visible)
+}
+
+// rows builds every row of a page, sorted as asked.
+func (v *rowView) rows(rows []apiclient.Row, lq Query) []views.ListRow {
+	if sortCol, desc := sortColumn(v.columns, lq.Sort); sortCol >= 0 {
+		rows = sortedRows(rows, sortCol, v.columns[sortCol].Type, desc)
+	}
+	out := make([]views.ListRow, len(rows))
+	// One allocation for every cell of the page, sliced per row.
+	width := v.width()
+	cells := make([]views.Cell, len(rows)*width)
+	for i := range rows {
+		out[i] = v.row(&rows[i], cells[i*width:i*width:(i+1)*width])
+	}
+	return out
+}
+
+// row builds one row, appending its cells to cells.
+func (v *rowView) row(row *apiclient.Row, cells []views.Cell) views.ListRow {
+	namespace := v.in.Namespace
+	vr := views.ListRow{Cells: cells}
+	name, ns := "", namespace
+	if v.nameCol >= 0 && v.nameCol < len(row.Cells) {
+		name, _ = row.Cells[v.nameCol].(string)
+	}
+	if row.Object != nil {
+		if name == "" {
+			name = row.Object.Name
+		}
+		if row.Object.Namespace != "" {
+			ns = row.Object.Namespace
+		}
+	}
+	// Live updates find rows by this key, with or without object metadata.
+	vr.Key = ns + "/" + name
+	if v.withNamespace {
+		vr.Cells = append(vr.Cells, views.Cell{Text: ns, Href: page.ResourceURL(v.ctx, v.in.Context, v.in.Resource, ns, "")})
+	}
+	for _, i := range v.visible {
+		var val any
+		if i < len(row.Cells) {
+			val = row.Cells[i]
+		}
+		col := v.columns[i]
+		cell := page.FormatCell(val, col.Type, v.now)
+		if cell.Time && col.Name == "Age" && row.Object != nil && !row.Object.CreationTimestamp.IsZero() {
+			cell.Title = row.Object.CreationTimestamp.UTC().Format(time.RFC3339)
+		}
+		if i == v.nameCol && name != "" {
+			if ns == namespace {
+				cell.Href = v.rowBase + templ.SafeURL(url.PathEscape(name))
+			} else {
+				cell.Href = page.ResourceURL(v.ctx, v.in.Context, v.in.Resource, ns, name)
+			}
+		}
+		vr.Cells = append(vr.Cells, cell)
+	}
+	for _, cond := range row.Conditions {
+		if cond.Status == "True" {
+			vr.Conditions = append(vr.Conditions, string(cond.Type))
+		}
+	}
+	return vr
+}
+
+// streamedRows builds each row as it is read, reusing one row's memory:
+// the page writes a row before asking for the next.
+type streamedRows struct {
+	src   TableRows
+	view  *rowView
+	cells []views.Cell
+	conds []string
+	cur   views.ListRow
+}
+
+func (s *streamedRows) Next() bool {
+	if !s.src.Next() {
+		return false
+	}
+	s.cur = s.view.row(s.src.Row(), s.cells[:0])
+	s.cells = s.cur.Cells
+	return true
+}
+
+func (s *streamedRows) Row() views.ListRow { return s.cur }
+func (s *streamedRows) Err() error         { return s.src.Err() }
 
 // sortState is a column header's aria-sort.
 func sortState(sorted, desc bool) string {

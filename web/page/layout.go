@@ -102,6 +102,22 @@ func (e *Env) ContextLayout(ctx context.Context, client *apiclient.Client, title
 	return l
 }
 
+// StartContextLayout builds a ContextLayout while the page fetches what it
+// shows (the sidebar's rules review and discovery may call the server);
+// the function it returns waits for it, with the warnings of every call
+// made since.
+func (e *Env) StartContextLayout(ctx context.Context, client *apiclient.Client, title string, current *apiclient.Resource, namespace string) func() views.Layout {
+	done := make(chan views.Layout, 1)
+	go func() { done <- e.ContextLayout(ctx, client, title, current, namespace) }()
+	return func() views.Layout {
+		l := <-done
+		if w, ok := ctx.Value(warningsKey{}).(*apiclient.Warnings); ok {
+			l.Warnings = w.List()
+		}
+		return l
+	}
+}
+
 // rulesProbe is the namespace whose rules stand for "all namespaces": a
 // SelfSubjectRulesReview needs one, and any namespace's rules include every
 // cluster-wide grant, which is all a list across namespaces can use. Its
