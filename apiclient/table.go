@@ -162,16 +162,19 @@ func fetch[T any](ctx context.Context, pools *decodePools, r *rest.Request, deco
 	defer rc.Close()
 	buf := pools.body()
 	defer pools.releaseBody(buf)
-	if _, err := buf.ReadFrom(rc); err != nil {
-		return zero, fmt.Errorf("reading response: %w", err)
+	_, err = buf.ReadFrom(rc)
+	if err == nil {
+		var v T
+		if v, err = decode(buf.Bytes()); err == nil {
+			return v, nil
+		}
 	}
-	v, err := decode(buf.Bytes())
-	if err != nil && ctx.Err() != nil {
+	if ctx.Err() != nil {
 		// A body cut short by the deadline is the deadline's doing, not a
 		// malformed answer: the page says the server was too slow (504).
 		return zero, fmt.Errorf("reading response: %w", context.Cause(ctx))
 	}
-	return v, err
+	return zero, &BadResponseError{Err: err}
 }
 
 func setParam(r *rest.Request, name, value string) {

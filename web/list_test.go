@@ -1,9 +1,12 @@
 package web
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -318,4 +321,58 @@ func TestConcurrentPagesDoNotShareNamespaceOptions(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// bodyCutShort serves the head of a pod Table and some rows, then stops:
+// with end, the connection closes mid-row; without, the server stalls
+// until the console gives up.
+func bodyCutShort(t *testing.T, closeEarly bool) http.HandlerFunc {
+	table := apitest.KwokPodTable(50)
+	full, err := json.Marshal(table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The rows start after the head; cut inside the 20th row.
+	cut := bytes.Index(full, []byte(`"rows":[`)) + len(`"rows":[`)
+	for range 20 {
+		cut += bytes.Index(full[cut:], []byte(`{"cells"`)) + 1
+	}
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", strconv.Itoa(len(full)))
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(full[:cut])
+		w.(http.Flusher).Flush()
+		if !closeEarly {
+			<-r.Context().Done()
+		}
+	}
+}
+
+// A list body that breaks off after some rows were read gives a whole
+// error page, never half a list.
+func TestAListCutShortIsAWholeErrorPage(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		stall   bool
+		status  int
+		timeout time.Duration
+	}{
+		{name: "connection closed", status: http.StatusBadGateway, timeout: 5 * time.Second},
+		{name: "server stalls past the deadline", stall: true, status: http.StatusGatewayTimeout, timeout: 300 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fake := apitest.NewServer(t, apitest.CoreV1())
+			fake.Override("/api/v1/namespaces/demo/pods", bodyCutShort(t, !tc.stall))
+			h := newConsoleWithTimeout(t, fake, tc.timeout, "dev")
+			_, body := h.get(t, "/c/dev/api/v1/namespaces/demo/pods", tc.status)
+			doc := parse(t, body)
+			if doc.Find("[data-testid=error-page]").Length() != 1 {
+				t.Errorf("no error page:\n%.400s", body)
+			}
+			if doc.Find("[data-testid=list-table], tr[data-key]").Length() != 0 {
+				t.Error("the error page carries part of the list")
+			}
+		})
+	}
 }

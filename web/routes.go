@@ -29,7 +29,7 @@ func (s *Server) routes() *echo.Echo {
 	// not a read, so no write can be routed around it, and UpgradeOrigin
 	// every WebSocket handshake, so no stream can; both run after the host
 	// check so their Origin checks compare with a vouched-for Host.
-	e.Use(requestLog(s.log), s.metrics.middleware, recoverPanics(s.log), securityHeaders(s.auth.FormActions()), s.hosts.check, s.env.UpgradeOrigin, limitBody, s.auth.Middleware, page.CSRF, page.Flashes, page.Theme, page.CollectWarnings)
+	e.Use(requestLog(s.log), s.metrics.middleware, s.idle.middleware, recoverPanics(s.log), securityHeaders(s.auth.FormActions()), s.hosts.check, s.env.UpgradeOrigin, limitBody, s.auth.Middleware, page.CSRF, page.Flashes, page.Theme, page.CollectWarnings)
 	bounded := s.env.Bounded
 
 	// Operations.

@@ -35,6 +35,9 @@ type Serving struct {
 // accept connections.
 func (s *Server) Serve(ctx context.Context, l Listen, ready func(Serving)) error {
 	defer s.list.Close()
+	idleCtx, stopIdle := context.WithCancel(ctx)
+	defer stopIdle()
+	go s.idle.run(idleCtx)
 	console := &http.Server{
 		Handler:           s.handler,
 		ReadHeaderTimeout: 10 * time.Second,

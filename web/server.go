@@ -65,7 +65,15 @@ type Deps struct {
 	MaxStreamsPerUser int
 	// Terminal tunes terminals: idle timeout, terminals per user.
 	Terminal TerminalConfig
+	// ReleaseIdleMemory is how long after the last page request the heap's
+	// spare memory goes back to the OS (0: DefaultReleaseIdleMemory;
+	// negative: never).
+	ReleaseIdleMemory time.Duration
 }
+
+// DefaultReleaseIdleMemory is how quiet the console must be before it
+// returns spare heap memory.
+const DefaultReleaseIdleMemory = 5 * time.Second
 
 // TerminalConfig tunes terminals (web/exec).
 type TerminalConfig = exec.Config
@@ -73,6 +81,7 @@ type TerminalConfig = exec.Config
 // Server is the console's HTTP application.
 type Server struct {
 	env     *page.Env
+	idle    *idleRelease
 	metrics *Metrics
 	assets  *assets
 	log     *slog.Logger
@@ -145,6 +154,11 @@ func New(d Deps) (*Server, error) {
 		edit:          edit.New(env),
 		exec:          exec.New(env, d.Terminal),
 	}
+	quiet := d.ReleaseIdleMemory
+	if quiet == 0 {
+		quiet = DefaultReleaseIdleMemory
+	}
+	s.idle = newIdleRelease(quiet, env.Log)
 	s.metrics.upstreamWatches(func() float64 { return float64(s.list.Upstreams()) })
 	s.dispatch = s.resourceRoutes()
 	s.echo = s.routes()

@@ -280,3 +280,17 @@ func TestContextsFlag(t *testing.T) {
 		t.Errorf("default: Contexts %q, signIn %v, %v", cfg.Contexts, cfg.signIn(), err)
 	}
 }
+
+func TestMemoryLimitIsAQuantity(t *testing.T) {
+	for in, want := range map[string]int64{"40Mi": 40 << 20, "1Gi": 1 << 30, "0": 0, "64000000": 64000000} {
+		got, err := parseMemoryLimit(in)
+		if err != nil || got != want {
+			t.Errorf("parseMemoryLimit(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "lots", "-1Mi", "1.5"} {
+		if _, err := parseMemoryLimit(in); err == nil || !strings.Contains(err.Error(), "--memory-limit") {
+			t.Errorf("parseMemoryLimit(%q): %v, want an error naming the flag", in, err)
+		}
+	}
+}

@@ -25,6 +25,11 @@ func run(ctx context.Context, cfg config, logOut io.Writer) error {
 		// than 2× halves GC work per page for a few MB. GOGC still wins.
 		debug.SetGCPercent(400)
 	}
+	if os.Getenv("GOMEMLIMIT") == "" && cfg.MemoryLimit > 0 {
+		// The limit bounds what GOGC=400 would let a burst of large pages
+		// grow the heap to; below it, pages pay no extra collections.
+		debug.SetMemoryLimit(cfg.MemoryLimit)
+	}
 	metrics := web.NewMetrics()
 	clusters, err := apiclient.Load(apiclient.LoadOptions{
 		Kubeconfig: cfg.Kubeconfig,
@@ -77,6 +82,7 @@ func run(ctx context.Context, cfg config, logOut io.Writer) error {
 		MetricsListen: cfg.MetricsListen,
 		// Per-user limits and the sign-in mode.
 		MaxStreamsPerUser: cfg.MaxStreamsPerUser,
+		ReleaseIdleMemory: cfg.ReleaseIdleMemory,
 		Terminal:          web.TerminalConfig{IdleTimeout: terminalIdle(cfg.TerminalIdleTimeout), MaxPerUser: cfg.MaxTerminalsPerUser},
 	}
 	if origin := cfg.ExternalOrigin(); origin != "" {

@@ -95,6 +95,15 @@ func classifyStatus(err error) views.ErrorPage {
 	}
 	var urlErr *url.Error
 	var netErr net.Error
+	var bad *apiclient.BadResponseError
+	if errors.As(err, &bad) {
+		return views.ErrorPage{
+			Code:    http.StatusBadGateway,
+			Title:   "The API server's answer could not be read",
+			Reason:  "BadGateway",
+			Message: bad.Error() + ". Nothing of it is shown: retry, or check the server.",
+		}
+	}
 	if errors.As(err, &urlErr) || errors.As(err, &netErr) {
 		return views.ErrorPage{
 			Code:    http.StatusBadGateway,
