@@ -5,6 +5,8 @@ package apiclient
 // failure, not the console's.
 type BadResponseError struct{ Err error }
 
-func (e *BadResponseError) Error() string { return "reading the API server's response: " + e.Err.Error() }
+func (e *BadResponseError) Error() string {
+	return "reading the API server's response: " + e.Err.Error()
+}
 
 func (e *BadResponseError) Unwrap() error { return e.Err }

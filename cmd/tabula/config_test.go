@@ -23,7 +23,7 @@ func TestParseConfigDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := config{Listen: "127.0.0.1:8080", LogLevel: slog.LevelInfo, LogFormat: "text", RequestTimeout: 30 * time.Second, MaxStreams: 256, MaxStreamsPerUser: 32,
-		TerminalIdleTimeout: 30 * time.Minute, MaxTerminalsPerUser: 8,
+		TerminalIdleTimeout: 30 * time.Minute, MaxTerminalsPerUser: 8, MemoryLimit: 40 << 20, ReleaseIdleMemory: web.DefaultReleaseIdleMemory,
 		SignIn: signInConfig{
 			Mode: "kubeconfig", IdleTimeout: time.Hour, MaxAge: 12 * time.Hour,
 			OIDC: web.OIDCConfig{Scopes: []string{"openid", "email", "profile", "groups"}, UsernameClaim: "email", GroupsClaim: "groups", Identity: "passthrough"},
