@@ -3,6 +3,8 @@ package views
 import (
 	"bytes"
 	"context"
+	"errors"
+	"io"
 	"strings"
 	"testing"
 
@@ -160,3 +162,50 @@ func TestListRowsEscapeEverything(t *testing.T) {
 		t.Error("numeric cell not marked")
 	}
 }
+
+// make bench reads the list's first paint from Element Timing: exactly one
+// element, the first row's first cell, carries the mark, and rows pushed
+// live never do.
+func TestOnlyThePagesFirstCellIsMarkedForElementTiming(t *testing.T) {
+	rows := []ListRow{
+		{Key: "x/a", Cells: []Cell{{Text: "a", Href: "/c/dev/api/v1/namespaces/x/pods/a"}, {Text: "1", Numeric: true}}},
+		{Key: "x/b", Cells: []Cell{{Text: "b", Href: "/c/dev/api/v1/namespaces/x/pods/b"}, {Text: "2", Numeric: true}}},
+	}
+	doc := renderDoc(t, List(ListPage{Layout: testLayout(), Kind: "Pod", Resource: "pods", Rows: StaticRows(rows)}))
+	if n := doc.Find("[elementtiming]").Length(); n != 1 {
+		t.Fatalf("%d elements carry elementtiming, want 1", n)
+	}
+	if !doc.Find("[data-testid=list-table] tbody tr").First().Find("td").First().Is("[elementtiming=list-first-row]") {
+		t.Error("the first row's first cell is not the one marked")
+	}
+	if got := doc.Find("[data-live-count]").Text(); got != "2" {
+		t.Errorf("row count %q, want 2 (counted as the rows were written)", got)
+	}
+	var live strings.Builder
+	if err := WriteRows(context.Background(), &live, rows); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(live.String(), "elementtiming") {
+		t.Errorf("a live row carries the first-paint mark: %s", live.String())
+	}
+}
+
+// A row source that fails after some rows fails the render, so the page
+// buffer is dropped and an error page is served instead.
+func TestAFailingRowSourceFailsTheRender(t *testing.T) {
+	src := &failingRows{rows: []ListRow{{Key: "x/a", Cells: []Cell{{Text: "a"}}}}, err: errors.New("cut short")}
+	err := List(ListPage{Layout: testLayout(), Kind: "Pod", Resource: "pods", Rows: StreamRows(src)}).Render(context.Background(), io.Discard)
+	if !errors.Is(err, src.err) {
+		t.Fatalf("render error %v, want %v", err, src.err)
+	}
+}
+
+type failingRows struct {
+	rows []ListRow
+	i    int
+	err  error
+}
+
+func (f *failingRows) Next() bool   { f.i++; return f.i <= len(f.rows) }
+func (f *failingRows) Row() ListRow { return f.rows[f.i-1] }
+func (f *failingRows) Err() error   { return f.err }
