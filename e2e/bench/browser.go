@@ -35,9 +35,13 @@ type navigation struct {
 	ResponseEnd        float64 `json:"responseEnd"`
 	DOMContentLoaded   float64 `json:"domContentLoaded"`
 	Load               float64 `json:"load"`
-	Rows               int     `json:"rows"`
-	Elements           int     `json:"elements"`
-	TransferSize       float64 `json:"transferSize"`
+	// BlockingEnd is when the last render-blocking resource (stylesheets,
+	// classic scripts in head) had arrived; BlockingCount how many there were.
+	BlockingEnd   float64 `json:"blockingEnd"`
+	BlockingCount int     `json:"blockingCount"`
+	Rows          int     `json:"rows"`
+	Elements      int     `json:"elements"`
+	TransferSize  float64 `json:"transferSize"`
 	// From CDP's Performance.getMetrics, after a forced garbage collection.
 	Nodes  float64 `json:"-"`
 	JSHeap float64 `json:"-"`
@@ -52,7 +56,10 @@ const collectScript = `(args) => new Promise(resolve => {
   let settled = false;
   const finish = () => {
     const nav = performance.getEntriesByType('navigation')[0] || {};
+    const blocking = performance.getEntriesByType('resource').filter(r => r.renderBlockingStatus === 'blocking');
     resolve({
+      blockingEnd: blocking.reduce((m, r) => Math.max(m, r.responseEnd), 0),
+      blockingCount: blocking.length,
       firstRow: out.firstRow, fcp: out.fcp, lcp: out.lcp,
       responseStart: nav.responseStart, responseEnd: nav.responseEnd,
       domContentLoaded: nav.domContentLoadedEventEnd, load: nav.loadEventEnd,
@@ -293,8 +300,8 @@ func reportBrowser(w io.Writer, o options, res browserResult, err error) (target
 		}
 		return fmt.Sprintf("%.0f ms (%s)", m, spread(navs, f))
 	}
-	fmt.Fprintln(w, "| page | rows | first-row paint | FCP | LCP | HTML received (responseEnd) | DOMContentLoaded | load | DOM elements | DOM nodes | JS heap used (after GC) |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| page | rows | first-row paint | FCP | LCP | HTML received (responseEnd) | render-blocking resources: count, received | DOMContentLoaded | load | DOM elements | DOM nodes | JS heap used (after GC) |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|")
 	pages := []struct {
 		name string
 		navs []navigation
@@ -311,11 +318,12 @@ func reportBrowser(w io.Writer, o options, res browserResult, err error) (target
 			continue
 		}
 		last := navs[len(navs)-1]
-		fmt.Fprintf(w, "| %s | %d | **%s** | %s | %s | %s | %s | %s | %d | %.0f | %.2f MB |\n", p.name, last.Rows,
+		fmt.Fprintf(w, "| %s | %d | **%s** | %s | %s | %s | %d, %s | %s | %s | %d | %.0f | %.2f MB |\n", p.name, last.Rows,
 			msCell(navs, func(n navigation) float64 { return n.FirstRow }),
 			msCell(navs, func(n navigation) float64 { return n.FCP }),
 			msCell(navs, func(n navigation) float64 { return n.LCP }),
 			msCell(navs, func(n navigation) float64 { return n.ResponseEnd }),
+			last.BlockingCount, msCell(navs, func(n navigation) float64 { return n.BlockingEnd }),
 			msCell(navs, func(n navigation) float64 { return n.DOMContentLoaded }),
 			msCell(navs, func(n navigation) float64 { return n.Load }),
 			last.Elements, medianOf(navs, func(n navigation) float64 { return n.Nodes }),

@@ -314,7 +314,7 @@ func run(ctx context.Context, o options) (err error) {
 	// At rest before any page, and after the list run, for the memory table.
 	var points []memReading
 	if o.measure["memory"] {
-		points = append(points, memory(ctx, browser, console.URL, console.Pid(), "at rest, before any page"))
+		points = append(points, memory(ctx, browser, console.URL, console.Pid(), restBeforeAnyPage))
 	}
 	if o.measure["list"] {
 		t, err := benchList(ctx, o, out, kube, browser, server, console)
