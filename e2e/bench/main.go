@@ -87,6 +87,7 @@ type options struct {
 	timeout        time.Duration
 	clusterTimeout time.Duration
 	kubeconfig     string
+	consoleArgs    []string
 	measure        map[string]bool
 
 	bigLimit   int
@@ -126,6 +127,7 @@ func main() {
 	flag.DurationVar(&o.timeout, "timeout", time.Hour, "overall deadline")
 	flag.DurationVar(&o.clusterTimeout, "cluster-timeout", 20*time.Minute, "deadline for the dev control plane to have every pod Running (about 4 min for 20,000 here)")
 	flag.StringVar(&o.kubeconfig, "kubeconfig", "", "measure against this running cluster (context "+contextName+", pods in namespace "+namespace+") instead of starting one; it is not changed unless -measure names watch")
+	consoleArgs := flag.String("console-args", "", "space-separated extra flags for the console, e.g. '--memory-limit=0' to compare memory settings")
 	measure := flag.String("measure", strings.Join(measurements, ","), "comma-separated measurements to run: "+strings.Join(measurements, ", "))
 	flag.IntVar(&o.bigLimit, "big-limit", 5000, "rows of the all-namespaces page of the memory measurement")
 	flag.DurationVar(&o.restWait, "rest-wait", 30*time.Second, "how long the console rests before the memory target is read")
@@ -163,6 +165,7 @@ func main() {
 		o.measure[m] = true
 	}
 	o.clientNamespaces = splitList(*clientNamespaces)
+	o.consoleArgs = strings.Fields(*consoleArgs)
 	var err error
 	if o.concurrent, err = positiveInts(*concurrent); err != nil {
 		usage("-concurrent: " + err.Error())
@@ -301,12 +304,12 @@ func run(ctx context.Context, o options) (err error) {
 	}
 	slog.Info("bulk pods Running", "after", time.Since(t0).Round(time.Millisecond))
 
-	console, err := harness.StartConsole(ctx, dir, kubeconfig)
+	console, err := harness.StartConsole(ctx, dir, kubeconfig, o.consoleArgs...)
 	if err != nil {
 		return err
 	}
 	defer stopProcess("console", console.Process, 10*time.Second)
-	slog.Info("console ready", "url", console.URL)
+	slog.Info("console ready", "url", console.URL, "extra flags", o.consoleArgs)
 	browser := &http.Client{Timeout: 2 * time.Minute}
 	out := os.Stdout
 	var targets []targetResult
