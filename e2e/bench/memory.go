@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 )
@@ -182,7 +183,11 @@ func measurePeak(ctx context.Context, pid, k int, get func() (sample, error)) (p
 }
 
 func reportMemory(w io.Writer, o options, res memoryResult, err error) (targets []targetResult) {
-	fmt.Fprintf(w, "\n### Console memory (VmRSS of its process)\n\n")
+	flags := "its defaults"
+	if len(o.consoleArgs) > 0 {
+		flags = "`" + strings.Join(o.consoleArgs, " ") + "`"
+	}
+	fmt.Fprintf(w, "\n### Console memory (VmRSS of its process; console flags: %s)\n\n", flags)
 	if err != nil {
 		fmt.Fprintf(w, "Not measured: %v\n", err)
 		return []targetResult{{name: fmt.Sprintf("console at rest ≤ %d MiB", targetRestMiB), value: "not measured"}}
