@@ -132,7 +132,11 @@ func measureMemory(ctx context.Context, o options, browser *http.Client, console
 			return res, err
 		}
 		res.peaks = append(res.peaks, p)
-		if err := rest(fmt.Sprintf("%s after %d concurrent pages", o.restWait, k)); err != nil {
+		round := fmt.Sprintf("%s after %d concurrent pages", o.restWait, k)
+		if k == 1 {
+			round = fmt.Sprintf("%s after the single page", o.restWait)
+		}
+		if err := rest(round); err != nil {
 			return res, err
 		}
 	}
