@@ -38,6 +38,8 @@ type clientsResult struct {
 	dialTime               time.Duration
 	before, during, closed memPoint
 	messages               int64 // received by all clients while open
+	// Soft open-files limits of the bench and the console (-1: unknown).
+	benchFiles, consoleFiles int64
 }
 
 // measureClients opens o.clients live list pages (round robin over
@@ -63,7 +65,9 @@ func measureClients(ctx context.Context, o options, client kubernetes.Interface,
 		p.sockets, p.hasSockets = metricSum(m, metricWebSockets)
 		return p, nil
 	}
-	return holdClients(ctx, o, ws, paths, point)
+	res, err := holdClients(ctx, o, ws, paths, point)
+	res.benchFiles, res.consoleFiles = openFilesLimit(os.Getpid()), openFilesLimit(pid)
+	return res, err
 }
 
 // holdClients is measureClients once the pages' addresses are known: it
@@ -152,37 +156,12 @@ func holdClients(ctx context.Context, o options, ws *wsClient, paths []string, p
 	return res, err
 }
 
-// vmRSSKiB reads VmRSS of pid in KiB, or -1.
-func vmRSSKiB(pid int) int64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return -1
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			f := strings.Fields(v)
-			if len(f) > 0 {
-				if n, err := strconv.ParseInt(f[0], 10, 64); err == nil {
-					return n
-				}
-			}
-		}
-	}
-	return -1
-}
-
 func reportClients(w io.Writer, o options, res clientsResult, err error) {
 	fmt.Fprintf(w, "\n### Console memory with %d live list clients (pod lists of %s)\n\n",
 		o.clients, strings.Join(o.clientNamespaces, ", "))
 	if err != nil {
-		fmt.Fprintf(w, "Not measured: %v\n", err)
+		fmt.Fprintf(w, "Not measured: %v (open-files limits: bench %s, console %s)\n", err, filesLimit(res.benchFiles), filesLimit(res.consoleFiles))
 		return
-	}
-	mib := func(kib int64) string {
-		if kib < 0 {
-			return "unknown"
-		}
-		return fmt.Sprintf("%.1f MiB", float64(kib)/1024)
 	}
 	gauge := func(v float64, ok bool) string {
 		if !ok {
@@ -210,4 +189,15 @@ func reportClients(w io.Writer, o options, res clientsResult, err error) {
 	}
 	fmt.Fprintf(w, "- All %d WebSockets were established in %s; they received %d messages while open.\n",
 		res.clients, res.dialTime.Round(time.Millisecond), res.messages)
+	fmt.Fprintf(w, "- Open-files limits (each socket is a file): bench %s, console %s.\n", filesLimit(res.benchFiles), filesLimit(res.consoleFiles))
+}
+
+func filesLimit(n int64) string {
+	switch {
+	case n < 0:
+		return "unknown"
+	case n == 0:
+		return "unlimited"
+	}
+	return strconv.FormatInt(n, 10)
 }

@@ -142,12 +142,13 @@ func consoleLogRun(ctx context.Context, ws *wsClient, pathQuery string) (logRun,
 	return r, nil
 }
 
-func reportLogs(w io.Writer, o options, res logResult, err error) {
+func reportLogs(w io.Writer, o options, res logResult, err error) []targetResult {
+	name := fmt.Sprintf("log throughput console / raw ≥ %.1f", targetLogRatio)
 	fmt.Fprintf(w, "\n### Log throughput: pod %s/%s (%d MiB served by kwok), whole log without follow, %d runs each\n\n",
 		logNamespace, logPod, o.logMB, o.logRuns)
 	if err != nil {
 		fmt.Fprintf(w, "Not measured: %v\n", err)
-		return
+		return []targetResult{{name: name, value: "not measured"}}
 	}
 	mibps := func(x float64) string { return fmt.Sprintf("%.1f MiB/s", x/(1<<20)) }
 	row := func(name string, runs []logRun) float64 {
@@ -172,7 +173,7 @@ func reportLogs(w io.Writer, o options, res logResult, err error) {
 	if len(res.console) == 0 {
 		fmt.Fprintf(w, "| %s | n/a | | | | |\n\n", consoleName)
 		fmt.Fprintf(w, "- Target console / raw ≥ %.1f: not measured (%v).\n", targetLogRatio, res.consoleErr)
-		return
+		return []targetResult{{name: name, value: "not measured"}}
 	}
 	con := row(consoleName, res.console)
 	ratio := con / raw
@@ -187,4 +188,5 @@ func reportLogs(w io.Writer, o options, res logResult, err error) {
 	if d := res.console[len(res.console)-1].diag; len(d) > 0 {
 		fmt.Fprintf(w, "- Console diagnostics (channel 2) in the last run: %q.\n", d)
 	}
+	return []targetResult{{name, fmt.Sprintf("%.2f", ratio), ratio >= targetLogRatio}}
 }

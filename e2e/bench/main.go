@@ -1,18 +1,28 @@
 // Command bench measures the console against the API server it fronts, in
-// one run, and prints a Markdown summary. Targets are reported, not asserted:
-// the exit code is non-zero only on errors.
+// one run, and prints Markdown tables ending with a summary of the targets.
+// Targets are reported, not asserted: the exit code is non-zero only on
+// errors.
 //
 // It starts the dev control plane seeded with -pods kwok pods in namespace
 // bulk (and, for the log measurement, the -log-mb MiB log of pod
-// logbench/big), waits until they are listable, starts the console, then
-// runs the measurements chosen with -measure, in this order:
+// logbench/big) and waits until they are all Running, or, with -kubeconfig,
+// uses a running cluster; it starts the console, then runs the measurements
+// chosen with -measure, in this order:
 //
-//   - list: the console's list page for the bulk pods against the raw Table
-//     GET it makes, -n requests of each kind alternated after a warm-up;
+//   - list: the namespaced and all-namespaces list pages against the raw
+//     Table GETs (includeObject None and Metadata), and the pages as a
+//     browser asks for them (compressed) against identity, -n requests of
+//     each kind interleaved after a warm-up; then where a page's time goes;
+//   - memory: the console's VmRSS at rest before any page, after the list
+//     run, after one all-namespaces -big-limit-row page and -rest-wait
+//     later, and its peak while -concurrent such pages are served at once;
+//   - browser: the namespaced list loaded in Chromium at -browser-limits
+//     rows: first-row paint (Element Timing), FCP, LCP, DOM size, JS heap;
 //   - logs: the whole log of logbench/big straight from the API server
 //     against the console's live log WebSocket, in bytes/s;
 //   - watch: the latency from a ConfigMap PATCH to its event on a live list
-//     page, at -watch-rate changes per second;
+//     page, at -watch-rate changes per second (creates namespace
+//     -watch-namespace and its ConfigMaps);
 //   - clients: the console's resident memory and upstream watch count with
 //     -clients live list WebSockets open;
 //   - exec: the keystroke echo round trip into a shell in a demo pod, through
@@ -26,7 +36,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -34,13 +43,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math"
 	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -63,25 +70,33 @@ const (
 		"application/json;as=Table;v=v1beta1;g=meta.k8s.io," +
 		"application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io," +
 		"application/json"
-	// Targets from the issue.
-	targetRatio       = 1.2
-	targetBytesPerRow = 400
 	// targetLogRatio is the console's log throughput over the raw one.
 	targetLogRatio = 0.8
 )
 
 // measurements, in the order they run.
-var measurements = []string{"list", "logs", "watch", "clients", "exec"}
+var measurements = []string{"list", "memory", "browser", "logs", "watch", "clients", "exec"}
 
 type options struct {
-	requests int
-	warmup   int
-	pods     int
-	limit    int
-	dataDir  string
-	keep     bool
-	timeout  time.Duration
-	measure  map[string]bool
+	requests       int
+	warmup         int
+	pods           int
+	limit          int
+	dataDir        string
+	keep           bool
+	timeout        time.Duration
+	clusterTimeout time.Duration
+	kubeconfig     string
+	consoleArgs    []string
+	measure        map[string]bool
+
+	bigLimit   int
+	restWait   time.Duration
+	concurrent []int
+
+	browserLimits []int
+	browserRuns   int
+	chromium      string
 
 	logMB   int
 	logRuns int
@@ -105,12 +120,21 @@ func main() {
 	var o options
 	flag.IntVar(&o.requests, "n", 30, "measured requests of each kind (at least 20)")
 	flag.IntVar(&o.warmup, "warmup", 5, "unmeasured requests of each kind first")
-	flag.IntVar(&o.pods, "pods", 5000, "kwok pods to seed in namespace "+namespace)
+	flag.IntVar(&o.pods, "pods", 20000, "kwok pods to seed in namespace "+namespace+" (with -kubeconfig: how many must be there)")
 	flag.IntVar(&o.limit, "limit", 500, "page size, as the console page's default limit")
 	flag.StringVar(&o.dataDir, "data-dir", "", "dev control plane data directory (default: a temporary directory)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the data directory and logs")
-	flag.DurationVar(&o.timeout, "timeout", 10*time.Minute, "overall deadline")
+	flag.DurationVar(&o.timeout, "timeout", time.Hour, "overall deadline")
+	flag.DurationVar(&o.clusterTimeout, "cluster-timeout", 20*time.Minute, "deadline for the dev control plane to have every pod Running (about 4 min for 20,000 here)")
+	flag.StringVar(&o.kubeconfig, "kubeconfig", "", "measure against this running cluster (context "+contextName+", pods in namespace "+namespace+") instead of starting one; it is not changed unless -measure names watch")
+	consoleArgs := flag.String("console-args", "", "space-separated extra flags for the console, e.g. '--memory-limit=0' to compare memory settings")
 	measure := flag.String("measure", strings.Join(measurements, ","), "comma-separated measurements to run: "+strings.Join(measurements, ", "))
+	flag.IntVar(&o.bigLimit, "big-limit", 5000, "rows of the all-namespaces page of the memory measurement")
+	flag.DurationVar(&o.restWait, "rest-wait", 30*time.Second, "how long the console rests before the memory target is read")
+	concurrent := flag.String("concurrent", "1,4", "comma-separated numbers of big pages served at once for the peak memory, one round each")
+	browserLimits := flag.String("browser-limits", "500,5000", "comma-separated page sizes of the namespaced list loaded in Chromium")
+	flag.IntVar(&o.browserRuns, "browser-runs", 7, "measured loads of each size in Chromium")
+	flag.StringVar(&o.chromium, "chromium", envOr("TABULA_E2E_CHROMIUM", "/usr/bin/chromium"), "Chromium executable")
 	flag.IntVar(&o.logMB, "log-mb", 64, "MiB of log served for pod "+logNamespace+"/"+logPod+" (devcluster --log-bench-mb)")
 	flag.IntVar(&o.logRuns, "log-runs", 3, "complete reads of the log through each path")
 	flag.IntVar(&o.watchRate, "watch-rate", 200, "ConfigMap changes per second")
@@ -118,7 +142,7 @@ func main() {
 	flag.IntVar(&o.watchConfigMaps, "watch-configmaps", 20, "ConfigMaps the changes rotate over")
 	flag.IntVar(&o.watchWorkers, "watch-workers", 16, "goroutines sending the PATCHes")
 	flag.StringVar(&o.watchNamespace, "watch-namespace", "watchbench", "namespace of the watched ConfigMaps (created)")
-	flag.IntVar(&o.clients, "clients", 500, "concurrent live list WebSockets for the memory measurement")
+	flag.IntVar(&o.clients, "clients", 2000, "concurrent live list WebSockets for the memory measurement")
 	clientNamespaces := flag.String("clients-namespaces", namespace, "comma-separated namespaces whose pod lists the clients open, round robin")
 	flag.DurationVar(&o.clientSettle, "clients-settle", 3*time.Second, "wait after the last client connected (and after closing them) before reading memory")
 	flag.IntVar(&o.execKeys, "exec-keys", 1000, "measured keystrokes per path for the keystroke echo")
@@ -134,19 +158,20 @@ func main() {
 		usage("-n must be at least 20")
 	}
 	o.measure = map[string]bool{}
-	for _, m := range strings.Split(*measure, ",") {
-		if m = strings.TrimSpace(m); m == "" {
-			continue
-		}
+	for _, m := range splitList(*measure) {
 		if !slices.Contains(measurements, m) {
 			usage(fmt.Sprintf("-measure: unknown measurement %q (known: %s)", m, strings.Join(measurements, ", ")))
 		}
 		o.measure[m] = true
 	}
-	for _, ns := range strings.Split(*clientNamespaces, ",") {
-		if ns = strings.TrimSpace(ns); ns != "" {
-			o.clientNamespaces = append(o.clientNamespaces, ns)
-		}
+	o.clientNamespaces = splitList(*clientNamespaces)
+	o.consoleArgs = strings.Fields(*consoleArgs)
+	var err error
+	if o.concurrent, err = positiveInts(*concurrent); err != nil {
+		usage("-concurrent: " + err.Error())
+	}
+	if o.browserLimits, err = positiveInts(*browserLimits); err != nil || len(o.browserLimits) == 0 {
+		usage(fmt.Sprintf("-browser-limits: want at least one positive number (%v)", err))
 	}
 	switch {
 	case o.logMB < 1 || o.logRuns < 1:
@@ -157,15 +182,63 @@ func main() {
 		usage("-clients and -clients-namespaces must not be empty")
 	case o.execKeys < 1 || o.execWarmup < 0:
 		usage("-exec-keys must be positive and -exec-warmup not negative")
+	case o.bigLimit < 1 || o.restWait < 0 || o.browserRuns < 1:
+		usage("-big-limit and -browser-runs must be positive and -rest-wait not negative")
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
-	err := run(ctx, o)
+	err = run(ctx, o)
 	cancel()
 	stop()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
+	}
+}
+
+// splitList splits a comma-separated flag, dropping empty items.
+func splitList(s string) []string {
+	var out []string
+	for _, x := range strings.Split(s, ",") {
+		if x = strings.TrimSpace(x); x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// positiveInts parses a comma-separated list of positive numbers.
+func positiveInts(s string) ([]int, error) {
+	var out []int
+	for _, x := range splitList(s) {
+		n, err := strconv.Atoi(x)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("%q is not a positive number", x)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func envOr(key, def string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return def
+}
+
+// targetResult is one target of the final summary.
+type targetResult struct {
+	name, value string
+	ok          bool
+}
+
+func reportTargets(w io.Writer, targets []targetResult) {
+	fmt.Fprintf(w, "\n### Targets\n\n")
+	fmt.Fprintln(w, "| target | measured | |")
+	fmt.Fprintln(w, "|---|---|---|")
+	for _, t := range targets {
+		fmt.Fprintf(w, "| %s | %s | %s |\n", t.name, t.value, verdict(t.ok))
 	}
 }
 
@@ -186,26 +259,32 @@ func run(ctx context.Context, o options) (err error) {
 		}
 	}
 	t0 := time.Now()
-	slog.Info("starting dev control plane", "pods", o.pods, "dir", dir)
-	dcOpts := harness.DevClusterOptions{
-		DataDir: filepath.Join(dir, "cluster"), Seed: true, Pods: o.pods, Timeout: 5 * time.Minute,
+	kubeconfig := o.kubeconfig
+	if kubeconfig == "" {
+		slog.Info("starting dev control plane", "pods", o.pods, "dir", dir)
+		dcOpts := harness.DevClusterOptions{
+			DataDir: filepath.Join(dir, "cluster"), Seed: true, Pods: o.pods,
+			// The ready line comes once every pod is Running.
+			ReadyTimeout: o.clusterTimeout, Timeout: o.clusterTimeout + time.Minute,
+		}
+		if o.measure["logs"] {
+			dcOpts.LogBenchMB = o.logMB
+		}
+		dc, err := harness.StartDevCluster(ctx, dcOpts)
+		if err != nil {
+			return err
+		}
+		defer stopProcess("devcluster", dc.Process, 30*time.Second)
+		slog.Info("dev control plane ready", "server", dc.Server, "after", time.Since(t0).Round(time.Millisecond))
+		kubeconfig = dc.Kubeconfig
 	}
-	if o.measure["logs"] {
-		dcOpts.LogBenchMB = o.logMB
-	}
-	dc, err := harness.StartDevCluster(ctx, dcOpts)
-	if err != nil {
-		return err
-	}
-	defer stopProcess("devcluster", dc.Process, 30*time.Second)
-	slog.Info("dev control plane ready", "server", dc.Server, "after", time.Since(t0).Round(time.Millisecond))
 
 	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
-		&clientcmd.ClientConfigLoadingRules{ExplicitPath: dc.Kubeconfig},
+		&clientcmd.ClientConfigLoadingRules{ExplicitPath: kubeconfig},
 		&clientcmd.ConfigOverrides{CurrentContext: contextName},
 	).ClientConfig()
 	if err != nil {
-		return fmt.Errorf("loading %s: %w", dc.Kubeconfig, err)
+		return fmt.Errorf("loading %s: %w", kubeconfig, err)
 	}
 	kube, err := rest.HTTPClientFor(cfg)
 	if err != nil {
@@ -214,47 +293,75 @@ func run(ctx context.Context, o options) (err error) {
 	server := strings.TrimSuffix(cfg.Host, "/")
 	podsURL := server + "/api/v1/namespaces/" + namespace + "/pods"
 
-	if err := waitForPods(ctx, kube, podsURL, o.pods, 3*time.Minute); err != nil {
+	if err := waitForPods(ctx, kube, podsURL, o.pods, o.clusterTimeout); err != nil {
 		return err
 	}
 	slog.Info("bulk pods listable", "pods", o.pods, "after", time.Since(t0).Round(time.Millisecond))
-	// Measure a settled cluster: while kwok is still moving 5,000 pods to
-	// Running, the API server is busy and both figures are noise.
-	if err := waitForRunning(ctx, kube, podsURL, 3*time.Minute); err != nil {
+	// Measure a settled cluster: while kwok is still moving pods to
+	// Running, the API server is busy and every figure is noise.
+	if err := waitForRunning(ctx, kube, podsURL, o.clusterTimeout); err != nil {
 		return err
 	}
 	slog.Info("bulk pods Running", "after", time.Since(t0).Round(time.Millisecond))
 
-	console, err := harness.StartConsole(ctx, dir, dc.Kubeconfig)
+	console, err := harness.StartConsole(ctx, dir, kubeconfig, o.consoleArgs...)
 	if err != nil {
 		return err
 	}
 	defer stopProcess("console", console.Process, 10*time.Second)
-	slog.Info("console ready", "url", console.URL)
-	browser := &http.Client{Timeout: time.Minute}
+	slog.Info("console ready", "url", console.URL, "extra flags", o.consoleArgs)
+	browser := &http.Client{Timeout: 2 * time.Minute}
+	out := os.Stdout
+	var targets []targetResult
 
+	// At rest before any page, and after the list run, for the memory table.
+	var points []memReading
+	if o.measure["memory"] {
+		points = append(points, memory(ctx, browser, console.URL, console.Pid(), restBeforeAnyPage))
+	}
 	if o.measure["list"] {
-		if err := benchList(ctx, o, kube, browser, podsURL, console); err != nil {
+		t, err := benchList(ctx, o, out, kube, browser, server, console)
+		if err != nil {
 			return err
+		}
+		targets = append(targets, t...)
+		if o.measure["memory"] {
+			points = append(points, memory(ctx, browser, console.URL, console.Pid(), "after the list run"))
+		}
+	}
+	var errs []error
+	if o.measure["memory"] {
+		slog.Info("measuring console memory", "rows", o.bigLimit, "rest", o.restWait, "concurrent", o.concurrent)
+		res, err := measureMemory(ctx, o, browser, console.URL, console.Pid(), points)
+		targets = append(targets, reportMemory(out, o, res, err)...)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("memory: %w", err))
+		}
+	}
+	if o.measure["browser"] {
+		slog.Info("measuring the list in chromium", "sizes", o.browserLimits, "runs", o.browserRuns)
+		res, err := measureBrowser(ctx, o, console.URL)
+		targets = append(targets, reportBrowser(out, o, res, err)...)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("browser: %w", err))
 		}
 	}
 
 	ws, err := newWSClient(console.URL)
 	if err != nil {
-		return err
+		return errors.Join(append(errs, err)...)
 	}
 	// Enough for -watch-rate PATCHes per second without client-side throttling.
 	fast := rest.CopyConfig(cfg)
 	fast.QPS, fast.Burst = 1000, 1000
 	client, err := kubernetes.NewForConfig(fast)
 	if err != nil {
-		return err
+		return errors.Join(append(errs, err)...)
 	}
-	var errs []error
 	if o.measure["logs"] {
 		slog.Info("measuring log throughput", "mib", o.logMB, "runs", o.logRuns)
 		res, err := measureLogs(ctx, o, kube, server, ws)
-		reportLogs(os.Stdout, o, res, err)
+		targets = append(targets, reportLogs(out, o, res, err)...)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("log throughput: %w", err))
 		} else if res.consoleErr != nil {
@@ -264,7 +371,7 @@ func run(ctx context.Context, o options) (err error) {
 	if o.measure["watch"] {
 		slog.Info("measuring watch latency", "rate", o.watchRate, "duration", o.watchDuration)
 		res, err := measureWatch(ctx, o, client, ws)
-		reportWatch(os.Stdout, o, res, err)
+		reportWatch(out, o, res, err)
 		if err != nil {
 			err = fmt.Errorf("watch latency: %w", err)
 		}
@@ -273,7 +380,7 @@ func run(ctx context.Context, o options) (err error) {
 	if o.measure["clients"] {
 		slog.Info("measuring console memory with live clients", "clients", o.clients)
 		res, err := measureClients(ctx, o, client, ws, browser, console.URL, console.Pid())
-		reportClients(os.Stdout, o, res, err)
+		reportClients(out, o, res, err)
 		if err != nil {
 			err = fmt.Errorf("live clients: %w", err)
 		}
@@ -285,8 +392,8 @@ func run(ctx context.Context, o options) (err error) {
 		if err != nil {
 			return errors.Join(append(errs, err)...)
 		}
-		res, err := measureExec(ctx, o, execTargets{ws: ws, kubeconfig: dc.Kubeconfig, kubectl: filepath.Join(bin, "kubectl"), client: client})
-		reportExec(os.Stdout, o, res, err)
+		res, err := measureExec(ctx, o, execTargets{ws: ws, kubeconfig: kubeconfig, kubectl: filepath.Join(bin, "kubectl"), client: client})
+		reportExec(out, o, res, err)
 		if err == nil {
 			err = res.failed()
 		}
@@ -295,156 +402,10 @@ func run(ctx context.Context, o options) (err error) {
 		}
 		errs = append(errs, err)
 	}
+	if len(targets) > 0 {
+		reportTargets(out, targets)
+	}
 	return errors.Join(errs...)
-}
-
-// benchList measures the console's list page against the raw Table GET.
-func benchList(ctx context.Context, o options, kube, browser *http.Client, podsURL string, console *harness.Console) error {
-	pageURL := console.URL + "/c/" + contextName + "/api/v1/namespaces/" + namespace + "/pods"
-	if o.limit != 500 {
-		pageURL += "?limit=" + strconv.Itoa(o.limit)
-	}
-	rawURL := podsURL + "?limit=" + strconv.Itoa(o.limit) + "&includeObject=None"
-	getPage := func() (sample, error) { return fetch(ctx, browser, pageURL, "text/html") }
-	getRaw := func() (sample, error) { return fetch(ctx, kube, rawURL, tableAccept) }
-
-	for range o.warmup {
-		if _, err := getPage(); err != nil {
-			return fmt.Errorf("console page: %w", err)
-		}
-		if _, err := getRaw(); err != nil {
-			return fmt.Errorf("raw Table: %w", err)
-		}
-	}
-	before, err := scrape(ctx, browser, console.URL+"/metrics")
-	if err != nil {
-		return err
-	}
-	var page, raw []sample
-	for i := range o.requests {
-		// Alternate which goes first, so neither always follows the other.
-		first, second := getPage, getRaw
-		if i%2 == 1 {
-			first, second = getRaw, getPage
-		}
-		a, err := first()
-		if err != nil {
-			return err
-		}
-		b, err := second()
-		if err != nil {
-			return err
-		}
-		if i%2 == 1 {
-			a, b = b, a
-		}
-		page, raw = append(page, a), append(raw, b)
-	}
-	after, err := scrape(ctx, browser, console.URL+"/metrics")
-	if err != nil {
-		return err
-	}
-	rss, hwm := procMemory(console.Pid())
-	report(os.Stdout, o, page, raw, rss, hwm)
-	breakdown(os.Stdout, before, after, len(page))
-	return nil
-}
-
-// series maps a Prometheus series ("name{labels}") to its value.
-type series map[string]float64
-
-// scrape reads the console's /metrics in the text exposition format.
-func scrape(ctx context.Context, c *http.Client, url string) (series, error) {
-	s, err := fetch(ctx, c, url, "text/plain")
-	if err != nil {
-		return nil, fmt.Errorf("metrics: %w", err)
-	}
-	out := series{}
-	for _, line := range strings.Split(string(s.body), "\n") {
-		if line == "" || line[0] == '#' {
-			continue
-		}
-		i := strings.LastIndexByte(line, ' ')
-		if i < 0 {
-			continue
-		}
-		if v, err := strconv.ParseFloat(line[i+1:], 64); err == nil {
-			out[line[:i]] = v
-		}
-	}
-	return out, nil
-}
-
-// breakdown prints, per console page, the upstream requests the console made
-// and its own handling time, from its metrics' deltas over the measured run.
-func breakdown(w io.Writer, before, after series, pages int) {
-	type part struct {
-		labels      string
-		count, secs float64
-	}
-	collect := func(histogram string) []part {
-		var out []part
-		for k, sum := range after {
-			labels, ok := strings.CutPrefix(k, histogram+"_sum")
-			if !ok {
-				continue
-			}
-			n := after[histogram+"_count"+labels] - before[histogram+"_count"+labels]
-			if n <= 0 || strings.Contains(labels, `"/metrics"`) {
-				continue
-			}
-			out = append(out, part{labels, n, sum - before[k]})
-		}
-		sort.Slice(out, func(i, j int) bool { return out[i].secs > out[j].secs })
-		return out
-	}
-	per := func(p part) string {
-		return fmt.Sprintf("%.2f | %.1f ms | %.1f ms", p.count/float64(pages),
-			1000*p.secs/float64(pages), 1000*p.secs/p.count)
-	}
-	fmt.Fprintf(w, "\nWhere a console page's time goes (console metrics over the %d measured pages):\n\n", pages)
-	fmt.Fprintln(w, "| what | calls/page | time/page | time/call |")
-	fmt.Fprintln(w, "|---|---|---|---|")
-	var upstream float64
-	for _, p := range collect("tabula_upstream_request_duration_seconds") {
-		upstream += p.secs
-		fmt.Fprintf(w, "| upstream %s | %s |\n", p.labels, per(p))
-	}
-	for _, p := range collect("tabula_http_request_duration_seconds") {
-		fmt.Fprintf(w, "| console handler %s | %s |\n", p.labels, per(p))
-		fmt.Fprintf(w, "| console handler minus upstream | | %.1f ms | |\n", 1000*(p.secs-upstream)/float64(pages))
-	}
-}
-
-// sample is one request measured to the last byte of its body.
-type sample struct {
-	d time.Duration
-	// body is the decoded body; gzip reports whether it came compressed.
-	body []byte
-	gzip bool
-}
-
-func fetch(ctx context.Context, c *http.Client, url, accept string) (sample, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return sample{}, err
-	}
-	req.Header.Set("Accept", accept)
-	start := time.Now()
-	resp, err := c.Do(req)
-	if err != nil {
-		return sample{}, err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	d := time.Since(start)
-	if err != nil {
-		return sample{}, fmt.Errorf("GET %s: reading body: %w", url, err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		return sample{}, fmt.Errorf("GET %s: %s: %.300s", url, resp.Status, body)
-	}
-	return sample{d: d, body: body, gzip: resp.Uncompressed}, nil
 }
 
 // tableCount is the part of a Table the readiness poll reads.
@@ -462,7 +423,7 @@ func waitForPods(ctx context.Context, c *http.Client, podsURL string, want int, 
 	url := podsURL + "?limit=1&includeObject=None"
 	last := "no answer yet"
 	for {
-		s, err := fetch(ctx, c, url, tableAccept)
+		s, err := fetch(ctx, c, url, tableAccept, "")
 		if err == nil {
 			var t tableCount
 			if err := json.Unmarshal(s.body, &t); err != nil {
@@ -498,7 +459,7 @@ func waitForRunning(ctx context.Context, c *http.Client, podsURL string, timeout
 	url := podsURL + "?limit=1&includeObject=None&fieldSelector=status.phase%21%3DRunning"
 	deadline := time.Now().Add(timeout)
 	for {
-		s, err := fetch(ctx, c, url, tableAccept)
+		s, err := fetch(ctx, c, url, tableAccept, "")
 		if err != nil {
 			return err
 		}
@@ -520,106 +481,11 @@ func waitForRunning(ctx context.Context, c *http.Client, podsURL string, timeout
 	}
 }
 
-type stats struct {
-	p50, p95, mean time.Duration
-}
-
-func summarize(samples []sample) stats {
-	ds := make([]time.Duration, len(samples))
-	var sum time.Duration
-	for i, s := range samples {
-		ds[i] = s.d
-		sum += s.d
-	}
-	slices.Sort(ds)
-	return stats{p50: percentile(ds, 0.50), p95: percentile(ds, 0.95), mean: sum / time.Duration(len(ds))}
-}
-
-func report(w io.Writer, o options, page, raw []sample, rss, hwm string) {
-	ps, rs := summarize(page), summarize(raw)
-	last := page[len(page)-1].body
-	rows := bytes.Count(tbody(last), []byte("<tr"))
-	pageBytes, rawBytes := len(last), len(raw[len(raw)-1].body)
-	perRow := math.NaN()
-	if rows > 0 {
-		perRow = float64(pageBytes) / float64(rows)
-	}
-	ms := func(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond)) }
-	ratio := func(a, b time.Duration) float64 { return float64(a) / float64(b) }
-	wire := "identity"
-	if raw[len(raw)-1].gzip {
-		wire = "gzip"
-	}
-
-	fmt.Fprintf(w, "\n### List page benchmark: %d pods in namespace %s, limit=%d, %d measured requests each (after %d warm-up)\n\n",
-		o.pods, namespace, o.limit, len(page), o.warmup)
-	fmt.Fprintln(w, "| request | p50 | p95 | mean | body bytes | rows | bytes/row |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
-	fmt.Fprintf(w, "| console page `GET /c/%s/api/v1/namespaces/%s/pods` | %s | %s | %s | %d | %d | %.0f |\n",
-		contextName, namespace, ms(ps.p50), ms(ps.p95), ms(ps.mean), pageBytes, rows, perRow)
-	fmt.Fprintf(w, "| raw Table `GET /api/v1/namespaces/%s/pods?limit=%d&includeObject=None` (%s on the wire) | %s | %s | %s | %d | %d | %.0f |\n",
-		namespace, o.limit, wire, ms(rs.p50), ms(rs.p95), ms(rs.mean), rawBytes, o.limit, float64(rawBytes)/float64(o.limit))
-	fmt.Fprintf(w, "| **ratio console / raw** | **%.2f** | **%.2f** | %.2f | %.2f | | |\n",
-		ratio(ps.p50, rs.p50), ratio(ps.p95, rs.p95), ratio(ps.mean, rs.mean), float64(pageBytes)/float64(rawBytes))
-	fmt.Fprintln(w)
-	fmt.Fprintf(w, "- Target ratio ≤ %.1f: p50 %.2f (%s), p95 %.2f (%s).\n",
-		targetRatio, ratio(ps.p50, rs.p50), verdict(ratio(ps.p50, rs.p50) <= targetRatio),
-		ratio(ps.p95, rs.p95), verdict(ratio(ps.p95, rs.p95) <= targetRatio))
-	fmt.Fprintf(w, "- Target ≤ %d bytes of HTML per row: %.0f (%s).\n", targetBytesPerRow, perRow, verdict(perRow <= targetBytesPerRow))
-	fmt.Fprintf(w, "- Console process after the run: VmRSS %s, VmHWM (peak) %s.\n", rss, hwm)
-}
-
 func verdict(ok bool) string {
 	if ok {
 		return "met"
 	}
 	return "MISSED"
-}
-
-// tbody is the page's table body, or the whole page if it has none.
-func tbody(page []byte) []byte {
-	if i := bytes.Index(page, []byte("<tbody")); i >= 0 {
-		page = page[i:]
-		if j := bytes.Index(page, []byte("</tbody>")); j >= 0 {
-			page = page[:j]
-		}
-	}
-	return page
-}
-
-// procMemory reads the resident and peak resident set sizes of pid.
-func procMemory(pid int) (rss, hwm string) {
-	rss, hwm = "unknown", "unknown"
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return rss, hwm
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		k, v, ok := strings.Cut(line, ":")
-		if !ok {
-			continue
-		}
-		switch k {
-		case "VmRSS":
-			rss = kib(v)
-		case "VmHWM":
-			hwm = kib(v)
-		}
-	}
-	return rss, hwm
-}
-
-// kib turns "  123456 kB" into "120.6 MiB".
-func kib(v string) string {
-	f := strings.Fields(v)
-	if len(f) == 0 {
-		return "unknown"
-	}
-	n, err := strconv.ParseFloat(f[0], 64)
-	if err != nil {
-		return strings.TrimSpace(v)
-	}
-	return fmt.Sprintf("%.1f MiB", n/1024)
 }
 
 func stopProcess(name string, p *harness.Process, grace time.Duration) {

@@ -45,3 +45,31 @@ func metricSum(s series, name string) (sum float64, ok bool) {
 	}
 	return sum, ok
 }
+
+// stats summarises durations.
+type stats struct {
+	p50, p95, mean time.Duration
+}
+
+// summarize is the nearest-rank p50 and p95 and the mean of ds; zero for none.
+func summarize(ds []time.Duration) stats {
+	if len(ds) == 0 {
+		return stats{}
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	var sum time.Duration
+	for _, d := range s {
+		sum += d
+	}
+	return stats{p50: percentile(s, 0.50), p95: percentile(s, 0.95), mean: sum / time.Duration(len(s))}
+}
+
+// durations are the samples' times.
+func durations(samples []sample) []time.Duration {
+	out := make([]time.Duration, len(samples))
+	for i, s := range samples {
+		out[i] = s.d
+	}
+	return out
+}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"math"
-	"os"
 	"testing"
 	"time"
 )
@@ -75,11 +74,53 @@ func TestMetricSum(t *testing.T) {
 	}
 }
 
-func TestVMRSS(t *testing.T) {
-	if kib := vmRSSKiB(os.Getpid()); kib <= 0 {
-		t.Errorf("VmRSS of this process = %d KiB", kib)
+func TestSummarize(t *testing.T) {
+	var ds []time.Duration
+	for i := 20; i >= 1; i-- {
+		ds = append(ds, time.Duration(i)*time.Millisecond)
 	}
-	if kib := vmRSSKiB(-1); kib != -1 {
-		t.Errorf("VmRSS of no process = %d, want -1", kib)
+	s := summarize(ds)
+	if s.p50 != 10*time.Millisecond || s.p95 != 19*time.Millisecond || s.mean != 10500*time.Microsecond {
+		t.Errorf("summarize = %+v", s)
+	}
+	if ds[0] != 20*time.Millisecond {
+		t.Error("summarize sorted its input")
+	}
+	if s := summarize(nil); s != (stats{}) {
+		t.Errorf("summarize(nil) = %+v", s)
+	}
+}
+
+func TestPositiveInts(t *testing.T) {
+	if got, err := positiveInts(" 1, 4,,16 "); err != nil || len(got) != 3 || got[0] != 1 || got[1] != 4 || got[2] != 16 {
+		t.Errorf("positiveInts = %v, %v", got, err)
+	}
+	for _, bad := range []string{"0", "-1", "x", "1,two"} {
+		if _, err := positiveInts(bad); err == nil {
+			t.Errorf("positiveInts(%q) accepted", bad)
+		}
+	}
+	if got, err := positiveInts(""); err != nil || len(got) != 0 {
+		t.Errorf("positiveInts(\"\") = %v, %v", got, err)
+	}
+}
+
+func TestParseSeries(t *testing.T) {
+	s := parseSeries([]byte("# HELP x\n# TYPE x counter\n" +
+		`tabula_http_request_duration_seconds_sum{route="/c/:ctx/api/:v/pods"} 1.5` + "\n" +
+		"go_memstats_heap_inuse_bytes 4.2e+06\nbroken\n"))
+	if len(s) != 2 || s[`tabula_http_request_duration_seconds_sum{route="/c/:ctx/api/:v/pods"}`] != 1.5 || s["go_memstats_heap_inuse_bytes"] != 4.2e6 {
+		t.Errorf("parseSeries = %v", s)
+	}
+}
+
+func TestRowsOf(t *testing.T) {
+	page := []byte(`<table><thead><tr><th>Name</th></tr></thead><tbody><tr data-key="a"><td>a</td></tr>` + "\n" + `<tr data-key="b"><td>b</td></tr></tbody></table>`)
+	if n := rowsOf(listKind{console: true}, page); n != 2 {
+		t.Errorf("page rows = %d, want 2", n)
+	}
+	table := []byte(`{"kind":"Table","rows":[{"cells":["a"]},{"cells":["b"]},{"cells":["c"]}]}`)
+	if n := rowsOf(listKind{}, table); n != 3 {
+		t.Errorf("Table rows = %d, want 3", n)
 	}
 }

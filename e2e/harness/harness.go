@@ -178,6 +178,9 @@ type DevClusterOptions struct {
 	OIDC *OIDCTrust
 	// Timeout bounds the wait for the ready line.
 	Timeout time.Duration
+	// ReadyTimeout, when set, is devcluster's own --ready-timeout (default
+	// 5 min): with many pods, the ready line waits until all are Running.
+	ReadyTimeout time.Duration
 }
 
 // OIDCTrust is what kube-apiserver needs to accept an issuer's ID tokens.
@@ -208,6 +211,9 @@ func StartDevCluster(ctx context.Context, opts DevClusterOptions) (*DevCluster, 
 	}
 	if opts.LogBenchMB > 0 {
 		args = append(args, fmt.Sprintf("--log-bench-mb=%d", opts.LogBenchMB))
+	}
+	if opts.ReadyTimeout > 0 {
+		args = append(args, "--ready-timeout="+opts.ReadyTimeout.String())
 	}
 	if o := opts.OIDC; o != nil {
 		args = append(args, "--oidc-issuer-url="+o.IssuerURL, "--oidc-client-id="+o.ClientID)
