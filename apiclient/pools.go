@@ -1,34 +1,25 @@
 package apiclient
 
-import (
-	"bytes"
-	"sync"
-
-	"github.com/valyala/fastjson"
-)
-
-// maxPooledBody is the largest response buffer kept for reuse; a rare huge
-// list should not pin its memory for the process's lifetime.
-const maxPooledBody = 4 << 20
+import "sync"
 
 // decodePools are reused across requests of every context: list pages
-// read and parse bodies of similar size over and over, and reusing the
-// memory keeps garbage collection off the hot path.
+// decode rows of the same shape over and over, and reusing their memory
+// keeps garbage collection off the hot path. What is pooled is capped
+// (rowMemory.reset), so a freak page does not pin its memory.
 type decodePools struct {
-	bodies  sync.Pool
-	parsers fastjson.ParserPool
+	rows sync.Pool // *rowMemory
 }
 
-func newDecodePools() *decodePools {
-	return &decodePools{bodies: sync.Pool{New: func() any { return new(bytes.Buffer) }}}
-}
+func newDecodePools() *decodePools { return &decodePools{} }
 
-func (p *decodePools) body() *bytes.Buffer { return p.bodies.Get().(*bytes.Buffer) }
-
-func (p *decodePools) releaseBody(b *bytes.Buffer) {
-	if b.Cap() > maxPooledBody {
-		return
+func (p *decodePools) rowMemory() *rowMemory {
+	if m, ok := p.rows.Get().(*rowMemory); ok {
+		return m
 	}
-	b.Reset()
-	p.bodies.Put(b)
+	return &rowMemory{}
+}
+
+func (p *decodePools) releaseRowMemory(m *rowMemory) {
+	m.reset()
+	p.rows.Put(m)
 }

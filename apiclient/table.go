@@ -2,10 +2,7 @@ package apiclient
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"net/http"
-	"slices"
 	"strconv"
 	"time"
 
@@ -103,11 +100,33 @@ type Table struct {
 
 // ListTable fetches one page of r as a server-side Table, falling back to
 // v1beta1, then to a metadata or plain list rendered as Name/Namespace/Age.
+// It is OpenTable with every row kept.
 func (c *Client) ListTable(ctx context.Context, r Resource, opts ListOptions) (*Table, error) {
-	if err := checkNames(opts.Namespace); err != nil {
+	s, err := c.OpenTable(ctx, r, opts)
+	if err != nil {
 		return nil, err
 	}
-	req := func(accept string) *rest.Request {
+	return s.collect()
+}
+
+// GetTable fetches one object as a one-row Table, for its printer columns.
+func (c *Client) GetTable(ctx context.Context, r Resource, namespace, name string) (*Table, error) {
+	if err := checkNames(namespace, name); err != nil {
+		return nil, err
+	}
+	s, err := c.openTable(ctx, func(accept string) *rest.Request {
+		return c.rest.Get().AbsPath(r.PathSegments(namespace, name)...).SetHeader("Accept", accept).
+			Param("includeObject", string(IncludeNone)).MaxRetries(0)
+	}, true)
+	if err != nil {
+		return nil, err
+	}
+	return s.collect()
+}
+
+// listRequest is the request for a page of r, in a given Accept.
+func (c *Client) listRequest(r Resource, opts ListOptions) func(accept string) *rest.Request {
+	return func(accept string) *rest.Request {
 		q := c.rest.Get().AbsPath(r.PathSegments(opts.Namespace, "")...).SetHeader("Accept", accept).
 			// A console page must answer; client-go would otherwise sleep
 			// through up to ten Retry-After delays. The error page shows it.
@@ -123,58 +142,30 @@ func (c *Client) ListTable(ctx context.Context, r Resource, opts ListOptions) (*
 		}
 		return q
 	}
-	return c.negotiateTable(ctx, req, opts.Wide)
 }
 
-// GetTable fetches one object as a one-row Table, for its printer columns.
-func (c *Client) GetTable(ctx context.Context, r Resource, namespace, name string) (*Table, error) {
-	if err := checkNames(namespace, name); err != nil {
-		return nil, err
-	}
-	return c.negotiateTable(ctx, func(accept string) *rest.Request {
-		return c.rest.Get().AbsPath(r.PathSegments(namespace, name)...).SetHeader("Accept", accept).
-			Param("includeObject", string(IncludeNone)).MaxRetries(0)
-	}, true)
-}
-
-func (c *Client) negotiateTable(ctx context.Context, req func(accept string) *rest.Request, wide bool) (*Table, error) {
-	decode := func(body []byte) (*Table, error) { return c.decodeTable(body, wide) }
-	t, err := fetch(ctx, c.pools, req(acceptTable), decode)
+// openTable asks for a Table, then, refused (406), for a list without it.
+func (c *Client) openTable(ctx context.Context, req func(accept string) *rest.Request, wide bool) (*TableStream, error) {
+	s, err := c.streamTable(ctx, req(acceptTable), wide)
 	if apierrors.IsNotAcceptable(err) {
 		// Some servers refuse as=Table outright; ask again without it.
-		t, err = fetch(ctx, c.pools, req(acceptNoTable), decode)
+		s, err = c.streamTable(ctx, req(acceptNoTable), wide)
 		if apierrors.IsNotAcceptable(err) {
-			t, err = fetch(ctx, c.pools, req(MediaTypeJSON), decode)
+			s, err = c.streamTable(ctx, req(MediaTypeJSON), wide)
 		}
 	}
-	return t, err
+	return s, err
 }
 
-// fetch streams the response into a pooled buffer and decodes it there, so
-// list pages do not allocate their bodies afresh. Error statuses come back
-// as the server's Status (client-go decodes them for Stream too).
-func fetch[T any](ctx context.Context, pools *decodePools, r *rest.Request, decode func([]byte) (T, error)) (T, error) {
-	var zero T
-	rc, err := r.Stream(ctx)
+// streamTable sends the request and reads the answer's head. Error
+// statuses come back as the server's Status (client-go decodes them for
+// Stream too).
+func (c *Client) streamTable(ctx context.Context, r *rest.Request, wide bool) (*TableStream, error) {
+	body, err := r.Stream(ctx)
 	if err != nil {
-		return zero, err
+		return nil, err
 	}
-	defer rc.Close()
-	buf := pools.body()
-	defer pools.releaseBody(buf)
-	_, err = buf.ReadFrom(rc)
-	if err == nil {
-		var v T
-		if v, err = decode(buf.Bytes()); err == nil {
-			return v, nil
-		}
-	}
-	if ctx.Err() != nil {
-		// A body cut short by the deadline is the deadline's doing, not a
-		// malformed answer: the page says the server was too slow (504).
-		return zero, fmt.Errorf("reading response: %w", context.Cause(ctx))
-	}
-	return zero, &BadResponseError{Err: err}
+	return newTableStream(ctx, body, maxListBytes, wide, c.pools)
 }
 
 func setParam(r *rest.Request, name, value string) {
@@ -183,107 +174,11 @@ func setParam(r *rest.Request, name, value string) {
 	}
 }
 
-// wireList is every list shape a server may answer with (Table, metadata
-// list, plain list), so the body is parsed once whatever came back.
-type wireList struct {
-	Kind              string                         `json:"kind"`
-	APIVersion        string                         `json:"apiVersion"`
-	Metadata          metav1.ListMeta                `json:"metadata"`
-	ColumnDefinitions []metav1.TableColumnDefinition `json:"columnDefinitions"`
-	Rows              []wireRow                      `json:"rows"`
-	Items             []json.RawMessage              `json:"items"`
-}
-
-type wireRow struct {
-	Cells      []any                      `json:"cells"`
-	Conditions []metav1.TableRowCondition `json:"conditions"`
-	Object     json.RawMessage            `json:"object"`
-}
-
-func (c *Client) decodeTable(body []byte, wide bool) (*Table, error) {
-	if t, ok, err := decodeTableFast(&c.pools.parsers, body, wide); ok || err != nil {
-		return t, err
-	}
-	var in wireList
-	if err := json.Unmarshal(body, &in); err != nil {
-		return nil, fmt.Errorf("decoding response: %w", err)
-	}
-	if in.Kind == "Table" {
-		return fromServerTable(&in)
-	}
-	return fromList(&in)
-}
-
-func fromServerTable(in *wireList) (*Table, error) {
-	out := &Table{
-		Served:             TableV1,
-		ResourceVersion:    in.Metadata.ResourceVersion,
-		Continue:           in.Metadata.Continue,
-		RemainingItemCount: in.Metadata.RemainingItemCount,
-		Columns:            make([]Column, len(in.ColumnDefinitions)),
-		Rows:               make([]Row, len(in.Rows)),
-	}
-	if in.APIVersion == "meta.k8s.io/v1beta1" {
-		out.Served = TableV1Beta1
-	}
-	for i, c := range in.ColumnDefinitions {
-		out.Columns[i] = Column{Name: c.Name, Type: c.Type, Format: c.Format, Description: c.Description, Priority: c.Priority}
-	}
-	for i, r := range in.Rows {
-		out.Rows[i] = Row{Cells: r.Cells, Conditions: r.Conditions}
-		if len(r.Object) > 0 && string(r.Object) != "null" {
-			meta, err := decodeMeta(r.Object)
-			if err != nil {
-				return nil, fmt.Errorf("decoding row %d object: %w", i, err)
-			}
-			out.Rows[i].Object = meta
-		}
-	}
-	return out, nil
-}
-
-func decodeMeta(raw []byte) (*ObjectMeta, error) {
-	var obj struct {
-		Metadata metav1.ObjectMeta `json:"metadata"`
-	}
-	if err := json.Unmarshal(raw, &obj); err != nil {
-		return nil, err
-	}
-	m := obj.Metadata
-	return &ObjectMeta{Name: m.Name, Namespace: m.Namespace, UID: m.UID, CreationTimestamp: m.CreationTimestamp.Time, Labels: m.Labels}, nil
-}
-
 // genericColumns are what kubectl shows for a server without Tables.
 var genericColumns = []Column{
 	{Name: "Name", Type: "string", Format: "name", Description: "Name of the object"},
 	{Name: "Namespace", Type: "string", Description: "Namespace of the object"},
 	{Name: "Age", Type: "date", Description: "Time since the object was created"},
-}
-
-func fromList(in *wireList) (*Table, error) {
-	out := &Table{
-		Served:             JSONFallback,
-		Columns:            slices.Clone(genericColumns),
-		ResourceVersion:    in.Metadata.ResourceVersion,
-		Continue:           in.Metadata.Continue,
-		RemainingItemCount: in.Metadata.RemainingItemCount,
-		Rows:               make([]Row, len(in.Items)),
-	}
-	if in.Kind == "PartialObjectMetadataList" {
-		out.Served = MetadataList
-	}
-	for i, raw := range in.Items {
-		meta, err := decodeMeta(raw)
-		if err != nil {
-			return nil, fmt.Errorf("decoding %s item %d: %w", in.Kind, i, err)
-		}
-		var age any
-		if !meta.CreationTimestamp.IsZero() {
-			age = meta.CreationTimestamp.UTC().Format(time.RFC3339)
-		}
-		out.Rows[i] = Row{Cells: []any{meta.Name, meta.Namespace, age}, Object: meta}
-	}
-	return out, nil
 }
 
 // IsExpired reports whether err means a continue token is too old (410).

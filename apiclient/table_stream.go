@@ -2,13 +2,14 @@ package apiclient
 
 import (
 	"context"
+	"io"
 )
 
 // TableStream is one page of a list being read: its head (the server's
 // columns and list metadata) is known when OpenTable returns, its rows are
-// decoded one at a time as the caller asks for them, so a page can be
-// rendered while the rest of the body is still arriving, and no page holds
-// its whole body or all its rows at once.
+// decoded one at a time from the response as the caller asks for them, so a
+// page can be rendered while the rest of the body is still arriving, and no
+// page holds its whole body or all its rows at once.
 //
 //	s, err := client.OpenTable(ctx, r, opts)
 //	if err != nil { … }
@@ -20,33 +21,52 @@ type TableStream struct {
 	// Continue and RemainingItemCount. Rows is nil.
 	Head Table
 
-	rows []Row
-	next int
-	row  *Row
-	err  error
+	ctx   context.Context
+	body  io.ReadCloser
+	pools *decodePools
+	d     *tableDecoder // nil once closed
+	row   *Row
+	err   error
 }
 
 // OpenTable starts reading one page of r as a server-side Table, with the
-// same negotiation and fallbacks as ListTable.
+// same negotiation and fallbacks as ListTable. Errors before the rows (a
+// Status, a malformed head) come from OpenTable, later ones from Err.
 func (c *Client) OpenTable(ctx context.Context, r Resource, opts ListOptions) (*TableStream, error) {
-	t, err := c.ListTable(ctx, r, opts)
-	if err != nil {
+	if err := checkNames(opts.Namespace); err != nil {
 		return nil, err
 	}
-	s := &TableStream{Head: *t, rows: t.Rows}
-	s.Head.Rows = nil
+	return c.openTable(ctx, c.listRequest(r, opts), opts.Wide)
+}
+
+// newTableStream reads body's head; the stream owns body from here.
+func newTableStream(ctx context.Context, body io.ReadCloser, limit int64, wide bool, pools *decodePools) (*TableStream, error) {
+	s := &TableStream{ctx: ctx, body: body, pools: pools, d: newTableDecoder(body, limit, wide, pools.rowMemory())}
+	if err := s.d.open(); err != nil {
+		s.err = s.d.fail(ctx, err)
+		s.Close()
+		return nil, s.err
+	}
+	s.Head = s.d.head
 	return s, nil
 }
 
 // Next decodes the next row; false at the end of the page or on an error,
 // which Err then reports.
 func (s *TableStream) Next() bool {
-	if s.err != nil || s.next >= len(s.rows) {
-		s.row = nil
+	s.row = nil
+	if s.d == nil {
 		return false
 	}
-	s.row = &s.rows[s.next]
-	s.next++
+	ok, err := s.d.next()
+	if err != nil {
+		s.err = s.d.fail(s.ctx, err)
+	}
+	if !ok || err != nil {
+		s.Close() // the body is read: release it now, not at the caller's defer
+		return false
+	}
+	s.row = &s.d.row
 	return true
 }
 
@@ -62,7 +82,31 @@ func (s *TableStream) Err() error { return s.err }
 // Close releases the response and the decoder's memory. It is safe to call
 // more than once, and after Close, Next is false.
 func (s *TableStream) Close() {
-	s.rows, s.row, s.next = nil, nil, 0
+	d := s.d
+	if d == nil {
+		return
+	}
+	s.d, s.row = nil, nil
+	if !d.ended && s.err == nil {
+		// Stopped early: a short rest is read so that the connection can
+		// serve the next request; a long one is cheaper to cut.
+		_, _ = io.CopyN(io.Discard, s.body, maxDrain)
+	}
+	_ = s.body.Close()
+	s.pools.releaseRowMemory(d.mem)
+}
+
+// collect reads every row, kept, into one Table.
+func (s *TableStream) collect() (*Table, error) {
+	defer s.Close()
+	t := s.Head
+	for s.Next() {
+		t.Rows = append(t.Rows, s.Row().Clone())
+	}
+	if err := s.Err(); err != nil {
+		return nil, err
+	}
+	return &t, nil
 }
 
 // Clone is a deep copy of the row, safe to keep after Next.

@@ -1,6 +1,7 @@
 package apiclient
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -244,30 +245,33 @@ func watchError(raw []byte) error {
 // server-side Table as it is, any other object as the generic row ListTable
 // makes of a list item.
 func (c *Client) decodeWatchObject(raw []byte) (*Table, error) {
-	if t, ok, err := decodeTableFast(&c.pools.parsers, raw, true); ok || err != nil {
-		return t, err
+	s, err := newTableStream(context.Background(), io.NopCloser(bytes.NewReader(raw)), maxListBytes, true, c.pools)
+	if err != nil {
+		return nil, fmt.Errorf("watch event: %w", err)
 	}
-	var head struct {
-		Kind     string `json:"kind"`
-		Metadata struct {
-			ResourceVersion string `json:"resourceVersion"`
-		} `json:"metadata"`
-	}
-	if err := json.Unmarshal(raw, &head); err != nil {
-		return nil, fmt.Errorf("decoding watch event: %w", err)
-	}
-	if head.Kind == "Table" { // one fastjson passed over (see plainJSON)
-		var in wireList
-		if err := json.Unmarshal(raw, &in); err != nil {
-			return nil, fmt.Errorf("decoding watch event: %w", err)
+	if s.Head.Served == TableV1 || s.Head.Served == TableV1Beta1 {
+		t, err := s.collect()
+		if err != nil {
+			return nil, fmt.Errorf("watch event: %w", err)
 		}
-		return fromServerTable(&in)
+		return t, nil
 	}
-	return fromList(&wireList{
-		Kind:     head.Kind + "List", // PartialObjectMetadataList: Served is MetadataList
-		Metadata: metav1.ListMeta{ResourceVersion: head.Metadata.ResourceVersion},
-		Items:    []json.RawMessage{raw},
-	})
+	// Any other object is read as the one item of a list of its kind (a
+	// PartialObjectMetadataList is served as MetadataList).
+	kind, rv := s.d.kind, s.Head.ResourceVersion
+	s.Close()
+	mem := c.pools.rowMemory()
+	defer c.pools.releaseRowMemory(mem)
+	d := newTableDecoder(bytes.NewReader(raw), maxListBytes, true, mem)
+	d.kind = kind + "List"
+	d.finishHead()
+	if err := d.itemRow(); err != nil {
+		return nil, fmt.Errorf("watch event: %w", d.fail(context.Background(), err))
+	}
+	t := d.head
+	t.ResourceVersion = rv
+	t.Rows = []Row{d.row.Clone()}
+	return &t, nil
 }
 
 // rowResourceVersion is the resourceVersion of a Table event's row object,
