@@ -109,12 +109,13 @@ type rowMemory struct {
 	cells  []any
 	conds  []metav1.TableRowCondition
 	labels map[string]string
-	// prev holds, per column, the last string cell boxed: columns repeat
-	// their values down the page ("Running", "1/1", "<none>"), and an equal
-	// one reuses it rather than allocating. prevLabels does the same for
+	// prev holds, per column, the last string cell boxed and prevRaw its
+	// JSON: columns repeat their values down the page ("Running", "1/1",
+	// "<none>"), and an equal one reuses it rather than decoding it again. prevLabels does the same for
 	// labels (keys and values in order), prevNS and prevTime for the
 	// namespace and creation time.
 	prev       []any
+	prevRaw    [][]byte
 	prevLabels []string
 	prevNS     string
 	prevTSRaw  []byte
@@ -129,6 +130,7 @@ type rowMemory struct {
 // its memory for the process's lifetime.
 const (
 	maxPooledCells   = 256
+	maxPooledCell    = 1 << 10
 	maxPooledLabels  = 128
 	maxPooledScratch = 64 << 10
 )
@@ -137,13 +139,19 @@ func (m *rowMemory) reset() {
 	clear(m.cells[:cap(m.cells)])
 	clear(m.conds[:cap(m.conds)])
 	clear(m.prev[:cap(m.prev)])
+	for i, raw := range m.prevRaw[:cap(m.prevRaw)] {
+		if cap(raw) > maxPooledCell {
+			raw = nil
+		}
+		m.prevRaw[i] = raw[:0]
+	}
 	clear(m.prevLabels[:cap(m.prevLabels)])
 	m.cells, m.conds, m.prev, m.prevLabels = m.cells[:0], m.conds[:0], m.prev[:0], m.prevLabels[:0]
 	clear(m.labels)
 	m.prevNS, m.prevTSRaw, m.prevTS = "", m.prevTSRaw[:0], time.Time{}
 	m.nsCell, m.ageOf, m.ageCell = nil, time.Time{}, nil
-	if cap(m.cells) > maxPooledCells || cap(m.prev) > maxPooledCells {
-		m.cells, m.prev = nil, nil
+	if cap(m.cells) > maxPooledCells || cap(m.prev) > maxPooledCells || cap(m.prevRaw) > maxPooledCells {
+		m.cells, m.prev, m.prevRaw = nil, nil, nil
 	}
 	if cap(m.conds) > maxPooledCells {
 		m.conds = nil
@@ -341,7 +349,9 @@ func (d *tableDecoder) finishHead() {
 		d.hidden[i] = !d.wide && c.Priority > 0
 	}
 	m := d.mem
-	m.prev = slices.Grow(m.prev[:0], len(d.head.Columns))[:len(d.head.Columns)]
+	n := len(d.head.Columns)
+	m.prev = slices.Grow(m.prev[:0], n)[:n]
+	m.prevRaw = slices.Grow(m.prevRaw[:0], n)[:n]
 }
 
 // next decodes the next row into d.row; false at the end of the rows.
@@ -451,16 +461,16 @@ func (d *tableDecoder) scalar(j int) (any, error) {
 	}
 	switch raw[0] {
 	case '"':
-		b := d.unquote(raw)
-		if j >= 0 && j < len(d.mem.prev) {
-			if s, ok := d.mem.prev[j].(string); ok && s == string(b) {
-				return d.mem.prev[j], nil
-			}
-			var v any = string(b)
-			d.mem.prev[j] = v
-			return v, nil
+		m := d.mem
+		if j < 0 || j >= len(m.prev) {
+			return string(d.unquote(raw)), nil
 		}
-		return string(b), nil
+		if m.prev[j] != nil && bytes.Equal(raw, m.prevRaw[j]) {
+			return m.prev[j], nil
+		}
+		var v any = string(d.unquote(raw))
+		m.prev[j], m.prevRaw[j] = v, append(m.prevRaw[j][:0], raw...)
+		return v, nil
 	case 'n':
 		return nil, nil
 	case 't':
