@@ -139,11 +139,12 @@ func (m *rowMemory) reset() {
 	clear(m.cells[:cap(m.cells)])
 	clear(m.conds[:cap(m.conds)])
 	clear(m.prev[:cap(m.prev)])
-	for i, raw := range m.prevRaw[:cap(m.prevRaw)] {
+	raws := m.prevRaw[:cap(m.prevRaw)]
+	for i, raw := range raws {
 		if cap(raw) > maxPooledCell {
 			raw = nil
 		}
-		m.prevRaw[i] = raw[:0]
+		raws[i] = raw[:0]
 	}
 	clear(m.prevLabels[:cap(m.prevLabels)])
 	m.cells, m.conds, m.prev, m.prevLabels = m.cells[:0], m.conds[:0], m.prev[:0], m.prevLabels[:0]

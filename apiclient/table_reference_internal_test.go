@@ -125,7 +125,11 @@ func fromList(in *wireList) (*Table, error) {
 
 // streamTable decodes body with the stream, keeping every row.
 func streamTable(body []byte, wide bool) (*Table, error) {
-	s, err := newTableStream(context.Background(), io.NopCloser(bytes.NewReader(body)), maxListBytes, wide, newDecodePools())
+	return streamTableWith(newDecodePools(), body, wide)
+}
+
+func streamTableWith(pools *decodePools, body []byte, wide bool) (*Table, error) {
+	s, err := newTableStream(context.Background(), io.NopCloser(bytes.NewReader(body)), maxListBytes, wide, pools)
 	if err != nil {
 		return nil, err
 	}
