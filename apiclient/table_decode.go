@@ -1007,7 +1007,8 @@ func isASCII(b []byte) bool {
 
 // fail turns what stopped the decoding into the error the caller sees. A
 // body cut short by the deadline is the deadline's doing, not a malformed
-// answer: the page says the server was too slow (504).
+// answer: the page says the server was too slow (504). Anything else is
+// the server's (or the network's) failure: a BadResponseError (502).
 func (d *tableDecoder) fail(ctx context.Context, err error) error {
 	var syntax *jsontext.SyntacticError
 	var malformed *malformedError
@@ -1015,13 +1016,13 @@ func (d *tableDecoder) fail(ctx context.Context, err error) error {
 	case ctx.Err() != nil:
 		return fmt.Errorf("reading response: %w", context.Cause(ctx))
 	case errors.Is(err, errListTooLarge):
-		return fmt.Errorf("reading response: %w", errListTooLarge)
+		err = errListTooLarge
 	case err == io.EOF: // no JSON value at all
-		return errors.New("decoding response: the response is empty")
+		err = errors.New("the response is empty")
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		return fmt.Errorf("decoding response: the response was cut short after %d bytes: %w", d.input.read, io.ErrUnexpectedEOF)
+		err = fmt.Errorf("the response was cut short after %d bytes: %w", d.input.read, io.ErrUnexpectedEOF)
 	case errors.As(err, &syntax) || errors.As(err, &malformed):
-		return fmt.Errorf("decoding response: %w", err)
+		err = fmt.Errorf("malformed list: %w", err)
 	}
-	return fmt.Errorf("reading response: %w", err) // the connection's error
+	return &BadResponseError{Err: err} // else the connection's own error
 }

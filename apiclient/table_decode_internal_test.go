@@ -199,8 +199,9 @@ func TestStreamMalformed(t *testing.T) {
 		{`{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{},"columnDefinitions":[],"rows":{}}`, "rows is a JSON object, not an array"},
 	} {
 		_, err := streamTable([]byte(tc.body), false)
-		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "decoding response: ") {
-			t.Errorf("%s: %v, want a decoding error with %q", tc.body, err, tc.want)
+		var bad *BadResponseError
+		if !errors.As(err, &bad) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want a BadResponseError with %q", tc.body, err, tc.want)
 		}
 	}
 }
@@ -222,7 +223,8 @@ func TestStreamCapsTheBody(t *testing.T) {
 		t.Errorf("a body of exactly the cap: %v", err)
 	}
 	for _, limit := range []int64{100, int64(len(body)) - 1} {
-		if err := decode(limit); !errors.Is(err, errListTooLarge) || !strings.Contains(err.Error(), "larger than 256 MiB") {
+		var bad *BadResponseError
+		if err := decode(limit); !errors.Is(err, errListTooLarge) || !errors.As(err, &bad) || !strings.Contains(err.Error(), "larger than 256 MiB") {
 			t.Errorf("cap %d: %v, want it said", limit, err)
 		}
 	}
@@ -328,7 +330,8 @@ func TestStreamCutShort(t *testing.T) {
 	for s.Next() {
 		n++
 	}
-	if err := s.Err(); n != 3 || !errors.Is(err, io.ErrUnexpectedEOF) || !strings.Contains(err.Error(), "cut short") {
+	var bad *BadResponseError
+	if err := s.Err(); n != 3 || !errors.Is(err, io.ErrUnexpectedEOF) || !errors.As(err, &bad) || !strings.Contains(err.Error(), "cut short") {
 		t.Errorf("%d rows, Err = %v", n, err)
 	}
 }

@@ -181,7 +181,8 @@ func TestOpenTableReportsTheDeadlineNotABadBody(t *testing.T) {
 	if s.Next() {
 		t.Fatal("a row after the deadline")
 	}
-	if err := s.Err(); !errors.Is(err, context.DeadlineExceeded) {
+	var bad *apiclient.BadResponseError
+	if err := s.Err(); !errors.Is(err, context.DeadlineExceeded) || errors.As(err, &bad) {
 		t.Errorf("Err = %v, want the deadline", err)
 	}
 
@@ -191,7 +192,7 @@ func TestOpenTableReportsTheDeadlineNotABadBody(t *testing.T) {
 		w.Header().Set("Content-Type", "application/json")
 	})
 	_, err = clientFor(t, fake).ListTable(context.Background(), podsRes, apiclient.ListOptions{})
-	if err == nil || errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "empty") {
-		t.Errorf("an empty body: %v, want a decoding error", err)
+	if !errors.As(err, &bad) || errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "empty") {
+		t.Errorf("an empty body: %v, want a BadResponseError", err)
 	}
 }
