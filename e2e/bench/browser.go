@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"slices"
 
 	"github.com/playwright-community/playwright-go"
@@ -92,6 +93,9 @@ type browserResult struct {
 	// floor is a one-cell static page served by the bench, loaded the same
 	// way: what headless Chromium here needs to paint anything at all.
 	floor []navigation
+	// extra are the -browser-pages, in order.
+	extra     []string
+	extraNavs [][]navigation
 }
 
 // floorPage is the floor's page: one marked cell, nothing to fetch.
@@ -159,6 +163,18 @@ func measureBrowser(ctx context.Context, o options, consoleURL string) (browserR
 	slog.Info("loading the floor page in chromium", "runs", o.browserRuns)
 	if err := load(floor.URL, &res.floor); err != nil {
 		return res, fmt.Errorf("floor page: %w", err)
+	}
+	for _, page := range o.browserPages {
+		url := page
+		if strings.HasPrefix(page, "/") {
+			url = consoleURL + page
+		}
+		slog.Info("loading a page in chromium", "url", url, "runs", o.browserRuns)
+		var navs []navigation
+		if err := load(url, &navs); err != nil {
+			return res, fmt.Errorf("%s: %w", url, err)
+		}
+		res.extra, res.extraNavs = append(res.extra, page), append(res.extraNavs, navs)
 	}
 	for _, limit := range o.browserLimits {
 		url := consoleURL + "/c/" + contextName + "/api/v1/namespaces/" + namespace + "/pods"
@@ -311,6 +327,12 @@ func reportBrowser(w io.Writer, o options, res browserResult, err error) (target
 			name string
 			navs []navigation
 		}{fmt.Sprintf("console, namespace %s, limit %d", namespace, limit), res.navs[limit]})
+	}
+	for i, page := range res.extra {
+		pages = append(pages, struct {
+			name string
+			navs []navigation
+		}{"`" + page + "`", res.extraNavs[i]})
 	}
 	for _, p := range pages {
 		navs := p.navs

@@ -95,6 +95,7 @@ type options struct {
 	concurrent []int
 
 	browserLimits []int
+	browserPages  []string
 	browserRuns   int
 	chromium      string
 
@@ -132,6 +133,7 @@ func main() {
 	flag.IntVar(&o.bigLimit, "big-limit", 5000, "rows of the all-namespaces page of the memory measurement")
 	flag.DurationVar(&o.restWait, "rest-wait", 30*time.Second, "how long the console rests before the memory target is read")
 	concurrent := flag.String("concurrent", "1,4", "comma-separated numbers of big pages served at once for the peak memory, one round each")
+	browserPages := flag.String("browser-pages", "", "comma-separated further pages to load in Chromium, as console paths (/c/admin/…) or URLs")
 	browserLimits := flag.String("browser-limits", "500,5000", "comma-separated page sizes of the namespaced list loaded in Chromium")
 	flag.IntVar(&o.browserRuns, "browser-runs", 7, "measured loads of each size in Chromium")
 	flag.StringVar(&o.chromium, "chromium", envOr("TABULA_E2E_CHROMIUM", "/usr/bin/chromium"), "Chromium executable")
@@ -169,6 +171,11 @@ func main() {
 	var err error
 	if o.concurrent, err = positiveInts(*concurrent); err != nil {
 		usage("-concurrent: " + err.Error())
+	}
+	for _, p := range strings.Split(*browserPages, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			o.browserPages = append(o.browserPages, p)
+		}
 	}
 	if o.browserLimits, err = positiveInts(*browserLimits); err != nil || len(o.browserLimits) == 0 {
 		usage(fmt.Sprintf("-browser-limits: want at least one positive number (%v)", err))
