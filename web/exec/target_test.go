@@ -149,7 +149,7 @@ func TestTokenOpensOnlyItsTerminal(t *testing.T) {
 			t.Errorf("a token with byte %d changed was accepted", i)
 		}
 	}
-		// Fields are delimited: moving a character between two changes the MAC.
+	// Fields are delimited: moving a character between two changes the MAC.
 	a := tokenScope{Namespace: "ab", Pod: "c"}
 	b := tokenScope{Namespace: "a", Pod: "bc"}
 	if checkToken("s", b, issueToken("s", a, now), now) {
