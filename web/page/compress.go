@@ -2,6 +2,7 @@ package page
 
 import (
 	"bytes"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -34,9 +35,9 @@ const (
 	pageGzipLevel   = 1
 )
 
-// Levels for static assets, compressed once per process: brotli 10 and 11
-// take seconds on the editor bundle (a first edit page would wait for
-// them) and save 7% over 9.
+// Levels for static assets, compressed once per process when first asked
+// for: brotli 9 takes 0.2–0.8 s on the 500 KB editor bundle, 10 and 11
+// take 5 s (the first edit page would wait for them) to save 7% more.
 const (
 	assetBrotliLevel = 9
 	assetGzipLevel   = gzip.BestCompression
@@ -55,8 +56,8 @@ type Compressor struct {
 	gz writerPool[*gzip.Writer]
 }
 
-// pooledWriters is how many writers of each coding are kept: one per
-// core compressing at once; more are made, and dropped, under bursts.
+// pooledWriters is how many writers of each coding are kept: as many as
+// pages are usually finished at once; more are made, and dropped, in bursts.
 const pooledWriters = 4
 
 // pooledIdle is how long unused writers are kept.
@@ -257,7 +258,9 @@ func (e *Env) Encoding(c echo.Context, size int) Encoding {
 		return Identity
 	}
 	h := c.Response().Header()
-	h.Add(echo.HeaderVary, echo.HeaderAcceptEncoding)
+	if !slices.Contains(h.Values(echo.HeaderVary), echo.HeaderAcceptEncoding) {
+		h.Add(echo.HeaderVary, echo.HeaderAcceptEncoding)
+	}
 	if size < MinCompressed || h.Get(echo.HeaderContentEncoding) != "" || IsHead(c) {
 		return Identity
 	}
