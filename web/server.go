@@ -165,6 +165,9 @@ func New(d Deps) (*Server, error) {
 		quiet = DefaultReleaseIdleMemory
 	}
 	s.idle = newIdleRelease(quiet, env.Log)
+	// The pooled compressors are garbage before the collection, not after.
+	free := s.idle.release
+	s.idle.release = func() { env.ReleasePooled(); free() }
 	s.metrics.upstreamWatches(func() float64 { return float64(s.list.Upstreams()) })
 	s.dispatch = s.resourceRoutes()
 	s.echo = s.routes()

@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/andybalholm/brotli"
 	"github.com/klauspost/compress/gzip"
@@ -49,8 +48,8 @@ const (
 const MinCompressed = 1024
 
 // Compressor compresses finished bodies with pooled writers. The pools are
-// bounded, and emptied when unused for pooledIdle: a brotli writer holds
-// about 2 MB of tables, which must not stay pinned while the console rests.
+// bounded, and Drop empties them: a brotli writer holds 2–3 MB of tables,
+// which must not stay pinned while the console rests.
 type Compressor struct {
 	br writerPool[*brotli.Writer]
 	gz writerPool[*gzip.Writer]
@@ -59,9 +58,6 @@ type Compressor struct {
 // pooledWriters is how many writers of each coding are kept: as many as
 // pages are usually finished at once; more are made, and dropped, in bursts.
 const pooledWriters = 4
-
-// pooledIdle is how long unused writers are kept.
-const pooledIdle = 10 * time.Second
 
 // NewCompressor returns a Compressor with empty pools.
 func NewCompressor() *Compressor {
@@ -100,6 +96,21 @@ func (c *Compressor) Compress(dst *bytes.Buffer, enc Encoding, body []byte) erro
 	return err
 }
 
+// Drop empties the pools, for the collection that hands a quiet console's
+// memory back to the OS.
+func (c *Compressor) Drop() {
+	c.br.drop()
+	c.gz.drop()
+}
+
+// ReleasePooled drops what the Env keeps only for speed (pooled
+// compressors), before the console hands its spare memory back.
+func (e *Env) ReleasePooled() {
+	if e.compressor != nil {
+		e.compressor.Drop()
+	}
+}
+
 // CompressBest encodes body in enc at the best level that stays quick
 // enough to do once per process, for static assets.
 func CompressBest(enc Encoding, body []byte) ([]byte, error) {
@@ -130,14 +141,13 @@ func CompressBest(enc Encoding, body []byte) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// writerPool is a bounded free list of writers, dropped when idle.
+// writerPool is a bounded free list of writers.
 type writerPool[W any] struct {
 	max  int
 	make func() W
 
-	mu   sync.Mutex // guards free and idle
+	mu   sync.Mutex // guards free
 	free []W
-	idle *time.Timer // empties free after pooledIdle without a put
 }
 
 func (p *writerPool[W]) get() W {
@@ -160,11 +170,6 @@ func (p *writerPool[W]) put(w W) {
 	if len(p.free) < p.max {
 		p.free = append(p.free, w)
 	}
-	if p.idle == nil {
-		p.idle = time.AfterFunc(pooledIdle, p.drop)
-		return
-	}
-	p.idle.Reset(pooledIdle)
 }
 
 func (p *writerPool[W]) drop() {

@@ -85,19 +85,16 @@ func TestCompressorRoundTrips(t *testing.T) {
 	}
 }
 
-// The pool keeps at most its bound, and nothing once it was idle.
-func TestWriterPoolIsBoundedAndDropsIdleWriters(t *testing.T) {
+// The pool keeps at most its bound, and nothing once dropped.
+func TestWriterPoolIsBoundedAndDrops(t *testing.T) {
 	made := 0
 	p := writerPool[*int]{max: 2, make: func() *int { made++; return new(int) }}
 	ws := []*int{p.get(), p.get(), p.get()}
 	for _, w := range ws {
 		p.put(w)
 	}
-	p.mu.Lock()
-	kept, armed := len(p.free), p.idle != nil
-	p.mu.Unlock()
-	if kept != 2 || !armed {
-		t.Fatalf("kept %d writers (want 2), idle timer armed %v", kept, armed)
+	if len(p.free) != 2 {
+		t.Fatalf("kept %d writers, want 2", len(p.free))
 	}
 	p.get()
 	p.get()
@@ -105,12 +102,11 @@ func TestWriterPoolIsBoundedAndDropsIdleWriters(t *testing.T) {
 		t.Errorf("made %d writers, want 3: the pooled ones are reused", made)
 	}
 	p.put(ws[0])
-	p.drop() // what the idle timer does
+	p.drop()
 	p.get()
 	if made != 4 {
 		t.Errorf("made %d writers, want 4: the pool was emptied", made)
 	}
-	p.idle.Stop()
 }
 
 func TestCompressible(t *testing.T) {
