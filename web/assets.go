@@ -6,27 +6,72 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"mime"
 	"net/http"
 	"path"
+	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/tabula-console/tabula/web/page"
 )
 
 // assets serves embedded files under content-hashed names
 // ("app.3f2a9c1e.css", "live/channel.5b0d1e2f.js"), so browsers may cache
 // them forever.
 type assets struct {
-	byHashed  map[string]asset
+	byHashed  map[string]*asset
 	urls      map[string]string // logical name → URL
 	importMap string
+	// encoding decides each response's coding (page.Env.Encoding); nil
+	// sends every asset as it is.
+	encoding func(echo.Context, int) page.Encoding
 }
 
 type asset struct {
 	body        []byte
 	contentType string
 	etag        string
+	// br and gzip are body compressed at the best level, once, when a
+	// browser first asks for that coding: never per request.
+	br, gzip encoded
+}
+
+// encoded is an asset in one coding, made on first use.
+type encoded struct {
+	once sync.Once
+	body []byte // nil: the coding does not shrink the asset
+}
+
+// in returns the asset's body in enc and the coding it is really in: an
+// asset that does not shrink, or fails to encode, goes as it is.
+func (f *asset) in(enc page.Encoding, log *slog.Logger) ([]byte, page.Encoding) {
+	var e *encoded
+	switch enc {
+	case page.Brotli:
+		e = &f.br
+	case page.Gzip:
+		e = &f.gzip
+	default:
+		return f.body, page.Identity
+	}
+	e.once.Do(func() {
+		body, err := page.CompressBest(enc, f.body)
+		if err != nil {
+			log.Error("compressing a static asset", "etag", f.etag, "encoding", enc, "error", err)
+			return
+		}
+		if len(body) < len(f.body) {
+			e.body = body
+		}
+	})
+	if e.body == nil {
+		return f.body, page.Identity
+	}
+	return e.body, enc
 }
 
 const assetPrefix = "/static/"
@@ -34,7 +79,7 @@ const assetPrefix = "/static/"
 // newAssets indexes files; their URLs, and the import map, carry the base
 // path, as every URL the console writes does.
 func newAssets(files fs.FS, base string) (*assets, error) {
-	a := &assets{byHashed: map[string]asset{}, urls: map[string]string{}}
+	a := &assets{byHashed: map[string]*asset{}, urls: map[string]string{}}
 	err := fs.WalkDir(files, ".", func(name string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || strings.HasSuffix(name, ".go") {
 			return err
@@ -51,7 +96,7 @@ func newAssets(files fs.FS, base string) (*assets, error) {
 		if ctype == "" {
 			ctype = "application/octet-stream"
 		}
-		a.byHashed[hashed] = asset{body: body, contentType: ctype, etag: `"` + hash + `"`}
+		a.byHashed[hashed] = &asset{body: body, contentType: ctype, etag: `"` + hash + `"`}
 		a.urls[name] = base + assetPrefix + hashed
 		return nil
 	})
@@ -95,18 +140,33 @@ func buildImportMap(base string, urls map[string]string) (string, error) {
 	return string(b), nil
 }
 
-func (a *assets) handle(c echo.Context) error {
-	// The wildcard keeps directories: "live/channel.<hash>.js".
-	f, ok := a.byHashed[c.Param("*")]
-	if !ok {
-		return echo.NewHTTPError(http.StatusNotFound, "no such asset")
+// handle serves an asset, compressed as the browser accepts. Its codings
+// share its ETag: they are the same immutable content, revalidation can
+// only answer 304, and Vary keeps caches from mixing the bytes (there are
+// no range requests for a strong validator to mislead).
+func (a *assets) handle(log *slog.Logger) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		// The wildcard keeps directories: "live/channel.<hash>.js".
+		f, ok := a.byHashed[c.Param("*")]
+		if !ok {
+			return echo.NewHTTPError(http.StatusNotFound, "no such asset")
+		}
+		enc := page.Identity
+		if a.encoding != nil && page.Compressible(f.contentType) {
+			enc = a.encoding(c, len(f.body))
+		}
+		h := c.Response().Header()
+		h.Set(echo.HeaderContentType, f.contentType)
+		h.Set("Cache-Control", "public, max-age=31536000, immutable")
+		h.Set("ETag", f.etag)
+		if c.Request().Header.Get("If-None-Match") == f.etag {
+			return c.NoContent(http.StatusNotModified)
+		}
+		body, enc := f.in(enc, log)
+		if enc != page.Identity {
+			h.Set(echo.HeaderContentEncoding, string(enc))
+		}
+		h.Set(echo.HeaderContentLength, strconv.Itoa(len(body)))
+		return c.Blob(http.StatusOK, f.contentType, body)
 	}
-	h := c.Response().Header()
-	h.Set(echo.HeaderContentType, f.contentType)
-	h.Set("Cache-Control", "public, max-age=31536000, immutable")
-	h.Set("ETag", f.etag)
-	if c.Request().Header.Get("If-None-Match") == f.etag {
-		return c.NoContent(http.StatusNotModified)
-	}
-	return c.Blob(http.StatusOK, f.contentType, f.body)
 }

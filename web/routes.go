@@ -20,16 +20,18 @@ func (s *Server) routes() *echo.Echo {
 	e.Pre(headAsGet)
 	e.HidePort = true
 	e.HTTPErrorHandler = s.env.HandleError
-	// Logging and metrics wrap panic recovery, so a recovered panic is still
-	// logged and counted with the status of the error page it became. The
-	// host check comes before anything that reads a cluster.
+	// headRestored comes first: handlers see a HEAD as its GET, and
+	// net/http still sends no body. Logging and metrics wrap panic
+	// recovery, so a recovered panic is still logged and counted with the
+	// status of the error page it became. The host check comes before
+	// anything that reads a cluster.
 	// Sign-in (web/auth) decides who every request acts for, after the
 	// host check and before any feature; it binds the CSRF token to the
 	// session, so it runs before CSRF. CSRF guards every request that is
 	// not a read, so no write can be routed around it, and UpgradeOrigin
 	// every WebSocket handshake, so no stream can; both run after the host
 	// check so their Origin checks compare with a vouched-for Host.
-	e.Use(requestLog(s.log), s.metrics.middleware, s.idle.middleware, recoverPanics(s.log), securityHeaders(s.auth.FormActions()), s.hosts.check, s.env.UpgradeOrigin, limitBody, s.auth.Middleware, page.CSRF, page.Flashes, page.Theme, page.CollectWarnings)
+	e.Use(headRestored, requestLog(s.log), s.metrics.middleware, s.idle.middleware, recoverPanics(s.log), securityHeaders(s.auth.FormActions()), s.hosts.check, s.env.UpgradeOrigin, limitBody, s.auth.Middleware, page.CSRF, page.Flashes, page.Theme, page.CollectWarnings)
 	bounded := s.env.Bounded
 
 	// Operations.
@@ -38,7 +40,7 @@ func (s *Server) routes() *echo.Echo {
 	if s.metricsListen == "" {
 		e.GET("/metrics", echo.WrapHandler(s.metrics.Handler())) // Prometheus exposition (else on its own listener: Serve)
 	}
-	e.GET(assetPrefix+"*", s.assets.handle) // fingerprinted static files (modules in folders too), cached forever
+	e.GET(assetPrefix+"*", s.assets.handle(s.log)) // fingerprinted static files (modules in folders too), cached forever, compressed once
 
 	// Sign-in (web/auth): open to whoever is not signed in, except the
 	// session probe; login, callback and token are rate-limited per client.
@@ -210,22 +212,33 @@ func (s *Server) boundedTarget(h page.ResourceHandler) page.ResourceHandler {
 
 // headAsGet serves HEAD as the GET of the same URL, as RFC 9110 asks
 // (curl -I, uptime checks), and every middleware (sign-in, CSRF, headers)
-// runs as for the GET. The router reads the method from net/http's own
-// request, and net/http drops a body only while that request says HEAD:
-// so the method changes and the body is dropped here.
+// runs as for the GET. echo routes the very request net/http handed it, so
+// this pre-routing step turns that one into a GET; headRestored then
+// gives it back its HEAD.
 func headAsGet(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if req := c.Request(); req.Method == http.MethodHead {
-			req.Method = http.MethodGet
-			c.Response().Writer = headersOnly{c.Response().Writer}
+		if c.Request().Method == http.MethodHead {
+			c.Request().Method = http.MethodGet
+			page.MarkHead(c)
 		}
 		return next(c)
 	}
 }
 
-// headersOnly answers a HEAD: the GET's status and headers, no body.
-type headersOnly struct{ http.ResponseWriter }
-
-func (w headersOnly) Write(p []byte) (int, error) { return len(p), nil }
-
-func (w headersOnly) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+// headRestored, the first step after routing, hands the handlers a GET
+// copy of a HEAD request and gives net/http back its HEAD: net/http reads
+// the method of the request it made to decide that the response has no
+// body. So it sends the GET's headers, Content-Length included, drops the
+// body even when a handler flushes (a chunked HEAD would otherwise carry
+// a terminating chunk), and keeps the connection for the next request.
+func headRestored(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if page.IsHead(c) {
+			served := c.Request()
+			get := served.WithContext(served.Context())
+			served.Method = http.MethodHead
+			c.SetRequest(get)
+		}
+		return next(c)
+	}
+}

@@ -69,6 +69,9 @@ type Deps struct {
 	// spare memory goes back to the OS (0: DefaultReleaseIdleMemory;
 	// negative: never).
 	ReleaseIdleMemory time.Duration
+	// DisableCompression sends pages and assets uncompressed whatever the
+	// browser accepts (--compress=false).
+	DisableCompression bool
 }
 
 // DefaultReleaseIdleMemory is how quiet the console must be before it
@@ -127,10 +130,13 @@ func New(d Deps) (*Server, error) {
 		// Per-user and sign-in settings.
 		MaxStreamsPerUser: d.MaxStreamsPerUser,
 		Mode:              d.Auth.Mode,
+		// Compression of what the console writes.
+		DisableCompression: d.DisableCompression,
 	})
 	if err != nil {
 		return nil, err
 	}
+	a.encoding = env.Encoding
 	// Operations and static assets need no session; the route table says
 	// which paths they are.
 	authCfg := d.Auth
@@ -159,6 +165,9 @@ func New(d Deps) (*Server, error) {
 		quiet = DefaultReleaseIdleMemory
 	}
 	s.idle = newIdleRelease(quiet, env.Log)
+	// The pooled compressors are garbage before the collection, not after.
+	free := s.idle.release
+	s.idle.release = func() { env.ReleasePooled(); free() }
 	s.metrics.upstreamWatches(func() float64 { return float64(s.list.Upstreams()) })
 	s.dispatch = s.resourceRoutes()
 	s.echo = s.routes()

@@ -68,6 +68,9 @@ type config struct {
 	// ShareKubeconfigIdentity allows a non-loopback Listen in kubeconfig
 	// mode, where everyone who reaches the console acts as its user.
 	ShareKubeconfigIdentity bool
+	// Compress sends pages and assets brotli- or gzip-compressed to
+	// browsers that accept it.
+	Compress bool
 	// SignIn is how users sign in (web/auth).
 	SignIn signInConfig
 }
@@ -140,6 +143,7 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	fs.DurationVar(&cfg.ReleaseIdleMemory, "release-idle-memory", web.DefaultReleaseIdleMemory, "return spare heap memory to the OS this long after the last page request; 0 never does")
 	contexts := fs.String("contexts", "", "comma-separated kubeconfig contexts the console offers (default: in sign-in modes only the --context or current-context one, in kubeconfig mode all)")
 	fs.BoolVar(&cfg.ShareKubeconfigIdentity, "share-kubeconfig-identity", false, "in kubeconfig mode, allow a --listen address other than loopback: everyone who reaches the console acts as the kubeconfig's user")
+	fs.BoolVar(&cfg.Compress, "compress", true, "compress pages and static assets (brotli or gzip) for browsers that accept it; false sends them as they are")
 
 	// Environment first, so explicit flags override it.
 	var envErr error

@@ -24,6 +24,7 @@ func TestParseConfigDefaults(t *testing.T) {
 	}
 	want := config{Listen: "127.0.0.1:8080", LogLevel: slog.LevelInfo, LogFormat: "text", RequestTimeout: 30 * time.Second, MaxStreams: 256, MaxStreamsPerUser: 32,
 		TerminalIdleTimeout: 30 * time.Minute, MaxTerminalsPerUser: 8, MemoryLimit: 40 << 20, ReleaseIdleMemory: web.DefaultReleaseIdleMemory,
+		Compress: true,
 		SignIn: signInConfig{
 			Mode: "kubeconfig", IdleTimeout: time.Hour, MaxAge: 12 * time.Hour,
 			OIDC: web.OIDCConfig{Scopes: []string{"openid", "email", "profile", "groups"}, UsernameClaim: "email", GroupsClaim: "groups", Identity: "passthrough"},
@@ -53,6 +54,24 @@ func TestParseConfigEnvAndFlags(t *testing.T) {
 	}
 	if cfg.Context != "from-flag" {
 		t.Errorf("Context = %q, want the flag to win over TABULA_CONTEXT", cfg.Context)
+	}
+}
+
+func TestCompressionCanBeTurnedOff(t *testing.T) {
+	for name, tc := range map[string]struct {
+		args []string
+		vars map[string]string
+		want bool
+	}{
+		"default":     {want: true},
+		"flag":        {args: []string{"--compress=false"}, want: false},
+		"environment": {vars: map[string]string{"TABULA_COMPRESS": "false"}, want: false},
+		"flag wins":   {args: []string{"--compress"}, vars: map[string]string{"TABULA_COMPRESS": "false"}, want: true},
+	} {
+		cfg, err := parseConfig(tc.args, env(tc.vars))
+		if err != nil || cfg.Compress != tc.want {
+			t.Errorf("%s: Compress = %v (%v), want %v", name, cfg.Compress, err, tc.want)
+		}
 	}
 }
 

@@ -84,6 +84,8 @@ func run(ctx context.Context, cfg config, logOut io.Writer) error {
 		MaxStreamsPerUser: cfg.MaxStreamsPerUser,
 		ReleaseIdleMemory: cfg.ReleaseIdleMemory,
 		Terminal:          web.TerminalConfig{IdleTimeout: terminalIdle(cfg.TerminalIdleTimeout), MaxPerUser: cfg.MaxTerminalsPerUser},
+		// Compression toward the browser.
+		DisableCompression: !cfg.Compress,
 	}
 	if origin := cfg.ExternalOrigin(); origin != "" {
 		deps.ExternalOrigins = []string{origin}

@@ -36,10 +36,10 @@ func (h *Handler) Schema(c echo.Context) error {
 	}
 	schema, err := client.KindSchema(ctx, r)
 	if errors.Is(err, apiclient.ErrNoOpenAPI) {
-		return c.JSONBlob(http.StatusNotFound, []byte(`{}`))
+		return h.env.Blob(c, http.StatusNotFound, echo.MIMEApplicationJSON, []byte(`{}`))
 	}
 	if err != nil {
 		return err
 	}
-	return c.JSONBlob(http.StatusOK, schema)
+	return h.env.Blob(c, http.StatusOK, echo.MIMEApplicationJSON, schema)
 }

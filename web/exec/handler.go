@@ -185,7 +185,7 @@ func (h *Handler) terminal(c echo.Context, t page.Target, attach bool) error {
 		// Before any upstream call: the socket must come from the page.
 		// The page's socket URL always names the container.
 		scope := scopeOf(c, t, c.QueryParam("container"), attach)
-		if !checkToken(page.CSRFToken(c.Request().Context()), scope, offeredToken(c.Request()), h.now()) {
+		if !checkToken(page.CSRFSecret(c.Request().Context()), scope, offeredToken(c.Request()), h.now()) {
 			return echo.NewHTTPError(http.StatusForbidden, "This terminal was not opened from its own page, or the page is too old: reload it.")
 		}
 	}
@@ -205,7 +205,7 @@ func (h *Handler) terminal(c echo.Context, t page.Target, attach bool) error {
 		Context:  client.ContextName(),
 		Pods:     t.Resource,
 		Target:   tg,
-		Token:    issueToken(page.CSRFToken(ctx), tg.scope, h.now()),
+		Token:    issueToken(page.CSRFSecret(ctx), tg.scope, h.now()),
 		Permits:  permits,
 		CanDebug: page.CanDebug(t.Resource),
 	})

@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"encoding/base64"
 	"errors"
 	"net/http"
 	"slices"
@@ -14,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/tabula-console/tabula/apiclient"
+	"github.com/tabula-console/tabula/web/page"
 )
 
 func TestParseCommand(t *testing.T) {
@@ -124,6 +126,27 @@ func TestTokenOpensOnlyItsTerminal(t *testing.T) {
 	} {
 		if checkToken(tc.secret, tc.scope, tc.token, tc.at) {
 			t.Errorf("%s: the token was accepted", name)
+		}
+	}
+	// Masked afresh each time (BREACH): two pages of the same terminal in
+	// the same second carry different tokens, and both open it; a token
+	// with one bit changed, or the MAC unmasked, opens nothing.
+	again := issueToken("csrf-secret", scope, now)
+	if again == tok {
+		t.Error("two pages carry the same token string")
+	}
+	if !checkToken("csrf-secret", scope, again, now) {
+		t.Error("the second page's token is refused")
+	}
+	raw, _ := page.UnmaskSecret(tok)
+	if checkToken("csrf-secret", scope, base64.RawURLEncoding.EncodeToString(raw), now) {
+		t.Error("an unmasked token was accepted")
+	}
+	for i := range raw {
+		b, _ := base64.RawURLEncoding.DecodeString(tok)
+		b[len(raw)+i] ^= 1
+		if checkToken("csrf-secret", scope, base64.RawURLEncoding.EncodeToString(b), now) {
+			t.Errorf("a token with byte %d changed was accepted", i)
 		}
 	}
 	// Fields are delimited: moving a character between two changes the MAC.

@@ -3,13 +3,14 @@ package exec
 import (
 	"crypto/hmac"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/binary"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"github.com/tabula-console/tabula/web/page"
 )
 
 // A terminal's socket must come from the terminal page itself. The Origin
@@ -50,18 +51,19 @@ func (s tokenScope) mac(secret string, expires int64) []byte {
 	return m.Sum(nil)
 }
 
-// issueToken makes the page's token.
+// issueToken makes the page's token: the expiry and the MAC, masked
+// (page.MaskSecret) so that the page, compressed, does not give it away.
 func issueToken(secret string, s tokenScope, now time.Time) string {
 	expires := now.Add(tokenLifetime).Unix()
 	var b [8]byte
 	binary.BigEndian.PutUint64(b[:], uint64(expires))
-	return base64.RawURLEncoding.EncodeToString(append(b[:], s.mac(secret, expires)...))
+	return page.MaskSecret(append(b[:], s.mac(secret, expires)...))
 }
 
 // checkToken verifies the token a handshake offers.
 func checkToken(secret string, s tokenScope, token string, now time.Time) bool {
-	raw, err := base64.RawURLEncoding.DecodeString(token)
-	if secret == "" || err != nil || len(raw) != 8+sha256.Size {
+	raw, ok := page.UnmaskSecret(token)
+	if secret == "" || !ok || len(raw) != 8+sha256.Size {
 		return false
 	}
 	expires := int64(binary.BigEndian.Uint64(raw[:8]))

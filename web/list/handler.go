@@ -55,7 +55,8 @@ func (h *Handler) Page(c echo.Context, t page.Target) error {
 	go func() { permits <- h.env.Permits(ctx, t.Client, createChecks(r, ns)) }()
 	picker := make(chan views.NamespacePicker, 1)
 	if r.Namespaced {
-		go func() { picker <- h.namespacePicker(ctx, t.Client, r, ns, lq) }()
+		// The query as parsed: open below may restart lq at the first page.
+		go func(lq Query) { picker <- h.namespacePicker(ctx, t.Client, r, ns, lq) }(lq)
 	} else {
 		picker <- views.NamespacePicker{}
 	}

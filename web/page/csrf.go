@@ -69,7 +69,7 @@ func CSRF(next echo.HandlerFunc) echo.HandlerFunc {
 			if sent == "" {
 				sent = req.FormValue(CSRFField)
 			}
-			if token == "" || subtle.ConstantTimeCompare([]byte(sent), []byte(token)) != 1 {
+			if token == "" || !tokenMatches(sent, token) {
 				return echo.NewHTTPError(http.StatusForbidden,
 					"This form could not be verified (its CSRF token is missing or out of date), so nothing was changed. Go back and submit it again: your text is kept in this browser.")
 			}
@@ -85,13 +85,69 @@ func CSRF(next echo.HandlerFunc) echo.HandlerFunc {
 				HttpOnly: true, Secure: secure, SameSite: http.SameSiteStrictMode,
 			})
 		}
-		c.SetRequest(req.WithContext(views.WithCSRFToken(req.Context(), token)))
+		// Forms carry the token masked afresh for this response; the
+		// secret itself stays in the context for what is keyed by it.
+		ctx := context.WithValue(req.Context(), csrfSecretKey{}, token)
+		c.SetRequest(req.WithContext(views.WithCSRFToken(ctx, MaskSecret([]byte(token)))))
 		return next(c)
 	}
 }
 
-// CSRFToken is the request's token, for forms built outside templates.
+// tokenMatches says whether sent is the token, masked (as every form
+// carries it) or as it is (as the cookie holds it, for clients that send
+// that back).
+func tokenMatches(sent, token string) bool {
+	if raw, ok := UnmaskSecret(sent); ok && len(raw) == len(token) {
+		return subtle.ConstantTimeCompare(raw, []byte(token)) == 1
+	}
+	return subtle.ConstantTimeCompare([]byte(sent), []byte(token)) == 1
+}
+
+type csrfSecretKey struct{}
+
+// CSRFToken is the request's token as this response's forms carry it
+// (masked), for forms built outside templates.
 func CSRFToken(ctx context.Context) string { return views.CSRFToken(ctx) }
+
+// CSRFSecret is the request's token itself: the session's secret, which
+// keys what a page hands out (web/exec's terminal tokens). Never render it:
+// write CSRFToken, or a value masked with MaskSecret.
+func CSRFSecret(ctx context.Context) string {
+	s, _ := ctx.Value(csrfSecretKey{}).(string)
+	return s
+}
+
+// MaskSecret returns secret under a fresh one-time pad, as base64url of
+// pad‖(pad XOR secret), as Django and gorilla/csrf mask their tokens. A
+// secret written into compressed pages as it is can be read out, a byte at
+// a time, by a site that makes the browser load pages reflecting its
+// guesses (a label selector, a path) and watches their sizes (BREACH);
+// masked, its bytes differ in every response.
+func MaskSecret(secret []byte) string {
+	b := make([]byte, 2*len(secret))
+	pad, masked := b[:len(secret)], b[len(secret):]
+	_, _ = rand.Read(pad) // never fails (crypto/rand)
+	for i, s := range secret {
+		masked[i] = pad[i] ^ s
+	}
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// UnmaskSecret returns the secret MaskSecret masked into s; ok is false
+// for what MaskSecret cannot have made. The caller compares the secret,
+// and its length, with the one it expects.
+func UnmaskSecret(s string) (secret []byte, ok bool) {
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil || len(b) == 0 || len(b)%2 != 0 {
+		return nil, false
+	}
+	n := len(b) / 2
+	secret = make([]byte, n)
+	for i := range secret {
+		secret[i] = b[i] ^ b[n+i]
+	}
+	return secret, true
+}
 
 func safeMethod(m string) bool {
 	return m == http.MethodGet || m == http.MethodHead || m == http.MethodOptions

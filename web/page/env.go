@@ -64,6 +64,9 @@ type Config struct {
 	// Access answers what each user may do, for pages to disable what the
 	// server would refuse; nil offers everything and lets the server decide.
 	Access Access
+	// DisableCompression sends every response as it is, whatever the
+	// browser accepts.
+	DisableCompression bool
 }
 
 // Env is the shared state of one console: features hold a pointer to it.
@@ -72,13 +75,15 @@ type Env struct {
 	Log      *slog.Logger
 	Timeout  time.Duration
 
-	assets  views.Assets
-	pages   bufferPool
-	sockets Gauge
-	origins []string
-	mode    string
-	streams chan struct{}
-	access  Access
+	assets views.Assets
+	pages  bufferPool
+	// compressor encodes finished bodies (Blob); nil when disabled.
+	compressor *Compressor
+	sockets    Gauge
+	origins    []string
+	mode       string
+	streams    chan struct{}
+	access     Access
 
 	userMu      sync.Mutex     // guards userStreams
 	userStreams map[string]int // slots held, by identity key
@@ -109,6 +114,9 @@ func New(cfg Config) (*Env, error) {
 	}
 	if e.mode == "" {
 		e.mode = ModeKubeconfig
+	}
+	if !cfg.DisableCompression {
+		e.compressor = NewCompressor()
 	}
 	if e.Log == nil {
 		e.Log = slog.New(slog.DiscardHandler)

@@ -191,7 +191,7 @@ func (e *Env) HandleError(err error, c echo.Context) {
 		_ = c.String(p.Code, p.Title+": "+p.Message)
 		return
 	}
-	if werr := c.HTMLBlob(p.Code, buf.Bytes()); werr != nil {
+	if werr := e.Blob(c, p.Code, echo.MIMETextHTMLCharsetUTF8, buf.Bytes()); werr != nil {
 		e.Log.Debug("writing error page", "error", werr)
 	}
 }

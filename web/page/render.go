@@ -33,7 +33,8 @@ func (b *bufferPool) put(buf *bytes.Buffer) {
 }
 
 // Render writes a component only after it rendered completely, so a
-// failure never leaves half a page. The page deadline bounds upstream work,
+// failure never leaves half a page, and the finished page is compressed in
+// one go (Blob). The page deadline bounds upstream work,
 // not rendering: what was fetched in time is shown.
 func (e *Env) Render(c echo.Context, status int, component templ.Component) error {
 	buf := e.pages.get()
@@ -41,5 +42,5 @@ func (e *Env) Render(c echo.Context, status int, component templ.Component) erro
 	if err := component.Render(context.WithoutCancel(c.Request().Context()), buf); err != nil {
 		return fmt.Errorf("rendering page: %w", err)
 	}
-	return c.HTMLBlob(status, buf.Bytes())
+	return e.Blob(c, status, echo.MIMETextHTMLCharsetUTF8, buf.Bytes())
 }
