@@ -9,15 +9,15 @@ import (
 	"slices"
 	"strconv"
 	"time"
-	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/go-json-experiment/json/jsontext"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 )
 
 // A list body is read token by token from the response as it arrives
-// (lexer, jsonlex.go): the head (kind, apiVersion,
+// (jsontext, the lexer under encoding/json/v2): the head (kind, apiVersion,
 // metadata, columnDefinitions) first, then one row per Next. Of a row's
 // object only the metadata a page links and filters by is decoded; the rest
 // (managedFields above all, 73 % of a pod's Metadata row) is skipped
@@ -33,6 +33,10 @@ const (
 	// server is broken or hostile, and it must not keep the console
 	// reading, or buffering when its keys come out of order, for ever.
 	maxListBytes = 256 << 20
+	// maxCellDepth caps the nesting of the cell values the decoder builds
+	// (a printer column can hold an object). What it skips is bounded by
+	// jsontext's own limit of 10,000 levels, encoding/json's too.
+	maxCellDepth = 64
 	// maxDrain is how much of an unfinished body Close reads so that the
 	// connection can be reused; a longer rest is cheaper to cut.
 	maxDrain = 64 << 10
@@ -41,12 +45,16 @@ const (
 // Refusals: bodies encoding/json would decode but the stream will not.
 var (
 	errListTooLarge = fmt.Errorf("the list response is larger than %d MiB", maxListBytes>>20)
-	errTooDeep      = fmt.Errorf("the list is nested deeper than %d levels", maxDepth)
+	errTooDeep      = fmt.Errorf("a cell is nested deeper than %d levels", maxCellDepth)
 	// errRepeated is a member that steers the decoding (kind, rows…) given
 	// twice: encoding/json merges the two, a stream cannot take back rows
 	// it has handed out. No Kubernetes server writes one.
 	errRepeated = errors.New("a member is repeated")
 )
+
+// jsonOptions make jsontext as lenient as encoding/json: invalid UTF-8 is
+// replaced rather than refused, and repeated names are the decoder's call.
+var jsonOptions = []jsontext.Options{jsontext.AllowInvalidUTF8(true), jsontext.AllowDuplicateNames(true)}
 
 // topField is a member of a list body the decoder reads.
 type topField uint8
@@ -70,8 +78,7 @@ var topFields = []struct {
 // lexer stands: in the top-level object (head), inside the rows or items
 // array (streaming), or past the end.
 type tableDecoder struct {
-	lex   *lexer
-	body  *lexer // the body's, whose buffer goes back to the pool
+	dec   *jsontext.Decoder
 	input *cappedReader
 	wide  bool
 
@@ -117,7 +124,6 @@ type rowMemory struct {
 	ageOf      time.Time
 	ageCell    any
 	scratch    []byte // unquoting of escaped strings
-	lexBuf     []byte // the lexer's read buffer
 }
 
 // Caps on what a rowMemory keeps when pooled; a freak page must not pin
@@ -127,7 +133,6 @@ const (
 	maxPooledCell    = 1 << 10
 	maxPooledLabels  = 128
 	maxPooledScratch = 64 << 10
-	maxPooledLexBuf  = 8 * lexBufSize
 )
 
 func (m *rowMemory) reset() {
@@ -158,9 +163,6 @@ func (m *rowMemory) reset() {
 	if cap(m.scratch) > maxPooledScratch {
 		m.scratch = nil
 	}
-	if cap(m.lexBuf) > maxPooledLexBuf {
-		m.lexBuf = nil
-	}
 }
 
 func newTableDecoder(r io.Reader, limit int64, wide bool, mem *rowMemory) *tableDecoder {
@@ -168,17 +170,7 @@ func newTableDecoder(r io.Reader, limit int64, wide bool, mem *rowMemory) *table
 	if mem.labels == nil {
 		mem.labels = map[string]string{}
 	}
-	lex := newLexer(in, mem.lexBuf)
-	mem.lexBuf = nil
-	return &tableDecoder{lex: lex, body: lex, input: in, wide: wide, mem: mem}
-}
-
-// release gives the decoder's memory back to the pool; the decoder is
-// done with.
-func (d *tableDecoder) release(pools *decodePools) {
-	d.mem.lexBuf = d.body.buf[:0]
-	pools.releaseRowMemory(d.mem)
-	d.mem, d.lex, d.body = nil, nil, nil
+	return &tableDecoder{dec: jsontext.NewDecoder(in, jsonOptions...), input: in, wide: wide, mem: mem}
 }
 
 // cappedReader fails a body once it goes past limit bytes.
@@ -277,15 +269,15 @@ func (d *tableDecoder) rowsMember(f topField) (stream bool, err error) {
 	}
 	if !kindKnown || d.seen&fieldMetadata == 0 || table && d.seen&(fieldAPIVersion|fieldColumns) != fieldAPIVersion|fieldColumns {
 		// Held back, raw, until the body's end tells the head.
-		k := d.lex.peek()
-		raw, err := d.lex.readValue()
+		k := d.dec.PeekKind()
+		raw, err := d.dec.ReadValue()
 		switch {
 		case err != nil:
 			return false, err
 		case k == '[':
 			*d.heldFor(f) = bytes.Clone(raw)
 		case k != 'n':
-			return false, d.errorf("%s is a JSON %s, not an array", topFieldName(f), kindName(k))
+			return false, d.errorf("%s is a JSON %s, not an array", topFieldName(f), kindName(byte(k)))
 		}
 		return false, nil
 	}
@@ -309,8 +301,11 @@ func (d *tableDecoder) heldFor(f topField) *[]byte {
 // endOfBody is the top-level object's end: the body must end there too.
 // Rows held back are replayed now that the head is known.
 func (d *tableDecoder) endOfBody() error {
-	if err := d.lex.end(); err != nil {
-		return err
+	if tok, err := d.dec.ReadToken(); err != io.EOF {
+		if err != nil {
+			return err
+		}
+		return d.errorf("a JSON %s after the list", kindName(byte(tok.Kind())))
 	}
 	d.ended = true
 	if d.taken {
@@ -327,9 +322,9 @@ func (d *tableDecoder) endOfBody() error {
 	if raw == nil {
 		return nil
 	}
-	d.lex = newLexer(nil, raw)
+	d.dec = jsontext.NewDecoder(bytes.NewBuffer(raw), jsonOptions...)
 	d.replaying, d.streaming = true, f
-	_, err := d.lex.readToken() // [
+	_, err := d.dec.ReadToken() // [
 	return err
 }
 
@@ -365,8 +360,8 @@ func (d *tableDecoder) next() (bool, error) {
 	if d.streaming == 0 {
 		return false, nil
 	}
-	if d.lex.peek() == ']' {
-		if _, err := d.lex.readToken(); err != nil {
+	if d.dec.PeekKind() == ']' {
+		if _, err := d.dec.ReadToken(); err != nil {
 			return false, err
 		}
 		d.streaming = 0
@@ -407,8 +402,8 @@ func (d *tableDecoder) tableRow() error {
 			err = d.conditions()
 		case sameName(name, "object"):
 			d.row.Object = nil
-			if d.lex.peek() == 'n' {
-				_, err = d.lex.readToken()
+			if d.dec.PeekKind() == 'n' {
+				_, err = d.dec.ReadToken()
 			} else {
 				err = d.object()
 				d.row.Object = &d.meta
@@ -430,9 +425,9 @@ func (d *tableDecoder) cells() error {
 	m := d.mem
 	cells := m.cells[:0]
 	for j := 0; ; j++ {
-		k := d.lex.peek()
+		k := d.dec.PeekKind()
 		if k == ']' {
-			_, err := d.lex.readToken()
+			_, err := d.dec.ReadToken()
 			m.cells = cells
 			d.row.Cells = cells
 			return err
@@ -447,7 +442,7 @@ func (d *tableDecoder) cells() error {
 		var v any
 		var err error
 		if k == '{' || k == '[' {
-			v, err = d.value()
+			v, err = d.value(1)
 		} else {
 			v, err = d.scalar(j)
 		}
@@ -461,7 +456,7 @@ func (d *tableDecoder) cells() error {
 // scalar reads a JSON literal, string or number as encoding/json gives it
 // to an interface; j is its column, whose last string it may reuse.
 func (d *tableDecoder) scalar(j int) (any, error) {
-	raw, err := d.lex.readValue()
+	raw, err := d.dec.ReadValue()
 	if err != nil {
 		return nil, err
 	}
@@ -494,10 +489,13 @@ func (d *tableDecoder) scalar(j int) (any, error) {
 }
 
 // value reads any JSON value as encoding/json decodes it into an interface.
-func (d *tableDecoder) value() (any, error) {
-	switch d.lex.peek() {
+func (d *tableDecoder) value(depth int) (any, error) {
+	switch d.dec.PeekKind() {
 	case '{':
-		if _, err := d.lex.readToken(); err != nil {
+		if depth > maxCellDepth {
+			return nil, d.errorf("%w", errTooDeep)
+		}
+		if _, err := d.dec.ReadToken(); err != nil {
 			return nil, err
 		}
 		m := map[string]any{}
@@ -507,23 +505,26 @@ func (d *tableDecoder) value() (any, error) {
 				return m, err
 			}
 			k := string(name)
-			if m[k], err = d.value(); err != nil {
+			if m[k], err = d.value(depth + 1); err != nil {
 				return nil, err
 			}
 		}
 	case '[':
-		if _, err := d.lex.readToken(); err != nil {
+		if depth > maxCellDepth {
+			return nil, d.errorf("%w", errTooDeep)
+		}
+		if _, err := d.dec.ReadToken(); err != nil {
 			return nil, err
 		}
 		a := []any{}
-		for d.lex.peek() != ']' {
-			v, err := d.value()
+		for d.dec.PeekKind() != ']' {
+			v, err := d.value(depth + 1)
 			if err != nil {
 				return nil, err
 			}
 			a = append(a, v)
 		}
-		_, err := d.lex.readToken()
+		_, err := d.dec.ReadToken()
 		return a, err
 	}
 	return d.scalar(-1)
@@ -536,8 +537,8 @@ func (d *tableDecoder) conditions() error {
 	}
 	conds := d.mem.conds[:0]
 	for {
-		if d.lex.peek() == ']' {
-			_, err := d.lex.readToken()
+		if d.dec.PeekKind() == ']' {
+			_, err := d.dec.ReadToken()
 			d.mem.conds = conds
 			d.row.Conditions = conds
 			return err
@@ -586,9 +587,9 @@ func (d *tableDecoder) conditions() error {
 // itemRow decodes an item of a list as the generic Name/Namespace/Age row.
 func (d *tableDecoder) itemRow() error {
 	d.row = Row{Object: &d.meta}
-	if d.lex.peek() == 'n' { // encoding/json: an empty object
+	if d.dec.PeekKind() == 'n' { // encoding/json: an empty object
 		d.meta = ObjectMeta{}
-		if _, err := d.lex.readToken(); err != nil {
+		if _, err := d.dec.ReadToken(); err != nil {
 			return err
 		}
 	} else if err := d.object(); err != nil {
@@ -617,10 +618,10 @@ func (d *tableDecoder) itemRow() error {
 // each object replaces what an earlier one in the same row said.
 func (d *tableDecoder) object() error {
 	d.meta = ObjectMeta{}
-	if d.lex.peek() != '{' {
+	if d.dec.PeekKind() != '{' {
 		return d.typeError("object", "object")
 	}
-	if _, err := d.lex.readToken(); err != nil {
+	if _, err := d.dec.ReadToken(); err != nil {
 		return err
 	}
 	for {
@@ -683,7 +684,7 @@ func (d *tableDecoder) objectMeta() error {
 // created reads a creationTimestamp as metav1.Time does: null is the zero
 // time, anything but an RFC 3339 string an error.
 func (d *tableDecoder) created() error {
-	raw, err := d.lex.readValue()
+	raw, err := d.dec.ReadValue()
 	if err != nil {
 		return err
 	}
@@ -764,8 +765,8 @@ func (d *tableDecoder) listMeta() error {
 		case sameName(name, "continue"):
 			err = d.stringInto(&d.head.Continue)
 		case sameName(name, "remainingItemCount"):
-			var raw []byte
-			if raw, err = d.lex.readValue(); err != nil {
+			var raw jsontext.Value
+			if raw, err = d.dec.ReadValue(); err != nil {
 				return err
 			}
 			if raw[0] == 'n' {
@@ -793,8 +794,8 @@ func (d *tableDecoder) columns() error {
 	}
 	cols := []Column{}
 	for {
-		if d.lex.peek() == ']' {
-			_, err := d.lex.readToken()
+		if d.dec.PeekKind() == ']' {
+			_, err := d.dec.ReadToken()
 			d.head.Columns = cols
 			return err
 		}
@@ -824,8 +825,8 @@ func (d *tableDecoder) columns() error {
 			case sameName(name, "description"):
 				err = d.stringInto(&c.Description)
 			case sameName(name, "priority"):
-				var raw []byte
-				if raw, err = d.lex.readValue(); err == nil && raw[0] != 'n' {
+				var raw jsontext.Value
+				if raw, err = d.dec.ReadValue(); err == nil && raw[0] != 'n' {
 					n, perr := strconv.ParseInt(string(raw), 10, 32)
 					if perr != nil {
 						return d.errorf("priority %.40s is not an int32", raw)
@@ -844,26 +845,26 @@ func (d *tableDecoder) columns() error {
 
 // begin reads the start of an object or array (want '{' or '['), or the
 // null in its place.
-func (d *tableDecoder) begin(want byte, what string) (null bool, err error) {
-	switch d.lex.peek() {
+func (d *tableDecoder) begin(want jsontext.Kind, what string) (null bool, err error) {
+	switch d.dec.PeekKind() {
 	case 'n':
-		_, err = d.lex.readToken()
+		_, err = d.dec.ReadToken()
 		return true, err
 	case want:
-		_, err = d.lex.readToken()
+		_, err = d.dec.ReadToken()
 		return false, err
 	}
-	return false, d.typeError(what, kindName(want))
+	return false, d.typeError(what, kindName(byte(want)))
 }
 
 // name reads an object member's name, unquoted, or the object's end. The
 // name is valid until the next read.
 func (d *tableDecoder) name() (name []byte, end bool, err error) {
-	if d.lex.peek() == '}' {
-		_, err = d.lex.readToken()
+	if d.dec.PeekKind() == '}' {
+		_, err = d.dec.ReadToken()
 		return nil, true, err
 	}
-	raw, err := d.lex.readValue()
+	raw, err := d.dec.ReadValue()
 	if err != nil {
 		return nil, false, err
 	}
@@ -873,7 +874,7 @@ func (d *tableDecoder) name() (name []byte, end bool, err error) {
 // str reads a string value, unquoted and valid until the next read; ok is
 // false for null.
 func (d *tableDecoder) str() (b []byte, ok bool, err error) {
-	raw, err := d.lex.readValue()
+	raw, err := d.dec.ReadValue()
 	if err != nil {
 		return nil, false, err
 	}
@@ -899,99 +900,39 @@ func (d *tableDecoder) stringInto(s *string) error {
 // skip passes over a value. ReadValue scans it in the buffer without
 // building anything, much faster than token by token.
 func (d *tableDecoder) skip() error {
-	_, err := d.lex.readValue()
+	_, err := d.dec.ReadValue()
 	return err
 }
 
-// unquote is the content of a JSON string the lexer has read, as
-// encoding/json decodes it (its unquoteBytes): invalid UTF-8 and lone
-// surrogates become U+FFFD. It aliases raw or the scratch buffer: valid
-// until the next read.
+// unquote is the content of a JSON string as encoding/json decodes it. It
+// aliases raw or the scratch buffer: valid until the next read.
 func (d *tableDecoder) unquote(raw []byte) []byte {
-	s := raw[1 : len(raw)-1]
-	i := 0
-	for i < len(s) && s[i] != '\\' && s[i] < utf8.RuneSelf {
-		i++
+	inner := raw[1 : len(raw)-1]
+	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+		return inner
 	}
-	if i == len(s) || bytes.IndexByte(s[i:], '\\') < 0 && utf8.Valid(s[i:]) {
-		return s
-	}
-	b := append(d.mem.scratch[:0], s[:i]...)
-	for i < len(s) {
-		switch c := s[i]; {
-		case c == '\\':
-			switch e := s[i+1]; e {
-			case 'b':
-				b = append(b, '\b')
-			case 'f':
-				b = append(b, '\f')
-			case 'n':
-				b = append(b, '\n')
-			case 'r':
-				b = append(b, '\r')
-			case 't':
-				b = append(b, '\t')
-			case 'u':
-				r := hex4(s[i+2:])
-				i += 6
-				if utf16.IsSurrogate(r) {
-					if i+6 <= len(s) && s[i] == '\\' && s[i+1] == 'u' {
-						if pair := utf16.DecodeRune(r, hex4(s[i+2:])); pair != utf8.RuneError {
-							b = utf8.AppendRune(b, pair)
-							i += 6
-							continue
-						}
-					}
-					r = utf8.RuneError
-				}
-				b = utf8.AppendRune(b, r)
-				continue
-			default: // " \ /
-				b = append(b, e)
-			}
-			i += 2
-		case c < utf8.RuneSelf:
-			b = append(b, c)
-			i++
-		default:
-			r, n := utf8.DecodeRune(s[i:])
-			b = utf8.AppendRune(b, r)
-			i += n
-		}
-	}
-	d.mem.scratch = b
-	return b
-}
-
-// hex4 is the rune of four hex digits the lexer has checked.
-func hex4(h []byte) rune {
-	var r rune
-	for _, c := range h[:4] {
-		switch {
-		case c <= '9':
-			c -= '0'
-		case c >= 'a':
-			c -= 'a' - 10
-		default:
-			c -= 'A' - 10
-		}
-		r = r<<4 | rune(c)
-	}
-	return r
+	// The lexer has checked the syntax: the only errors left say that
+	// invalid UTF-8 or a lone surrogate became U+FFFD, as encoding/json has it.
+	d.mem.scratch, _ = jsontext.AppendUnquote(d.mem.scratch[:0], raw)
+	return d.mem.scratch
 }
 
 // typeError reads past a value of the wrong kind and says so.
 func (d *tableDecoder) typeError(what, want string) error {
-	k := d.lex.peek()
-	if _, err := d.lex.readValue(); err != nil {
+	k := d.dec.PeekKind()
+	if _, err := d.dec.ReadValue(); err != nil {
 		return err
 	}
-	return d.errorf("%s is a JSON %s, not an %s", what, kindName(k), want)
+	return d.errorf("%s is a JSON %s, not an %s", what, kindName(byte(k)), want)
 }
 
-// errorf is a decoding error located by its offset in the body.
+// errorf is a decoding error located by its JSON pointer.
 func (d *tableDecoder) errorf(format string, args ...any) error {
-	return &malformedError{fmt.Errorf(format+" (at byte %d)", append(args, d.lex.offset())...)}
+	ptr := string(d.dec.StackPointer())
+	if len(ptr) > 100 {
+		ptr = ptr[:100] + "…"
+	}
+	return &malformedError{fmt.Errorf(format+" (at %q)", append(args, ptr)...)}
 }
 
 // malformedError is a body the decoder's own checks refused.
@@ -1069,17 +1010,18 @@ func isASCII(b []byte) bool {
 // answer: the page says the server was too slow (504). Anything else is
 // the server's (or the network's) failure: a BadResponseError (502).
 func (d *tableDecoder) fail(ctx context.Context, err error) error {
+	var syntax *jsontext.SyntacticError
 	var malformed *malformedError
 	switch {
 	case ctx.Err() != nil:
 		return fmt.Errorf("reading response: %w", context.Cause(ctx))
 	case errors.Is(err, errListTooLarge):
 		err = errListTooLarge
-	case err == io.ErrUnexpectedEOF && !d.body.started:
+	case err == io.EOF: // no JSON value at all
 		err = errors.New("the response is empty")
-	case err == io.ErrUnexpectedEOF:
+	case errors.Is(err, io.ErrUnexpectedEOF):
 		err = fmt.Errorf("the response was cut short after %d bytes: %w", d.input.read, io.ErrUnexpectedEOF)
-	case errors.As(err, &malformed):
+	case errors.As(err, &syntax) || errors.As(err, &malformed):
 		err = fmt.Errorf("malformed list: %w", err)
 	}
 	return &BadResponseError{Err: err} // else the connection's own error

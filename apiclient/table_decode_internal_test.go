@@ -156,14 +156,13 @@ func FuzzTableStream(f *testing.F) {
 
 // Bodies encoding/json decodes but a stream will not.
 func TestStreamRefusals(t *testing.T) {
-	deep := strings.Repeat("[", maxDepth) + strings.Repeat("]", maxDepth)
+	deep := strings.Repeat("[", maxCellDepth+1) + strings.Repeat("]", maxCellDepth+1)
 	for _, body := range []string{
 		`{"kind":"Table","kind":"Table"}`,
 		`{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{},"columnDefinitions":[],"rows":[],"ROWS":[]}`,
 		`{"kind":"PodList","metadata":{},"items":[],"metadata":{}}`,
 		`{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{},"columnDefinitions":[],"rows":[{"conditions":[],"conditions":[]}]}`,
 		`{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{},"columnDefinitions":[],"rows":[{"cells":[` + deep + `]}]}`,
-		`{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{},"columnDefinitions":[],"rows":[{"object":{"metadata":{"managedFields":[{"fieldsV1":` + deep + `}]}}}]}`,
 	} {
 		if _, err := referenceTable([]byte(body), true); err != nil {
 			t.Fatalf("the reference fails %s: %v", body, err)
@@ -184,22 +183,11 @@ func TestStreamMalformed(t *testing.T) {
 		{`"Table"`, "not an object"},
 		{head, fmt.Sprintf("cut short after %d bytes", len(head))},
 		{head + `{"cells":["a"]},{"cells":["b`, "cut short"},
-		{head + `{"cells":["a"]},{"cells":["b"]]}`, `']' after a value (expecting ',' or '}') at byte 121`},
-		{head + `{"cells":["a"]}]}{}`, "'{' after the list"},
-		{head + `{"cells":["a"]}]} x`, "'x' after the list"},
+		{head + `{"cells":["a"]},{"cells":["b"]]}`, "invalid character"},
+		{head + `{"cells":["a"]}]}{}`, "a JSON object after the list"},
+		{head + `{"cells":["a"]}]} x`, "invalid character"},
 		{head + `{"cells":[1e999]}]}`, "value out of range"},
-		{head + `{"cells":[NaN]}]}`, "'N' where a value belongs"},
-		{head + `{"cells":[01]}]}`, "'1' after a value"},
-		{head + `{"cells":[1.]}]}`, "an invalid number"},
-		{head + `{"cells":[-]}]}`, "an invalid number"},
-		{head + `{"cells":[nul]}]}`, "an invalid literal"},
-		{head + "{\"cells\":[\"a\x01\"]}]}", "a control character in a string"},
-		{head + `{"cells":["\x"]}]}`, "an invalid escape 'x'"},
-		{head + `{"cells":["\u12G4"]}]}`, `an invalid \u escape`},
-		{head + `{"cells":[],"object":{"metadata":{},"managedFields":[{"a":]}]}}]}`, "']' closes '{'"},
-		{head + `{"cells":["a"],}]}`, "'}' where a member's name belongs"},
-		{head + `{"cells" ["a"]}]}`, "'[' after a member's name"},
-		{head + `{5:1}]}`, "'5' where a member's name belongs"},
+		{head + `{"cells":[NaN]}]}`, "invalid character"},
 		{head + `{"cells":{}}]}`, "cells is a JSON object, not an array"},
 		{head + `5]}`, "row is a JSON number"},
 		{head + `{"object":{"metadata":{"name":5}}}]}`, "a JSON number where a string belongs"},
@@ -391,14 +379,13 @@ func TestPooledMemoryIsCapped(t *testing.T) {
 		cells:   make([]any, 10*maxPooledCells),
 		labels:  map[string]string{},
 		scratch: make([]byte, 2*maxPooledScratch),
-		lexBuf:  make([]byte, 2*maxPooledLexBuf),
 	}
 	for i := range 2 * maxPooledLabels {
 		m.labels[fmt.Sprint(i)] = "v"
 	}
 	m.reset()
-	if m.cells != nil || m.scratch != nil || m.lexBuf != nil || len(m.labels) != 0 {
-		t.Errorf("kept %d cells, %d scratch bytes, %d buffer bytes, %d labels", cap(m.cells), cap(m.scratch), cap(m.lexBuf), len(m.labels))
+	if m.cells != nil || m.scratch != nil || len(m.labels) != 0 {
+		t.Errorf("kept %d cells, %d scratch bytes, %d labels", cap(m.cells), cap(m.scratch), len(m.labels))
 	}
 	m = &rowMemory{cells: make([]any, 3, 8), prev: []any{"x"}, prevRaw: make([][]byte, 1, 4), prevNS: "ns", prevTS: time.Now()}
 	m.prevRaw[0] = []byte(`"x"`)

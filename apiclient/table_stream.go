@@ -93,7 +93,7 @@ func (s *TableStream) Close() {
 		_, _ = io.CopyN(io.Discard, s.body, maxDrain)
 	}
 	_ = s.body.Close()
-	d.release(s.pools)
+	s.pools.releaseRowMemory(d.mem)
 }
 
 // collect reads every row, kept, into one Table.

@@ -260,8 +260,9 @@ func (c *Client) decodeWatchObject(raw []byte) (*Table, error) {
 	// PartialObjectMetadataList is served as MetadataList).
 	kind, rv := s.d.kind, s.Head.ResourceVersion
 	s.Close()
-	d := newTableDecoder(bytes.NewReader(raw), maxListBytes, true, c.pools.rowMemory())
-	defer d.release(c.pools)
+	mem := c.pools.rowMemory()
+	defer c.pools.releaseRowMemory(mem)
+	d := newTableDecoder(bytes.NewReader(raw), maxListBytes, true, mem)
 	d.kind = kind + "List"
 	d.finishHead()
 	if err := d.itemRow(); err != nil {
