@@ -87,7 +87,8 @@ func (out *rowWriter) row(r ListRow, first bool) {
 		}
 		out.s(`</td>`)
 	}
-	out.s("</tr>\n")
+	// No newline between rows: it would be one more DOM node per row.
+	out.s("</tr>")
 }
 
 // rowWriter keeps the first write error, so the loop stays readable.
