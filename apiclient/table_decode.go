@@ -382,39 +382,30 @@ func (d *tableDecoder) next() (bool, error) {
 // tableRow decodes a Table row.
 func (d *tableDecoder) tableRow() error {
 	d.row = Row{}
-	if null, err := d.begin('{', "row"); null || err != nil {
-		return err
-	}
 	var conds bool
-	for {
-		name, end, err := d.name()
-		if err != nil || end {
-			return err
-		}
+	_, err := d.members("row", func(name []byte) error {
 		switch {
 		case sameName(name, "cells"):
-			err = d.cells()
+			return d.cells()
 		case sameName(name, "conditions"):
 			if conds {
 				return d.errorf("%w: conditions", errRepeated)
 			}
 			conds = true
-			err = d.conditions()
+			return d.conditions()
 		case sameName(name, "object"):
 			d.row.Object = nil
 			if d.dec.PeekKind() == 'n' {
-				_, err = d.dec.ReadToken()
-			} else {
-				err = d.object()
-				d.row.Object = &d.meta
+				_, err := d.dec.ReadToken()
+				return err
 			}
-		default:
-			err = d.skip()
-		}
-		if err != nil {
+			err := d.object()
+			d.row.Object = &d.meta
 			return err
 		}
-	}
+		return d.skip()
+	})
+	return err
 }
 
 func (d *tableDecoder) cells() error {
@@ -532,56 +523,39 @@ func (d *tableDecoder) value(depth int) (any, error) {
 
 func (d *tableDecoder) conditions() error {
 	d.row.Conditions = nil
-	if null, err := d.begin('[', "conditions"); null || err != nil {
-		return err
-	}
 	conds := d.mem.conds[:0]
-	for {
-		if d.dec.PeekKind() == ']' {
-			_, err := d.dec.ReadToken()
-			d.mem.conds = conds
-			d.row.Conditions = conds
-			return err
-		}
+	null, err := d.elements("conditions", func() error {
 		conds = append(conds, metav1.TableRowCondition{})
 		c := &conds[len(conds)-1]
-		if null, err := d.begin('{', "condition"); null || err != nil {
-			if err != nil {
-				return err
-			}
-			continue
-		}
-		for {
-			name, end, err := d.name()
-			if err != nil {
-				return err
-			}
-			if end {
-				break
-			}
-			var b []byte
-			var ok bool
+		_, err := d.members("condition", func(name []byte) error {
 			switch {
 			case sameName(name, "type"):
-				if b, ok, err = d.str(); ok {
+				b, ok, err := d.str()
+				if ok {
 					c.Type = metav1.RowConditionType(b)
 				}
+				return err
 			case sameName(name, "status"):
-				if b, ok, err = d.str(); ok {
+				b, ok, err := d.str()
+				if ok {
 					c.Status = metav1.ConditionStatus(b)
 				}
-			case sameName(name, "reason"):
-				err = d.stringInto(&c.Reason)
-			case sameName(name, "message"):
-				err = d.stringInto(&c.Message)
-			default:
-				err = d.skip()
-			}
-			if err != nil {
 				return err
+			case sameName(name, "reason"):
+				return d.stringInto(&c.Reason)
+			case sameName(name, "message"):
+				return d.stringInto(&c.Message)
 			}
-		}
+			return d.skip()
+		})
+		return err
+	})
+	if null || err != nil {
+		return err
 	}
+	d.mem.conds = conds
+	d.row.Conditions = conds
+	return nil
 }
 
 // itemRow decodes an item of a list as the generic Name/Namespace/Age row.
@@ -621,64 +595,44 @@ func (d *tableDecoder) object() error {
 	if d.dec.PeekKind() != '{' {
 		return d.typeError("object", "object")
 	}
-	if _, err := d.dec.ReadToken(); err != nil {
-		return err
-	}
-	for {
-		name, end, err := d.name()
-		if err != nil || end {
-			return err
-		}
+	_, err := d.members("object", func(name []byte) error {
 		if sameName(name, "metadata") {
-			err = d.objectMeta()
-		} else {
-			err = d.skip()
+			return d.objectMeta()
 		}
-		if err != nil {
-			return err
-		}
-	}
+		return d.skip()
+	})
+	return err
 }
 
 func (d *tableDecoder) objectMeta() error {
-	if null, err := d.begin('{', "metadata"); null || err != nil {
-		return err
-	}
 	m := d.mem
-	for {
-		name, end, err := d.name()
-		if err != nil || end {
-			return err
-		}
+	_, err := d.members("metadata", func(name []byte) error {
 		switch {
 		case sameName(name, "name"):
-			err = d.stringInto(&d.meta.Name)
+			return d.stringInto(&d.meta.Name)
 		case sameName(name, "namespace"):
-			var b []byte
-			var ok bool
-			if b, ok, err = d.str(); ok {
+			b, ok, err := d.str()
+			if ok {
 				if m.prevNS != string(b) {
 					m.prevNS = string(b)
 				}
 				d.meta.Namespace = m.prevNS
 			}
+			return err
 		case sameName(name, "uid"):
-			var b []byte
-			var ok bool
-			if b, ok, err = d.str(); ok {
+			b, ok, err := d.str()
+			if ok {
 				d.meta.UID = types.UID(b)
 			}
-		case sameName(name, "creationTimestamp"):
-			err = d.created()
-		case sameName(name, "labels"):
-			err = d.labels()
-		default:
-			err = d.skip()
-		}
-		if err != nil {
 			return err
+		case sameName(name, "creationTimestamp"):
+			return d.created()
+		case sameName(name, "labels"):
+			return d.labels()
 		}
-	}
+		return d.skip()
+	})
+	return err
 }
 
 // created reads a creationTimestamp as metav1.Time does: null is the zero
@@ -751,96 +705,70 @@ func (d *tableDecoder) labels() error {
 
 // listMeta reads the list's metadata into Head.
 func (d *tableDecoder) listMeta() error {
-	if null, err := d.begin('{', "metadata"); null || err != nil {
-		return err
-	}
-	for {
-		name, end, err := d.name()
-		if err != nil || end {
-			return err
-		}
+	_, err := d.members("metadata", func(name []byte) error {
 		switch {
 		case sameName(name, "resourceVersion"):
-			err = d.stringInto(&d.head.ResourceVersion)
+			return d.stringInto(&d.head.ResourceVersion)
 		case sameName(name, "continue"):
-			err = d.stringInto(&d.head.Continue)
+			return d.stringInto(&d.head.Continue)
 		case sameName(name, "remainingItemCount"):
-			var raw jsontext.Value
-			if raw, err = d.dec.ReadValue(); err != nil {
+			raw, err := d.dec.ReadValue()
+			if err != nil {
 				return err
 			}
 			if raw[0] == 'n' {
 				d.head.RemainingItemCount = nil
-				continue
+				return nil
 			}
-			n, perr := strconv.ParseInt(string(raw), 10, 64)
-			if perr != nil {
+			n, err := strconv.ParseInt(string(raw), 10, 64)
+			if err != nil {
 				return d.errorf("remainingItemCount %.40s is not an integer", raw)
 			}
 			d.head.RemainingItemCount = &n
-		default:
-			err = d.skip()
+			return nil
 		}
-		if err != nil {
-			return err
-		}
-	}
+		return d.skip()
+	})
+	return err
 }
 
 // columns reads the columnDefinitions into Head.
 func (d *tableDecoder) columns() error {
-	if null, err := d.begin('[', "columnDefinitions"); null || err != nil {
-		return err
-	}
 	cols := []Column{}
-	for {
-		if d.dec.PeekKind() == ']' {
-			_, err := d.dec.ReadToken()
-			d.head.Columns = cols
-			return err
-		}
+	null, err := d.elements("columnDefinitions", func() error {
 		cols = append(cols, Column{})
 		c := &cols[len(cols)-1]
-		if null, err := d.begin('{', "column"); null || err != nil {
-			if err != nil {
-				return err
-			}
-			continue
-		}
-		for {
-			name, end, err := d.name()
-			if err != nil {
-				return err
-			}
-			if end {
-				break
-			}
+		_, err := d.members("column", func(name []byte) error {
 			switch {
 			case sameName(name, "name"):
-				err = d.stringInto(&c.Name)
+				return d.stringInto(&c.Name)
 			case sameName(name, "type"):
-				err = d.stringInto(&c.Type)
+				return d.stringInto(&c.Type)
 			case sameName(name, "format"):
-				err = d.stringInto(&c.Format)
+				return d.stringInto(&c.Format)
 			case sameName(name, "description"):
-				err = d.stringInto(&c.Description)
+				return d.stringInto(&c.Description)
 			case sameName(name, "priority"):
-				var raw jsontext.Value
-				if raw, err = d.dec.ReadValue(); err == nil && raw[0] != 'n' {
-					n, perr := strconv.ParseInt(string(raw), 10, 32)
-					if perr != nil {
-						return d.errorf("priority %.40s is not an int32", raw)
-					}
-					c.Priority = int32(n)
+				raw, err := d.dec.ReadValue()
+				if err != nil || raw[0] == 'n' {
+					return err
 				}
-			default:
-				err = d.skip()
+				n, err := strconv.ParseInt(string(raw), 10, 32)
+				if err != nil {
+					return d.errorf("priority %.40s is not an int32", raw)
+				}
+				c.Priority = int32(n)
+				return nil
 			}
-			if err != nil {
-				return err
-			}
-		}
+			return d.skip()
+		})
+		return err
+	})
+	if null || err != nil {
+		return err
 	}
+	d.head.Columns = cols
+	return nil
 }
 
 // begin reads the start of an object or array (want '{' or '['), or the
@@ -855,6 +783,38 @@ func (d *tableDecoder) begin(want jsontext.Kind, what string) (null bool, err er
 		return false, err
 	}
 	return false, d.typeError(what, kindName(byte(want)))
+}
+
+// members reads an object member by member, handing each name to member,
+// which reads or skips its value; null stands for an empty object.
+func (d *tableDecoder) members(what string, member func(name []byte) error) (null bool, err error) {
+	if null, err := d.begin('{', what); null || err != nil {
+		return null, err
+	}
+	for {
+		name, end, err := d.name()
+		if err != nil || end {
+			return false, err
+		}
+		if err := member(name); err != nil {
+			return false, err
+		}
+	}
+}
+
+// elements reads an array element by element, each with element; null
+// stands for an empty array.
+func (d *tableDecoder) elements(what string, element func() error) (null bool, err error) {
+	if null, err := d.begin('[', what); null || err != nil {
+		return null, err
+	}
+	for d.dec.PeekKind() != ']' {
+		if err := element(); err != nil {
+			return false, err
+		}
+	}
+	_, err = d.dec.ReadToken()
+	return false, err
 }
 
 // name reads an object member's name, unquoted, or the object's end. The
