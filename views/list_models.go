@@ -152,6 +152,9 @@ type Cell struct {
 	Numeric bool
 	// Time marks a relative age whose absolute time is in Title.
 	Time bool
+	// Name marks the cell naming the object: its row's condition tags sit
+	// there, whatever column comes first.
+	Name bool
 }
 
 // Pager links pages of a list fetched with limit/continue.

@@ -52,6 +52,13 @@ func (out *rowWriter) row(r ListRow, first bool) {
 		out.s(`" class="row-done`)
 	}
 	out.s(`">`)
+	tags := 0 // the name's cell, else the first
+	for i, c := range r.Cells {
+		if c.Name {
+			tags = i
+			break
+		}
+	}
 	for i, c := range r.Cells {
 		out.s(`<td`)
 		if first && i == 0 {
@@ -78,7 +85,7 @@ func (out *rowWriter) row(r ListRow, first bool) {
 		default:
 			out.esc(c.Text)
 		}
-		if i == 0 {
+		if i == tags {
 			for _, cond := range r.Conditions {
 				out.s(` <span class="tag tag-cond">`)
 				out.esc(cond)

@@ -250,6 +250,7 @@ func (v *rowView) row(row *apiclient.Row, cells []views.Cell) views.ListRow {
 		if cell.Time && col.Name == "Age" && row.Object != nil && !row.Object.CreationTimestamp.IsZero() {
 			cell.Title = row.Object.CreationTimestamp.UTC().Format(time.RFC3339)
 		}
+		cell.Name = i == v.nameCol
 		if i == v.nameCol && name != "" {
 			if ns == namespace {
 				cell.Href = v.rowBase + templ.SafeURL(url.PathEscape(name))
