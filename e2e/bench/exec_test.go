@@ -330,6 +330,15 @@ func TestStreamTerminal(t *testing.T) {
 	if _, err := s.waitFor(ctx, 0, []byte(apitest.ExecPrompt), 10*time.Second); err != nil {
 		t.Fatal(err)
 	}
+	// The size travels on its own channel, so the shell may see it after
+	// the prompt: wait until the fake has applied it.
+	deadline := time.Now().Add(10 * time.Second)
+	for sessions := fake.ExecSessions(); len(sessions) != 1 || len(sessions[0].Resizes) == 0; sessions = fake.ExecSessions() {
+		if time.Now().After(deadline) {
+			t.Fatalf("no resize reached the fake within 10s: %+v", sessions)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	from := s.len()
 	if err := term.send([]byte("stty size\r")); err != nil {
 		t.Fatal(err)
