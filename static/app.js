@@ -115,6 +115,26 @@ function initDeniedTips() {
   document.addEventListener("mouseout", reset);
 }
 
+// Below 900px the sidebar is a popover opened from the header (app.css);
+// the browser opens and closes it, Escape included. Opening it moves focus
+// to the current resource (else the first group), so a keyboard user starts
+// where they are. A window widened past the breakpoint lays the sidebar out
+// in the page again, so an open drawer closes.
+function initSidebarMenu() {
+  const sidebar = document.getElementById("sidebar");
+  if (!sidebar || typeof sidebar.hidePopover !== "function") return;
+  sidebar.addEventListener("toggle", (e) => {
+    if (e.newState !== "open") return;
+    const target = sidebar.querySelector("a[aria-current]") || sidebar.querySelector(".nav-group summary");
+    target?.focus();
+    if (document.activeElement !== target) sidebar.querySelector(".nav-close")?.focus();
+  });
+  const wide = matchMedia("(width >= 900px)");
+  wide.addEventListener("change", () => {
+    if (wide.matches && sidebar.matches(":popover-open")) sidebar.hidePopover();
+  });
+}
+
 // The page after a successful save names the edit's draft (data-clear-draft
 // on <body>): the YAML editor (static/editor) keeps drafts in
 // sessionStorage, and a saved one must not be offered again.
@@ -135,4 +155,5 @@ initSlashFocus();
 initResourceFilter();
 initAutosubmit();
 initContextSwitcher();
+initSidebarMenu();
 initDeniedTips();

@@ -75,7 +75,10 @@ type ListColumn struct {
 	Name        string
 	Description string
 	Numeric     bool
-	SortHref    templ.SafeURL
+	// NameColumn marks the column naming the objects, which stays in view
+	// while a wide table scrolls sideways.
+	NameColumn bool
+	SortHref   templ.SafeURL
 	// Sort is the column's aria-sort: "ascending", "descending" or "none".
 	Sort string
 }

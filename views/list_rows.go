@@ -64,9 +64,12 @@ func (out *rowWriter) row(r ListRow, first bool) {
 		if first && i == 0 {
 			out.s(firstRowTiming)
 		}
-		if c.Numeric {
+		switch {
+		case c.Numeric:
 			out.s(` class="num">`)
-		} else {
+		case c.Name:
+			out.s(` class="col-name">`)
+		default:
 			out.s(`>`)
 		}
 		switch {

@@ -53,6 +53,25 @@ func TestBaseCarriesNonceAssetsAndContext(t *testing.T) {
 	}
 }
 
+// The sidebar is a popover the header's menu button opens (used below the
+// CSS breakpoint); a page without a sidebar has no menu button.
+func TestMenuButtonOpensTheSidebar(t *testing.T) {
+	l := testLayout()
+	l.Nav = []NavGroup{{Label: "core", Open: true, Items: []NavItem{{Label: "pods", Href: "/c/dev/api/v1/pods"}}}}
+	doc := renderDoc(t, Home(HomePage{Layout: l}))
+	toggle := doc.Find("header [data-testid=nav-toggle]")
+	sidebar := doc.Find("nav#sidebar[popover]")
+	if toggle.Length() != 1 || sidebar.Length() != 1 || toggle.AttrOr("popovertarget", "") != "sidebar" {
+		t.Fatalf("menu button %d (target %q), popover sidebar %d", toggle.Length(), toggle.AttrOr("popovertarget", ""), sidebar.Length())
+	}
+	if toggle.AttrOr("aria-label", "") == "" || sidebar.Find("[data-testid=nav-close]").AttrOr("popovertargetaction", "") != "hide" {
+		t.Error("the menu button needs a name, and the sidebar a close button")
+	}
+	if doc := renderDoc(t, Home(HomePage{Layout: testLayout()})); doc.Find("[data-testid=nav-toggle]").Length() != 0 {
+		t.Error("a page without a sidebar shows a menu button")
+	}
+}
+
 func TestThemeOnlyAcceptsKnownValues(t *testing.T) {
 	l := testLayout()
 	l.Theme = `dark" onload="alert(1)`

@@ -177,6 +177,7 @@ func tableView(ctx context.Context, in Input) ([]views.ListColumn, *rowView, int
 			Name:        col.Name,
 			Description: col.Description,
 			Numeric:     page.Numeric(col.Type),
+			NameColumn:  i == rv.nameCol,
 			SortHref:    page.WithQuery(base, next.Values()),
 			Sort:        sortState(i == sortCol, desc),
 		})

@@ -59,6 +59,16 @@ func TestConditionTagsSitWithTheName(t *testing.T) {
 			if got := tagged.Find("a").Text(); got != "job-1-abcde" {
 				t.Errorf("the tagged cell names %q, want the object", got)
 			}
+			// The same cell stays in view while a wide table scrolls.
+			if sticky := doc.Find("td.col-name"); sticky.Length() != 1 || cells.IndexOfSelection(sticky) != tc.nameCell {
+				t.Errorf("col-name on cell %d of %q, want only on cell %d", cells.IndexOfSelection(sticky), buf.String(), tc.nameCell)
+			}
+			cols, _, _ := tableView(ctx, Input{Context: "dev", Resource: benchPods, Namespace: tc.namespace, Query: lq, Table: table})
+			for i, c := range cols {
+				if c.NameColumn != (i == tc.nameCell) {
+					t.Errorf("column %d (%s): NameColumn %v", i, c.Name, c.NameColumn)
+				}
+			}
 		})
 	}
 }
