@@ -64,6 +64,9 @@ func TestPagesFitEveryScreen(t *testing.T) {
 					t.Errorf("%s at %s: the page is %.0fpx wider than the window", p.name, s.name, px)
 				}
 				screenshotThemes(t, page, fmt.Sprintf("screen-%s-%s", p.name, s.name))
+				if s.width == 390 {
+					checkA11y(t, page, fmt.Sprintf("%s at %s", p.name, s.name))
+				}
 			}
 		})
 	}
@@ -89,6 +92,7 @@ func TestSidebarMenuByKeyboardOnAPhone(t *testing.T) {
 	must(t, expect.Locator(current).ToBeFocused())
 	must(t, expect.Locator(current).ToBeInViewport())
 	screenshotThemes(t, page, "screen-menu-open-390x844")
+	checkA11y(t, page, "the open menu at 390x844")
 
 	must(t, page.Keyboard().Press("Escape"))
 	must(t, expect.Locator(sidebar).ToBeHidden())

@@ -165,3 +165,12 @@ func initial(name string) string {
 	}
 	return "?"
 }
+
+// regionLabel names a table's scrolling region (focusable, so a keyboard
+// can scroll a table wider than the screen): its title, else a fallback.
+func regionLabel(title, fallback string) string {
+	if title != "" {
+		return title
+	}
+	return fallback
+}
