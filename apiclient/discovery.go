@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -12,7 +11,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/version"
 	"k8s.io/client-go/discovery"
 )
 
@@ -124,16 +122,7 @@ func buildDiscovery(groups []*metav1.APIGroup, lists []*metav1.APIResourceList, 
 		// version, then the others by Kubernetes version priority (v2, v1,
 		// v1beta2, v1beta1, v1alpha1), as kubectl resolves a name. A kind
 		// served only by v1alpha1 of a group preferring v1beta1 is listed too.
-		order := slices.Clone(group.Versions)
-		slices.SortStableFunc(order, func(a, b string) int {
-			switch {
-			case a == group.PreferredVersion:
-				return -1
-			case b == group.PreferredVersion:
-				return 1
-			}
-			return version.CompareKubeAwareVersionStrings(b, a)
-		})
+		order := group.versionOrder()
 		listed := map[string]bool{}
 		for _, v := range order {
 			gv := schema.GroupVersion{Group: g.Name, Version: v}

@@ -3,13 +3,8 @@ package apiclient
 import (
 	"container/list"
 	"context"
-	"fmt"
-	"net/http"
 	"sync"
 	"time"
-
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // DefaultDiscoveryTTL is how long discovery is trusted before it is fetched again.
@@ -226,7 +221,8 @@ func (c *Client) Discovery(ctx context.Context) (*Discovery, error) {
 // must not wait for the TTL), from a fetch that starts after this call;
 // concurrent callers share that fetch, and on servers with aggregated
 // discovery it is two conditional requests answered 304 when nothing
-// changed. A resource still unknown is a NotFound Status.
+// changed. A resource still unknown is a *NotServedError (a NotFound
+// Status) naming what the server serves instead.
 func (c *Client) Resource(ctx context.Context, group, version, name string) (Resource, error) {
 	d, err := c.Discovery(ctx)
 	if err != nil {
@@ -242,15 +238,5 @@ func (c *Client) Resource(ctx context.Context, group, version, name string) (Res
 	if r, ok := d.Lookup(group, version, name); ok {
 		return r, nil
 	}
-	gv := version
-	if group != "" {
-		gv = group + "/" + version
-	}
-	return Resource{}, &apierrors.StatusError{ErrStatus: metav1.Status{
-		Status:  metav1.StatusFailure,
-		Code:    http.StatusNotFound,
-		Reason:  metav1.StatusReasonNotFound,
-		Message: fmt.Sprintf("the server does not serve the resource %q in %s", name, gv),
-		Details: &metav1.StatusDetails{Group: group, Kind: name},
-	}}
+	return Resource{}, d.NotServed(group, version, name)
 }
