@@ -97,6 +97,14 @@ func navAttrs(item NavItem) templ.Attributes {
 	return a
 }
 
+// linkAttrs are a link's optional attributes.
+func linkAttrs(l Link) templ.Attributes {
+	if l.TestID == "" {
+		return nil
+	}
+	return templ.Attributes{"data-testid": l.TestID}
+}
+
 // editorAttrs are the editor textarea's data attributes (see the editor
 // module), present only when set.
 func editorAttrs(p EditorPage) templ.Attributes {

@@ -161,6 +161,10 @@ type ErrorPage struct {
 	RetryAfterSeconds int
 	// Links offer ways onward, such as the home page of the context.
 	Links []Link
+	// Served lists, under ServedLabel, what the server does serve near
+	// what was asked (an unserved resource's group), as plain links.
+	ServedLabel string
+	Served      []Link
 }
 
 // ErrorCause is one field-level cause of a metav1.Status.
@@ -170,10 +174,11 @@ type ErrorCause struct {
 	Message string
 }
 
-// Link is a labelled URL.
+// Link is a labelled URL; TestID, when set, is its data-testid.
 type Link struct {
-	Label string
-	Href  templ.SafeURL
+	Label  string
+	Href   templ.SafeURL
+	TestID string
 }
 
 // JumpPage lists what a jump-box query matched, or says nothing did.

@@ -49,7 +49,7 @@ func (s *Server) home(c echo.Context) error {
 func groupView(ctx context.Context, contextName string, g apiclient.Group) views.APIGroup {
 	display := page.GroupLabel(g.Name)
 	vg := views.APIGroup{
-		Anchor:   "group-" + strings.ReplaceAll(display, ".", "-"),
+		Anchor:   page.GroupAnchor(g.Name),
 		Name:     display,
 		Version:  g.PreferredVersion,
 		Versions: g.Versions,

@@ -154,7 +154,7 @@ func (s *Server) resource(c echo.Context) error {
 	r, err := client.Resource(resolveCtx, p.Group, p.Version, p.Resource)
 	cancel()
 	if err != nil {
-		return err
+		return page.Unserved(c.Request().Context(), client.ContextName(), p, c.QueryParams(), err)
 	}
 	if p.Namespace != "" && !r.Namespaced {
 		return echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("%s is cluster-scoped and has no namespace %q", r.Name, p.Namespace))

@@ -29,6 +29,15 @@ func StatusOf(err error) int {
 // causes, so the console never hides what the server said.
 func Classify(err error) views.ErrorPage {
 	p := classifyStatus(err)
+	var notServed *apiclient.NotServedError
+	if errors.As(err, &notServed) {
+		p.Message = notServedMessage(notServed)
+	}
+	var unserved *UnservedError
+	if errors.As(err, &unserved) {
+		p.Links = append(p.Links, unserved.Links...)
+		p.ServedLabel, p.Served = unserved.AvailableLabel, unserved.Available
+	}
 	var action *ActionError
 	if errors.As(err, &action) {
 		switch p.Code {
