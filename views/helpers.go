@@ -48,15 +48,59 @@ func boolAttr(b bool) string {
 	return "false"
 }
 
-func emptySuffix(p ListPage) string {
-	var s string
-	if p.Namespaced && p.Namespace != "" {
-		s = " in namespace " + p.Namespace
+// textPart is a run of a sentence; Code ones are shown as code.
+type textPart struct {
+	Text string
+	Code bool
+}
+
+// emptyReason says why a list shows no rows: which selectors matched
+// nothing, and where ("No pods match the label selector app=web in
+// namespace demo.").
+func emptyReason(p ListPage) []textPart {
+	parts := []textPart{{Text: "No " + p.Resource}}
+	var selectors []textPart
+	if p.Filter.LabelSelector != "" {
+		selectors = append(selectors, textPart{Text: " the label selector "}, textPart{Text: p.Filter.LabelSelector, Code: true})
 	}
-	if p.Filter.LabelSelector != "" || p.Filter.FieldSelector != "" {
-		s += " matching the selectors"
+	if p.Filter.FieldSelector != "" {
+		if len(selectors) > 0 {
+			selectors = append(selectors, textPart{Text: " and"})
+		}
+		selectors = append(selectors, textPart{Text: " the field selector "}, textPart{Text: p.Filter.FieldSelector, Code: true})
 	}
-	return s
+	if len(selectors) > 0 {
+		parts = append(append(parts, textPart{Text: " match"}), selectors...)
+	}
+	switch {
+	case !p.Namespaced:
+	case p.Namespace == "":
+		parts = append(parts, textPart{Text: " in any namespace"})
+	default:
+		parts = append(parts, textPart{Text: " in namespace "}, textPart{Text: p.Namespace, Code: true})
+	}
+	return append(parts, textPart{Text: "."})
+}
+
+// filtered says whether a list page has a selector to clear.
+func filtered(p ListPage) bool {
+	return p.Filter.LabelSelector != "" || p.Filter.FieldSelector != ""
+}
+
+// selectorNoun is "selector", or "selectors" when both are set.
+func selectorNoun(p ListPage) string {
+	if p.Filter.LabelSelector != "" && p.Filter.FieldSelector != "" {
+		return "selectors"
+	}
+	return "selector"
+}
+
+// articleFor is the indefinite article of a kind ("a Pod", "an Ingress").
+func articleFor(kind string) string {
+	if kind != "" && strings.ContainsRune("AEIO", rune(kind[0])) {
+		return "an"
+	}
+	return "a"
 }
 
 func i32toa(n int32) string { return strconv.FormatInt(int64(n), 10) }

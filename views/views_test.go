@@ -228,3 +228,68 @@ type failingRows struct {
 func (f *failingRows) Next() bool   { f.i++; return f.i <= len(f.rows) }
 func (f *failingRows) Row() ListRow { return f.rows[f.i-1] }
 func (f *failingRows) Err() error   { return f.err }
+
+// An empty list says why: the selectors that matched nothing and where,
+// offering to clear them; without selectors, where nothing is, offering
+// to create one when the user may.
+func TestEmptyListSaysWhy(t *testing.T) {
+	base := ListPage{Layout: testLayout(), Kind: "Pod", Resource: "pods", Namespaced: true, Namespace: "demo", Rows: StaticRows(nil),
+		Filter: ListFilter{ClearHref: "/c/dev/api/v1/namespaces/demo/pods?wide=1"}, CreateHref: "/c/dev/api/v1/namespaces/demo/pods/new"}
+	for _, tc := range []struct {
+		name         string
+		edit         func(*ListPage)
+		reason       string
+		clear, creat string
+	}{
+		{"label selector", func(p *ListPage) { p.Filter.LabelSelector = "app=web" },
+			"No pods match the label selector app=web in namespace demo.", "Clear the selector", ""},
+		{"both selectors, all namespaces", func(p *ListPage) {
+			p.Filter.LabelSelector, p.Filter.FieldSelector, p.Namespace = "tier in (a,b)", "status.phase=Running", ""
+		}, "No pods match the label selector tier in (a,b) and the field selector status.phase=Running in any namespace.", "Clear the selectors", ""},
+		{"field selector, cluster-scoped", func(p *ListPage) {
+			p.Kind, p.Resource, p.Namespaced, p.Namespace, p.Filter.FieldSelector = "Node", "nodes", false, "", "metadata.name=x"
+		}, "No nodes match the field selector metadata.name=x.", "Clear the selector", ""},
+		{"nothing in a namespace", func(*ListPage) {}, "No pods in namespace demo.", "", "Create a Pod"},
+		{"nothing anywhere", func(p *ListPage) { p.Namespace, p.Kind, p.Resource = "", "Ingress", "ingresses" }, "No ingresses in any namespace.", "", "Create an Ingress"},
+		{"may not create", func(p *ListPage) { p.CreateDenied = "You may not create pods." }, "No pods in namespace demo.", "", ""},
+		{"cluster-scoped", func(p *ListPage) { p.Resource, p.Namespaced, p.Namespace, p.CreateHref = "nodes", false, "", "" }, "No nodes.", "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := base
+			tc.edit(&p)
+			doc := renderDoc(t, List(p))
+			empty := doc.Find("[data-testid=list-empty]")
+			if _, hidden := empty.Attr("hidden"); hidden {
+				t.Error("the empty state is hidden")
+			}
+			if got := empty.Find("[data-testid=list-empty-reason]").Text(); got != tc.reason {
+				t.Errorf("reason = %q, want %q", got, tc.reason)
+			}
+			clear := empty.Find("[data-testid=list-empty-clear]")
+			if got := clear.Text(); got != tc.clear {
+				t.Errorf("clear link %q, want %q", got, tc.clear)
+			} else if tc.clear != "" && clear.AttrOr("href", "") != "/c/dev/api/v1/namespaces/demo/pods?wide=1" {
+				t.Errorf("clear link leads to %q", clear.AttrOr("href", ""))
+			}
+			if got := empty.Find("[data-testid=list-empty-create]").Text(); got != tc.creat {
+				t.Errorf("create link %q, want %q", got, tc.creat)
+			}
+		})
+	}
+	// A list with rows has the empty state hidden (live updates show it).
+	p := base
+	p.Rows = StaticRows([]ListRow{{Key: "demo/a", Cells: []Cell{{Text: "a", Name: true}}}})
+	if _, hidden := renderDoc(t, List(p)).Find("[data-testid=list-empty]").Attr("hidden"); !hidden {
+		t.Error("a list with rows shows its empty state")
+	}
+	// Selectors are text, never markup.
+	p = base
+	p.Filter.LabelSelector = `<img src=x onerror=alert(1)>`
+	var buf bytes.Buffer
+	if err := List(p).Render(context.Background(), &buf); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(buf.String(), "<img src=x") {
+		t.Error("a selector is rendered as markup")
+	}
+}

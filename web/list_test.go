@@ -376,3 +376,22 @@ func TestAListCutShortIsAWholeErrorPage(t *testing.T) {
 		})
 	}
 }
+
+// A selector that matches nothing says so, and the empty state's link
+// shows the same list (namespace, wide) without it.
+func TestEmptyListOffersToClearTheSelector(t *testing.T) {
+	h, _ := newVariant(t, apitest.Options{})
+	_, body := h.get(t, "/c/dev/api/v1/namespaces/demo/pods?wide=1&labelSelector="+url.QueryEscape("app=none"), http.StatusOK)
+	doc := parse(t, body)
+	if got := doc.Find("[data-testid=list-empty-reason]").Text(); got != "No pods match the label selector app=none in namespace demo." {
+		t.Errorf("reason = %q", got)
+	}
+	clear := doc.Find("[data-testid=list-empty-clear]").AttrOr("href", "")
+	if clear != "/c/dev/api/v1/namespaces/demo/pods?wide=1" {
+		t.Fatalf("clear link = %q", clear)
+	}
+	_, body = h.get(t, clear, http.StatusOK)
+	if _, hidden := parse(t, body).Find("[data-testid=list-empty]").Attr("hidden"); !hidden {
+		t.Error("the cleared list is empty")
+	}
+}
