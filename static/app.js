@@ -92,7 +92,13 @@ function initCopyButtons() {
         await navigator.clipboard.writeText(source.textContent);
         button.textContent = "Copied";
       } catch {
-        button.textContent = "Copy failed";
+        // No clipboard here (a plain-HTTP origin, a denied permission):
+        // select the text, so the keyboard's copy takes it.
+        const range = document.createRange();
+        range.selectNodeContents(source);
+        getSelection().removeAllRanges();
+        getSelection().addRange(range);
+        button.textContent = "Selected: copy it";
       }
       setTimeout(() => { button.textContent = label; }, 1500);
     });

@@ -32,6 +32,8 @@ type ListPage struct {
 	// CreateDenied, when set, says why the user may not create here: the
 	// button is shown disabled with the reason.
 	CreateDenied string
+	// Kubectl is the kubectl command listing what the page lists.
+	Kubectl string
 }
 
 // LiveList is what the page needs to follow its list live.

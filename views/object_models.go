@@ -37,6 +37,8 @@ type ObjectPage struct {
 	// them and the user may.
 	DebugHref templ.SafeURL
 	Actions   ObjectActions
+	// Kubectl is the kubectl command getting what the page shows.
+	Kubectl string
 }
 
 // ObjectActions are the object's write pages; empty ones are not offered.

@@ -62,7 +62,7 @@ func (h *Handler) Page(c echo.Context, t page.Target) error {
 	}
 	layout := h.env.StartContextLayout(ctx, t.Client, r.Kind+" list", &r, ns)
 	stream, lq, notices, err := open(ctx, t.Client, r, ns, lq)
-	in := Input{Context: t.Client.ContextName(), Resource: r, Namespace: ns, Query: lq, Notices: notices, Permits: <-permits}
+	in := Input{Context: t.Client.ContextName(), Resource: r, Namespace: ns, Query: lq, Notices: notices, Permits: <-permits, Kubectl: h.env.Kubectl(ctx, t.Client, r)}
 	namespaces := <-picker
 	// The frame comes last: it shows the warnings of every call above.
 	frame := layout()

@@ -28,6 +28,9 @@ type Input struct {
 	Notices []string
 	// Permits answer the page's access checks (page.CreateCheck).
 	Permits page.Permits
+	// Kubectl starts the page's kubectl command (page.Env.Kubectl); zero,
+	// it names Resource alone.
+	Kubectl page.KubectlGet
 	Now     time.Time
 }
 
@@ -78,12 +81,26 @@ func Model(ctx context.Context, in Input) views.ListPage {
 		}
 	}
 	p.Pager = pagerView(base, lq, in.Table)
+	p.Kubectl = kubectl(in).String()
 	p.Live = views.LiveList{
 		Watch:           r.Can("watch"),
 		ResourceVersion: in.Table.ResourceVersion,
 		ReloadHref:      page.WithQuery(base, lq.Values()),
 	}
 	return p
+}
+
+// kubectl is the kubectl command listing what the page lists.
+func kubectl(in Input) page.KubectlGet {
+	k := in.Kubectl
+	if k.Resource == "" {
+		k = page.KubectlGet{Resource: page.KubectlResource(nil, in.Resource), Namespaced: in.Resource.Namespaced}
+	}
+	k.Namespace, k.LabelSelector, k.FieldSelector = in.Namespace, in.Query.LabelSelector, in.Query.FieldSelector
+	if in.Query.Wide {
+		k.Output = "wide"
+	}
+	return k
 }
 
 func listFilter(base templ.SafeURL, lq Query) views.ListFilter {

@@ -67,6 +67,7 @@ func (h *Handler) serve(c echo.Context, t page.Target, view string) error {
 	if err != nil {
 		return err
 	}
+	in.Kubectl = h.env.Kubectl(ctx, t.Client, t.Resource)
 	p, err := Model(ctx, in)
 	if err != nil {
 		return err
@@ -97,7 +98,10 @@ type Input struct {
 	// NoPodExec: the server serves no pods/exec, so a workload's pods
 	// have no terminal either.
 	NoPodExec bool
-	Now       time.Time
+	// Kubectl starts the page's kubectl command (page.Env.Kubectl); zero,
+	// it names Resource alone.
+	Kubectl page.KubectlGet
+	Now     time.Time
 }
 
 // load fetches the page and, at the same time, asks the access checks of
@@ -242,7 +246,21 @@ func Model(ctx context.Context, in Input) (views.ObjectPage, error) {
 		rv = obj.GetResourceVersion()
 	}
 	p.Actions = page.ObjectActions(ctx, in.Context, r, in.Namespace, in.Name, rv, in.Permits)
+	p.Kubectl = kubectl(in).String()
 	return p, nil
+}
+
+// kubectl is the kubectl command getting what the page shows, as YAML.
+func kubectl(in Input) page.KubectlGet {
+	k := in.Kubectl
+	if k.Resource == "" {
+		k = page.KubectlGet{Resource: page.KubectlResource(nil, in.Resource), Namespaced: in.Resource.Namespaced}
+	}
+	k.Namespace, k.Name, k.Output = in.Namespace, in.Name, "yaml"
+	if in.View == viewStatus {
+		k.Subresource = viewStatus
+	}
+	return k
 }
 
 func tabs(base templ.SafeURL, r apiclient.Resource, view string) []views.Tab {
