@@ -32,14 +32,14 @@ func kubectlCommand(cmd string) templ.Component {
 		}
 		ctx = templ.ClearChildren(ctx)
 		if cmd != "" {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<div class=\"kubectl\" data-testid=\"kubectl\"><span class=\"kubectl-label muted small\" id=\"kubectl-label\">kubectl</span> <code id=\"kubectl-command\" class=\"kubectl-command\" tabindex=\"0\" aria-labelledby=\"kubectl-label\" data-testid=\"kubectl-command\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<div class=\"kubectl\" role=\"group\" aria-label=\"Equivalent kubectl command\" data-testid=\"kubectl\"><code id=\"kubectl-command\" class=\"kubectl-command\" tabindex=\"0\" data-testid=\"kubectl-command\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var2 string
 			templ_7745c5c3_Var2, templ_7745c5c3_Err = templ.JoinStringErrs(cmd)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/kubectl.templ`, Line: 9, Col: 134}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/kubectl.templ`, Line: 8, Col: 102}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var2))
 			if templ_7745c5c3_Err != nil {
