@@ -106,6 +106,10 @@
 // image, target, existing ones unchanged); the new containers are then
 // marked running (or waiting) in status.ephemeralContainerStatuses.
 //
+// The resource metrics API is MetricsV1Beta1 (metrics-server's
+// metrics.k8s.io/v1beta1 PodMetrics and NodeMetrics), seeded with
+// PodMetrics and NodeMetrics; metrics.go says how to inject its failures.
+//
 // Pod logs (GET pods/{name}/log, plain text, with container, follow,
 // tailLines, sinceSeconds, sinceTime, timestamps, previous and limitBytes)
 // come from AppendLog and AppendLogAt; EndLog ends the streams following a

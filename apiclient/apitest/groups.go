@@ -10,8 +10,8 @@ import (
 var allVerbs = []string{"get", "list", "watch", "create", "update", "patch", "delete"}
 
 // CoreV1 is a small core group version: pods (with log, status, exec,
-// attach and ephemeralcontainers), services, events, secrets, namespaces and
-// bindings.
+// attach and ephemeralcontainers), services, events, secrets, namespaces,
+// nodes and bindings.
 func CoreV1() GroupVersion {
 	return GroupVersion{Version: "v1",
 		Resources: []metav1.APIResource{
@@ -25,6 +25,7 @@ func CoreV1() GroupVersion {
 			{Name: "events", SingularName: "event", Kind: "Event", Namespaced: true, Verbs: allVerbs, ShortNames: []string{"ev"}},
 			{Name: "secrets", SingularName: "secret", Kind: "Secret", Namespaced: true, Verbs: allVerbs},
 			{Name: "namespaces", SingularName: "namespace", Kind: "Namespace", Verbs: allVerbs, ShortNames: []string{"ns"}},
+			{Name: "nodes", SingularName: "node", Kind: "Node", Verbs: allVerbs, ShortNames: []string{"no"}},
 			{Name: "bindings", SingularName: "binding", Kind: "Binding", Namespaced: true, Verbs: []string{"create"}},
 		},
 		Columns: map[string][]Column{
@@ -36,6 +37,20 @@ func CoreV1() GroupVersion {
 				AgeColumn(),
 				PathColumn("IP", "string", ".status.podIP", 1),
 				PathColumn("Node", "string", ".spec.nodeName", 1),
+			},
+			"nodes": {
+				NameColumn(),
+				{TableColumnDefinition: metav1.TableColumnDefinition{Name: "Status", Type: "string", Description: "The status of the node"}, Value: func(o *unstructured.Unstructured) any {
+					conds, _, _ := unstructured.NestedSlice(o.Object, "status", "conditions")
+					for _, c := range conds {
+						if m, ok := c.(map[string]any); ok && m["type"] == "Ready" && m["status"] == "True" {
+							return "Ready"
+						}
+					}
+					return "NotReady"
+				}},
+				AgeColumn(),
+				PathColumn("Version", "string", ".status.nodeInfo.kubeletVersion", 0),
 			},
 			"services": {
 				NameColumn(),
