@@ -160,6 +160,8 @@ type Cell struct {
 	// Name marks the cell naming the object: its row's condition tags sit
 	// there, whatever column comes first.
 	Name bool
+	// Muted is a numeric placeholder, such as the dash of a usage not known.
+	Muted bool
 }
 
 // Pager links pages of a list fetched with limit/continue.

@@ -65,6 +65,8 @@ func (out *rowWriter) row(r ListRow, first bool) {
 			out.s(firstRowTiming)
 		}
 		switch {
+		case c.Numeric && c.Muted:
+			out.s(` class="num muted">`)
 		case c.Numeric:
 			out.s(` class="num">`)
 		case c.Name:

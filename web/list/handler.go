@@ -61,9 +61,18 @@ func (h *Handler) Page(c echo.Context, t page.Target) error {
 		picker <- views.NamespacePicker{}
 	}
 	layout := h.env.StartContextLayout(ctx, t.Client, r.Kind+" list", &r, ns)
+	// Pods and nodes: their usage, merged into the rows by name.
+	usage := startUsage(ctx, t.Client, r, ns, lq.LabelSelector)
 	stream, lq, notices, err := open(ctx, t.Client, r, ns, lq)
 	in := Input{Context: t.Client.ContextName(), Resource: r, Namespace: ns, Query: lq, Notices: notices, Permits: <-permits, Kubectl: h.env.Kubectl(ctx, t.Client, r)}
 	namespaces := <-picker
+	if err != nil {
+		usage.stop()
+	} else {
+		// Before the first row is written, and not much longer than the
+		// Table took.
+		in.Usage = usage.wait()
+	}
 	// The frame comes last: it shows the warnings of every call above.
 	frame := layout()
 	if err != nil {

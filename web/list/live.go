@@ -79,7 +79,8 @@ func (h *Handler) Live(c echo.Context, t page.Target) error {
 	}
 	f := &follower{
 		env: h.env, watches: h.watches, stream: stream, client: t.Client,
-		in: Input{Context: t.Client.ContextName(), Resource: r, Namespace: ns, Query: lq},
+		in:    Input{Context: t.Client.ContextName(), Resource: r, Namespace: ns, Query: lq},
+		usage: newLiveUsage(c.Request().Context(), t.Client, r, ns, lq.LabelSelector),
 		// The identity key covers the exact credential: a tab carrying a
 		// refreshed token opens its own upstream, never riding one opened
 		// with the old token.
@@ -95,9 +96,11 @@ type follower struct {
 	watches *watchHub
 	stream  *page.Stream
 	client  *apiclient.Client
-	// in is the page being followed; Table is set per render.
+	// in is the page being followed; Table and Usage are set per render.
 	in  Input
 	key string
+	// usage keeps the usage columns of pods and nodes (nil: none).
+	usage *liveUsage
 }
 
 func (f *follower) run(ctx context.Context, rv string) error {
@@ -164,6 +167,7 @@ func (f *follower) follow(ctx context.Context, rv string) error {
 		if ev.Type != apiclient.WatchBookmark && ev.Table != nil {
 			in := f.in
 			in.Table = ev.Table
+			in.Usage = f.usage.current(ctx, usageRefresh)
 			rows := Rows(ctx, in)
 			if len(rows) != 1 {
 				continue
@@ -215,6 +219,7 @@ func (f *follower) relist(ctx context.Context, notice string) (string, error) {
 	}
 	in := f.in
 	in.Table = &table
+	in.Usage = f.usage.current(ctx, 0)
 	var buf bytes.Buffer
 	if err := views.WriteRows(ctx, &buf, Rows(ctx, in)); err != nil {
 		return "", err

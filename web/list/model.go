@@ -31,7 +31,10 @@ type Input struct {
 	// Kubectl starts the page's kubectl command (page.Env.Kubectl); zero,
 	// it names Resource alone.
 	Kubectl page.KubectlGet
-	Now     time.Time
+	// Usage, for pods and nodes where the server serves metrics.k8s.io,
+	// adds CPU and memory columns; nil adds none.
+	Usage *Usage
+	Now   time.Time
 }
 
 // TableRows are a page's rows as they are read (*apiclient.TableStream).
@@ -158,6 +161,7 @@ func tableView(ctx context.Context, in Input) ([]views.ListColumn, *rowView, int
 		withNamespace: allNamespaces && !fallback,
 		// Rows of a one-namespace (or cluster-scoped) list share their link prefix.
 		rowBase: base + "/",
+		usage:   in.Usage,
 	}
 	if rv.now.IsZero() {
 		rv.now = time.Now()
@@ -179,7 +183,7 @@ func tableView(ctx context.Context, in Input) ([]views.ListColumn, *rowView, int
 		rv.visible = append(rv.visible, i)
 	}
 	sortCol, desc := sortColumn(t.Columns, lq.Sort)
-	cols := make([]views.ListColumn, 0, len(rv.visible)+1)
+	cols := make([]views.ListColumn, 0, len(rv.visible)+3)
 	if rv.withNamespace {
 		cols = append(cols, views.ListColumn{Name: "Namespace", Description: "Namespace of the object"})
 	}
@@ -199,6 +203,9 @@ func tableView(ctx context.Context, in Input) ([]views.ListColumn, *rowView, int
 			Sort:        sortState(i == sortCol, desc),
 		})
 	}
+	if rv.usage != nil {
+		cols = append(cols, usageColumns(rv.usage)...)
+	}
 	return cols, rv, hidden
 }
 
@@ -212,14 +219,19 @@ type rowView struct {
 	withNamespace bool
 	rowBase       templ.SafeURL
 	now           time.Time
+	usage         *Usage // nil: no usage columns
 }
 
 // width is the number of cells of a row.
 func (v *rowView) width() int {
+	n := len(v.visible)
 	if v.withNamespace {
-		return len(v.visible) + 1
+		n++
 	}
-	return len(v.visible)
+	if v.usage != nil {
+		n += 2
+	}
+	return n
 }
 
 // rows builds every row of a page, sorted as asked.
@@ -277,6 +289,12 @@ func (v *rowView) row(row *apiclient.Row, cells []views.Cell) views.ListRow {
 			}
 		}
 		vr.Cells = append(vr.Cells, cell)
+	}
+	if v.usage != nil {
+		// Usage is merged by the row's key, namespace/name, as metrics.k8s.io
+		// names its samples after their pods and nodes.
+		usage := usageCells(v.usage, vr.Key)
+		vr.Cells = append(vr.Cells, usage[:]...)
 	}
 	for _, cond := range row.Conditions {
 		if cond.Status == "True" {
