@@ -6,6 +6,7 @@
 import { liveList } from "./live/list.js";
 import { liveLog } from "./live/log.js";
 import { liveObject } from "./live/object.js";
+import { usageCharts } from "./live/usage.js";
 
 export { CHANNEL, ChannelSocket, PROTOCOLS, decodeFrame, encodeFrame } from "./live/channel.js";
 
@@ -21,3 +22,5 @@ switch (root?.dataset.live) {
     liveLog(root);
     break;
 }
+// Pod and node pages chart their usage, live object page or not.
+usageCharts();

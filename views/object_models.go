@@ -39,6 +39,9 @@ type ObjectPage struct {
 	Actions   ObjectActions
 	// Kubectl is the kubectl command getting what the page shows.
 	Kubectl string
+	// Usage is the object's usage from metrics.k8s.io (pods, nodes and
+	// workloads, where the server serves it); nil shows nothing.
+	Usage *UsageSection
 }
 
 // ObjectActions are the object's write pages; empty ones are not offered.

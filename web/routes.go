@@ -102,6 +102,9 @@ func (s *Server) resourceRoutes() resourceRoutes {
 			"log":    s.logs.Object, // stream: …/pods/{name}/log and …/{workload}/{name}/log (page bounded; WebSocket; ?download=1)
 			"exec":   s.exec.Exec,   // stream: …/pods/{name}/exec: terminal page (bounded), session over WebSocket; …/{workload}/{name}/exec: pick a pod
 			"attach": s.exec.Attach, // stream: …/pods/{name}/attach: terminal joined to the container's process
+			// …/pods/{name}/usage and …/nodes/{name}/usage: the object page's usage chart, redrawn with
+			// metrics.k8s.io's current sample added to the page's ?history=; 404 without metrics
+			"usage": s.boundedTarget(s.object.Usage),
 		},
 		otherSubresource: s.boundedTarget(s.object.Subresource), // …/{name}/status: the status; other served ones 405; else 404
 		create: methods{ // …/{resource}/new: YAML editor → dry-run review → POST; apiVersion/kind pick the collection

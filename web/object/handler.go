@@ -63,7 +63,15 @@ func (h *Handler) Subresource(c echo.Context, t page.Target) error {
 
 func (h *Handler) serve(c echo.Context, t page.Target, view string) error {
 	ctx := c.Request().Context()
+	usage := &pendingUsage{cancel: func() {}}
+	if view == viewOverview {
+		// Live sections re-render without it: the chart keeps its own.
+		usage = startUsage(ctx, t)
+	}
 	in, err := h.load(ctx, t, view, page.Bool(c.QueryParams(), "managedFields"))
+	if view == viewOverview {
+		in.Usage = usage.wait(ctx, t.Client, in.Object)
+	}
 	if err != nil {
 		return err
 	}
@@ -101,7 +109,10 @@ type Input struct {
 	// Kubectl starts the page's kubectl command (page.Env.Kubectl); zero,
 	// it names Resource alone.
 	Kubectl page.KubectlGet
-	Now     time.Time
+	// Usage is the object's usage (pods, nodes, workloads), read by the
+	// page only: live sections go without.
+	Usage *UsageInput
+	Now   time.Time
 }
 
 // load fetches the page and, at the same time, asks the access checks of
@@ -247,6 +258,7 @@ func Model(ctx context.Context, in Input) (views.ObjectPage, error) {
 	}
 	p.Actions = page.ObjectActions(ctx, in.Context, r, in.Namespace, in.Name, rv, in.Permits)
 	p.Kubectl = kubectl(in).String()
+	p.Usage = usageSection(ctx, in)
 	return p, nil
 }
 

@@ -1,0 +1,373 @@
+package web
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/tabula-console/tabula/apiclient/apitest"
+	"github.com/tabula-console/tabula/web/list"
+)
+
+// sampledAt is when the fake's metrics-server took its samples.
+var sampledAt = time.Now().Add(-30 * time.Second).UTC().Truncate(time.Second)
+
+// usageHarness is newVariant's demo content on a server that serves
+// metrics.k8s.io (withMetrics) or not, with a node, and samples of web-5d9-a
+// (13m, 64Mi), worker-1 and node-1; web-5d9-b has none yet.
+func usageHarness(t *testing.T, withMetrics bool) (*harness, *apitest.Server) {
+	t.Helper()
+	gvs := []apitest.GroupVersion{apitest.CoreV1(), apitest.AppsV1(), apitest.EventsV1()}
+	if withMetrics {
+		gvs = append(gvs, apitest.MetricsV1Beta1())
+	}
+	fake := apitest.NewServer(t, gvs...)
+	deploy := apitest.Deployment("demo", "web", 2, map[string]string{"app": "web"})
+	rs := apitest.ReplicaSet("demo", "web-5d9", 2, map[string]string{"app": "web"}, deploy)
+	withRequests := apitest.Pod("demo", "web-5d9-a", map[string]string{"app": "web"}, rs)
+	containers, _, _ := unstructured.NestedSlice(withRequests.Object, "spec", "containers")
+	containers[0].(map[string]any)["resources"] = map[string]any{
+		"requests": map[string]any{"cpu": "100m", "memory": "64Mi"},
+		"limits":   map[string]any{"cpu": "500m", "memory": "128Mi"},
+	}
+	_ = unstructured.SetNestedSlice(withRequests.Object, containers, "spec", "containers")
+	fake.Add(deploy, rs, withRequests,
+		apitest.Pod("demo", "web-5d9-b", map[string]string{"app": "web"}, rs),
+		apitest.Pod("team-a", "worker-1", map[string]string{"app": "worker"}),
+		apitest.Node("node-1", "4", "8Gi"),
+	)
+	if withMetrics {
+		fake.Add(
+			apitest.PodMetrics("demo", "web-5d9-a", map[string]string{"app": "web"}, sampledAt, 15*time.Second,
+				apitest.ContainerUsage{Name: "app", CPU: "12345678n", Memory: "65536Ki"}),
+			apitest.PodMetrics("team-a", "worker-1", map[string]string{"app": "worker"}, sampledAt, 15*time.Second,
+				apitest.ContainerUsage{Name: "app", CPU: "1500m", Memory: "12Gi"}),
+			apitest.NodeMetrics("node-1", sampledAt, 20*time.Second, "250m", "2Gi"),
+		)
+	}
+	return newConsole(t, fake, "dev"), fake
+}
+
+// metricsRequests are the requests the fake got for metrics.k8s.io.
+func metricsRequests(fake *apitest.Server) []*url.URL {
+	var out []*url.URL
+	for _, r := range fake.Requests() {
+		if strings.HasPrefix(r.URL.Path, "/apis/metrics.k8s.io/") {
+			out = append(out, r.URL)
+		}
+	}
+	return out
+}
+
+// rowCells are the texts of a row's cells, by the row's key.
+func rowCells(doc *goquery.Document, key string) []string {
+	var out []string
+	doc.Find(`[data-testid=list-table] tr[data-key="` + key + `"] td`).Each(func(_ int, s *goquery.Selection) {
+		out = append(out, strings.TrimSpace(s.Text()))
+	})
+	return out
+}
+
+func lastTwo(s []string) string {
+	if len(s) < 2 {
+		return strings.Join(s, ",")
+	}
+	return strings.Join(s[len(s)-2:], ",")
+}
+
+func TestListsShowUsageColumnsMergedByName(t *testing.T) {
+	for _, tc := range []struct {
+		name, path  string
+		wantHeaders string
+		rows        map[string]string // key → CPU,Memory
+		muted       int               // muted cells: rows without a sample
+		wantRequest string            // path and labelSelector of the one metrics request
+	}{
+		{"pods in a namespace, with the page's selector", "/c/dev/api/v1/namespaces/demo/pods?labelSelector=app%3Dweb",
+			"Name,Ready,Status,Restarts,Age,CPU,Memory",
+			map[string]string{"demo/web-5d9-a": "13m,64Mi", "demo/web-5d9-b": "—,—"}, 2,
+			"/apis/metrics.k8s.io/v1beta1/namespaces/demo/pods?labelSelector=app%3Dweb"},
+		{"pods in all namespaces", "/c/dev/api/v1/pods",
+			"Namespace,Name,Ready,Status,Restarts,Age,CPU,Memory",
+			map[string]string{"demo/web-5d9-a": "13m,64Mi", "team-a/worker-1": "1.5,12Gi"}, 2,
+			"/apis/metrics.k8s.io/v1beta1/pods"},
+		{"pods sorted within the page", "/c/dev/api/v1/namespaces/demo/pods?sort=-Name",
+			"Name,Ready,Status,Restarts,Age,CPU,Memory",
+			map[string]string{"demo/web-5d9-a": "13m,64Mi", "demo/web-5d9-b": "—,—"}, 2,
+			"/apis/metrics.k8s.io/v1beta1/namespaces/demo/pods"},
+		{"nodes", "/c/dev/api/v1/nodes",
+			"Name,Status,Age,Version,CPU,Memory",
+			map[string]string{"/node-1": "250m,2048Mi"}, 0,
+			"/apis/metrics.k8s.io/v1beta1/nodes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h, fake := usageHarness(t, true)
+			fake.ResetRequests()
+			_, body := h.get(t, tc.path, http.StatusOK)
+			doc := parse(t, body)
+			if got := strings.Join(headers(doc), ","); got != tc.wantHeaders {
+				t.Errorf("headers = %s, want %s", got, tc.wantHeaders)
+			}
+			for key, want := range tc.rows {
+				if got := lastTwo(rowCells(doc, key)); got != want {
+					t.Errorf("row %s usage = %s, want %s", key, got, want)
+				}
+			}
+			if n := doc.Find(`td.num.muted`).Length(); n != tc.muted {
+				t.Errorf("%d muted usage cells, want %d", n, tc.muted)
+			}
+			reqs := metricsRequests(fake)
+			if len(reqs) != 1 || reqs[0].RequestURI() != tc.wantRequest {
+				t.Errorf("metrics requests = %v, want one: %s", reqs, tc.wantRequest)
+			}
+		})
+	}
+}
+
+// A server without metrics-server: no column, no section, no chart, and
+// not one request for metrics.k8s.io.
+func TestNoMetricsServerNoUsageAndNoRequest(t *testing.T) {
+	h, fake := usageHarness(t, false)
+	fake.ResetRequests()
+	for _, path := range []string{
+		"/c/dev/api/v1/namespaces/demo/pods",
+		"/c/dev/api/v1/pods",
+		"/c/dev/api/v1/nodes",
+		"/c/dev/api/v1/namespaces/demo/pods/web-5d9-a",
+		"/c/dev/api/v1/nodes/node-1",
+		"/c/dev/apis/apps/v1/namespaces/demo/deployments/web",
+	} {
+		_, body := h.get(t, path, http.StatusOK)
+		doc := parse(t, body)
+		if hs := strings.Join(headers(doc), ","); strings.Contains(hs, "CPU") {
+			t.Errorf("%s: headers %s", path, hs)
+		}
+		if doc.Find("[data-testid=usage]").Length() != 0 || strings.Contains(body, "data-usage-src") {
+			t.Errorf("%s: a usage section without metrics.k8s.io", path)
+		}
+	}
+	h.get(t, "/c/dev/api/v1/namespaces/demo/pods/web-5d9-a/usage", http.StatusNotFound)
+	if reqs := metricsRequests(fake); len(reqs) != 0 {
+		t.Errorf("requests for metrics.k8s.io on a server without it: %v", reqs)
+	}
+}
+
+// A metrics request that fails leaves the page whole: rows, muted usage
+// cells, and a quiet reason in the columns' titles.
+func TestListSurvivesAFailingMetricsRequest(t *testing.T) {
+	unavailable := metav1.Status{Status: metav1.StatusFailure, Code: http.StatusServiceUnavailable,
+		Reason: metav1.StatusReasonServiceUnavailable, Message: "the server is currently unable to handle the request"}
+	for _, tc := range []struct {
+		name   string
+		inject func(*apitest.Server)
+		reason string
+	}{
+		{"forbidden", func(f *apitest.Server) {
+			f.FailResource("metrics.k8s.io", "pods", apitest.Forbidden("jane", "list", "metrics.k8s.io", "pods", ""))
+		}, "forbidden"},
+		{"APIService unavailable", func(f *apitest.Server) { f.FailResource("metrics.k8s.io", "pods", unavailable) }, "unable to handle"},
+		{"not found", func(f *apitest.Server) {
+			f.FailResource("metrics.k8s.io", "pods", apitest.NotFound("metrics.k8s.io", "pods", ""))
+		}, "not found"},
+		{"too slow", func(f *apitest.Server) {
+			f.Override("/apis/metrics.k8s.io/v1beta1/namespaces/demo/pods", func(w http.ResponseWriter, r *http.Request) {
+				select {
+				case <-r.Context().Done():
+				case <-time.After(10 * time.Second):
+				}
+			})
+		}, "in time"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h, fake := usageHarness(t, true)
+			tc.inject(fake)
+			began := time.Now()
+			_, body := h.get(t, "/c/dev/api/v1/namespaces/demo/pods", http.StatusOK)
+			if took := time.Since(began); took > 5*time.Second {
+				t.Errorf("the page took %s: it must not wait long for metrics", took)
+			}
+			doc := parse(t, body)
+			if got := strings.Join(headers(doc), ","); got != "Name,Ready,Status,Restarts,Age,CPU,Memory" {
+				t.Errorf("headers = %s", got)
+			}
+			if got := lastTwo(rowCells(doc, "demo/web-5d9-a")); got != "—,—" {
+				t.Errorf("usage of web-5d9-a = %s, want muted dashes", got)
+			}
+			title := doc.Find("[data-testid=list-table] thead th").Last().AttrOr("title", "")
+			if !strings.Contains(title, "Usage unavailable") || !strings.Contains(strings.ToLower(title), tc.reason) {
+				t.Errorf("memory column title = %q, want the reason (%s)", title, tc.reason)
+			}
+			if doc.Find(".notice, [role=alert]").Length() != 0 {
+				t.Error("a failing metrics request raised a banner")
+			}
+		})
+	}
+}
+
+// A live list pushes rows with the same usage cells as the page.
+func TestLiveListRowsCarryUsage(t *testing.T) {
+	h, fake := usageHarness(t, true)
+	const path = "/c/dev/api/v1/namespaces/demo/pods"
+	rv := pageRV(t, h, path)
+	c := h.dial(t, path+"?resourceVersion="+rv)
+	fake.Modify(podGVK, "demo", "web-5d9-a", setPhase("Failed"))
+	m := c.listMessage(5*time.Second, func(m list.Message) bool { return m.Type == "MODIFIED" && m.Key == "demo/web-5d9-a" })
+	doc := parse(t, "<table><tbody>"+m.HTML+"</tbody></table>")
+	cells := texts(doc, "td")
+	if len(cells) != 7 || lastTwo(cells) != "13m,64Mi" {
+		t.Errorf("pushed row cells = %v, want the page's seven with usage 13m, 64Mi", cells)
+	}
+}
+
+func TestPodPageChartsItsUsage(t *testing.T) {
+	h, fake := usageHarness(t, true)
+	_, body := h.get(t, "/c/dev/api/v1/namespaces/demo/pods/web-5d9-a", http.StatusOK)
+	doc := parse(t, body)
+	chart := doc.Find("[data-testid=usage] [data-testid=usage-chart]")
+	if chart.Length() != 1 {
+		t.Fatal("no usage chart on the pod page")
+	}
+	if src := chart.AttrOr("data-usage-src", ""); src != "/c/dev/api/v1/namespaces/demo/pods/web-5d9-a/usage" {
+		t.Errorf("chart source = %q", src)
+	}
+	wantHistory := strconv.FormatInt(sampledAt.Unix(), 10) + ",13," + strconv.Itoa(64<<20)
+	if got := chart.AttrOr("data-usage-history", ""); got != wantHistory {
+		t.Errorf("history = %q, want %q", got, wantHistory)
+	}
+	if every := chart.AttrOr("data-usage-every", ""); every != "15000" {
+		t.Errorf("period = %q ms, want metrics-server's window", every)
+	}
+	if got := texts(doc, "[data-testid=usage-latest]"); strings.Join(got, ",") != "13m,64Mi" {
+		t.Errorf("latest = %v", got)
+	}
+	if got := doc.Find("[data-testid=usage-svg]").Length(); got != 2 {
+		t.Errorf("%d sparklines, want CPU and memory", got)
+	}
+	fields := strings.Join(texts(doc, "[data-testid=usage-fields] dt, [data-testid=usage-fields] dd"), ",")
+	if fields != "CPU requested,100m,Memory requested,64Mi,CPU limit,500m,Memory limit,128Mi" {
+		t.Errorf("requests and limits = %s", fields)
+	}
+
+	// A pod metrics-server has not scraped yet: an empty chart that waits.
+	_, body = h.get(t, "/c/dev/api/v1/namespaces/demo/pods/web-5d9-b", http.StatusOK)
+	doc = parse(t, body)
+	chart = doc.Find("[data-testid=usage-chart]")
+	if chart.Length() != 1 || chart.AttrOr("data-usage-history", "x") != "" || !strings.Contains(chart.Text(), "Waiting for metrics-server") {
+		t.Errorf("chart of a pod without a sample: %q", chart.Text())
+	}
+
+	// A user who may not read metrics gets the page without the section.
+	fake.FailResource("metrics.k8s.io", "pods", apitest.Forbidden("jane", "get", "metrics.k8s.io", "pods", "web-5d9-a"))
+	_, body = h.get(t, "/c/dev/api/v1/namespaces/demo/pods/web-5d9-a", http.StatusOK)
+	if parse(t, body).Find("[data-testid=usage]").Length() != 0 {
+		t.Error("usage section despite a forbidden metrics request")
+	}
+}
+
+func TestNodePageChartsItsUsageAgainstAllocatable(t *testing.T) {
+	h, _ := usageHarness(t, true)
+	_, body := h.get(t, "/c/dev/api/v1/nodes/node-1", http.StatusOK)
+	doc := parse(t, body)
+	if src := doc.Find("[data-testid=usage-chart]").AttrOr("data-usage-src", ""); src != "/c/dev/api/v1/nodes/node-1/usage" {
+		t.Errorf("chart source = %q", src)
+	}
+	if got := strings.Join(texts(doc, "[data-testid=usage-latest]"), ","); got != "250m,2048Mi" {
+		t.Errorf("latest = %s", got)
+	}
+	if every := doc.Find("[data-testid=usage-chart]").AttrOr("data-usage-every", ""); every != "20000" {
+		t.Errorf("period = %q ms, want the node's 20 s window", every)
+	}
+	if got := strings.Join(texts(doc, "[data-testid=usage-fields] dd"), ","); got != "4,8192Mi" {
+		t.Errorf("allocatable = %s", got)
+	}
+}
+
+// Workload pages sum the samples of the pods their selector matches, in one
+// request.
+func TestWorkloadPagesSumTheirPods(t *testing.T) {
+	h, fake := usageHarness(t, true)
+	fake.Add(apitest.PodMetrics("demo", "web-5d9-b", map[string]string{"app": "web"}, sampledAt, 15*time.Second,
+		apitest.ContainerUsage{Name: "app", CPU: "7m", Memory: "32Mi"}))
+	for _, path := range []string{
+		"/c/dev/apis/apps/v1/namespaces/demo/deployments/web",
+		"/c/dev/apis/apps/v1/namespaces/demo/replicasets/web-5d9",
+	} {
+		fake.ResetRequests()
+		_, body := h.get(t, path, http.StatusOK)
+		doc := parse(t, body)
+		if got := strings.Join(texts(doc, "[data-testid=usage-fields] dd"), ","); got != "20m,96Mi" {
+			t.Errorf("%s: usage = %s, want 13m+7m, 64Mi+32Mi", path, got)
+		}
+		if note := doc.Find("[data-testid=usage-note]").Text(); !strings.Contains(note, "2 pods") || !strings.Contains(note, "app=web") {
+			t.Errorf("%s: note = %q", path, note)
+		}
+		if doc.Find("[data-usage-src]").Length() != 0 {
+			t.Errorf("%s: a workload has no chart", path)
+		}
+		reqs := metricsRequests(fake)
+		if len(reqs) != 1 || reqs[0].RequestURI() != "/apis/metrics.k8s.io/v1beta1/namespaces/demo/pods?labelSelector=app%3Dweb" {
+			t.Errorf("%s: metrics requests = %v", path, reqs)
+		}
+	}
+	// Other kinds have no usage, and ask for none.
+	fake.ResetRequests()
+	h.get(t, "/c/dev/api/v1/namespaces/demo/services", http.StatusOK)
+	if reqs := metricsRequests(fake); len(reqs) != 0 {
+		t.Errorf("a services list asked for metrics: %v", reqs)
+	}
+}
+
+func TestUsageEndpoint(t *testing.T) {
+	h, fake := usageHarness(t, true)
+	const path = "/c/dev/api/v1/namespaces/demo/pods/web-5d9-a/usage"
+	older := sampledAt.Add(-15 * time.Second).Unix()
+	prev := strconv.FormatInt(older, 10) + ",10," + strconv.Itoa(60<<20)
+
+	// The current sample joins the page's history.
+	resp, body := h.get(t, path+"?history="+url.QueryEscape(prev), http.StatusOK)
+	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/html") {
+		t.Errorf("Content-Type = %q", ct)
+	}
+	doc := parse(t, body)
+	chart := doc.Find("[data-testid=usage-chart]")
+	history := chart.AttrOr("data-usage-history", "")
+	want := prev + ";" + strconv.FormatInt(sampledAt.Unix(), 10) + ",13," + strconv.Itoa(64<<20)
+	if history != want {
+		t.Errorf("history = %q, want %q", history, want)
+	}
+	if strings.Contains(body, "<html") {
+		t.Error("the endpoint answered a whole page, not the chart")
+	}
+	// metrics-server still serves the same sample: nothing is added.
+	_, body = h.get(t, path+"?history="+url.QueryEscape(history), http.StatusOK)
+	if again := parse(t, body).Find("[data-testid=usage-chart]").AttrOr("data-usage-history", ""); again != history {
+		t.Errorf("the same sample was added twice: %q", again)
+	}
+
+	long := make([]string, 61)
+	for i := range long {
+		long[i] = strconv.Itoa(1000+i) + ",1,1"
+	}
+	for _, tc := range []struct {
+		name, path string
+		want       int
+	}{
+		{"malformed history", path + "?history=1,2", http.StatusBadRequest},
+		{"history out of order", path + "?history=" + url.QueryEscape("5,1,1;4,1,1"), http.StatusBadRequest},
+		{"too long a history", path + "?history=" + url.QueryEscape(strings.Join(long, ";")), http.StatusBadRequest},
+		{"a pod without a sample", "/c/dev/api/v1/namespaces/demo/pods/web-5d9-b/usage", http.StatusNotFound},
+		{"a node", "/c/dev/api/v1/nodes/node-1/usage", http.StatusOK},
+		{"a kind without usage", "/c/dev/api/v1/namespaces/demo/services/web/usage", http.StatusNotFound},
+	} {
+		t.Run(tc.name, func(t *testing.T) { h.get(t, tc.path, tc.want) })
+	}
+	fake.FailResource("metrics.k8s.io", "pods", apitest.Forbidden("jane", "get", "metrics.k8s.io", "pods", "web-5d9-a"))
+	h.get(t, path, http.StatusForbidden)
+}
