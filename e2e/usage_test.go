@@ -1,0 +1,76 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/playwright-community/playwright-go"
+)
+
+// Usage cells as the console prints them: CPU "12m" or "1.5" cores, memory
+// "64Mi", "512Ki" or "12.5Gi".
+var (
+	cpuText    = regexp.MustCompile(`^\d+(\.\d+)?m?$`)
+	memoryText = regexp.MustCompile(`^\d+(\.\d+)?(Ki|Mi|Gi)$`)
+)
+
+// usageWait covers metrics-server's first scrapes of kwok's pods (its
+// resolution is 15 to 60 s) and the console's discovery noticing the
+// metrics APIService once it is available (its TTL is 2 minutes).
+const usageWait = 3 * time.Minute
+
+// The pods list of demo gets CPU and memory columns from metrics-server,
+// and a pod's page charts its usage, drawn by the server as inline SVG and
+// kept current by the page.
+func TestUsageColumnsAndPodChart(t *testing.T) {
+	page := newPage(t)
+	const list = "/c/admin/api/v1/namespaces/demo/pods"
+	// The list shows usage as it was when the page was read: read it again
+	// until metrics-server has sampled a pod.
+	sampled := page.Locator("[data-testid=list-table] tbody tr").Filter(playwright.LocatorFilterOptions{
+		Has: page.Locator("td:last-child", playwright.PageLocatorOptions{HasText: memoryText}),
+	})
+	deadline := time.Now().Add(usageWait)
+	for {
+		goTo(t, page, list)
+		n, err := sampled.Count()
+		must(t, err)
+		if n > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			headers, _ := page.Locator("[data-testid=list-table] thead th").AllTextContents()
+			t.Fatalf("no demo pod has a usage sample after %s (columns %v): is metrics-server serving metrics.k8s.io?", usageWait, headers)
+		}
+		time.Sleep(3 * time.Second)
+	}
+	head := page.Locator("[data-testid=list-table] thead tr")
+	must(t, expect.Locator(head.Locator("th:nth-last-child(2)")).ToHaveText("CPU"))
+	must(t, expect.Locator(head.Locator("th:last-child")).ToHaveText("Memory"))
+	row := sampled.First()
+	must(t, expect.Locator(row.Locator("td:nth-last-child(2)")).ToHaveText(cpuText))
+	must(t, expect.Locator(row.Locator("td:last-child")).ToHaveClass(regexp.MustCompile(`\bnum\b`)))
+	screenshot(t, page, "usage-pods-list.png")
+
+	must(t, row.Locator("td a").First().Click())
+	must(t, expect.Page(page).ToHaveURL(regexp.MustCompile(`/namespaces/demo/pods/[^/]+$`)))
+	usage := page.GetByTestId("usage")
+	must(t, expect.Locator(usage).ToBeVisible())
+	svgs := usage.Locator("svg[data-testid=usage-svg]")
+	must(t, expect.Locator(svgs).ToHaveCount(2))
+	must(t, expect.Locator(svgs.First().Locator("polyline")).ToHaveCount(1))
+	must(t, expect.Locator(svgs.First()).ToHaveAttribute("aria-label", regexp.MustCompile(`^CPU of pod .*: now \S+, peak \S+$`)))
+	latest := usage.GetByTestId("usage-latest")
+	must(t, expect.Locator(latest.First()).ToHaveText(cpuText))
+	must(t, expect.Locator(latest.Last()).ToHaveText(memoryText))
+	checkA11y(t, page, "usage-pod")
+	// While the page is open, it gathers samples: a second one arrives
+	// with metrics-server's next scrape.
+	must(t, expect.Locator(usage.GetByTestId("usage-chart")).ToHaveAttribute("data-usage-history", regexp.MustCompile(`;`),
+		playwright.LocatorAssertionsToHaveAttributeOptions{Timeout: playwright.Float(float64(usageWait.Milliseconds()))}))
+	must(t, expect.Locator(usage.Locator("polyline").First()).ToHaveAttribute("points", regexp.MustCompile(`^\S+ \S+`)))
+	screenshot(t, page, "usage-pod-chart.png")
+}
