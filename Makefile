@@ -16,6 +16,7 @@ KUBE_LDFLAGS = -X k8s.io/component-base/version.gitVersion=$(KUBE_VERSION) \
 	-X k8s.io/component-base/version.gitMajor=$(word 1,$(subst ., ,$(KUBE_VERSION:v%=%))) \
 	-X k8s.io/component-base/version.gitMinor=$(word 2,$(subst ., ,$(KUBE_VERSION))) \
 	-X k8s.io/component-base/version.gitTreeState=clean
+METRICS_SERVER_LDFLAGS = -X k8s.io/client-go/pkg/version.gitVersion=$(shell cd e2e/devcluster/metricsserver && $(GO) list -m -f '{{.Version}}' sigs.k8s.io/metrics-server)
 TEMPL_FILES = $(shell find . -name '*.templ' -not -path './e2e/devcluster/*' -not -path './.cache/*')
 
 # The edit pages' YAML editor: CodeMirror 6 and its npm sources under
@@ -57,9 +58,13 @@ tabula:
 # the console's dependency graph. kwok is a separate binary (see docs/devcluster.md).
 # kubectl is built from the same module, so the tests that apply deploy/ use
 # the control plane's own version and need no kubectl on the machine.
+# metrics-server comes from a module of its own (e2e/devcluster/metricsserver),
+# so that its newer dependencies do not move the control plane's; it is
+# stamped with its version as its release build does.
 devcluster:
 	cd e2e/devcluster && $(GO) build -ldflags "$(KUBE_LDFLAGS)" -o $(BIN)/devcluster . && $(GO) build -o $(BIN)/kwok sigs.k8s.io/kwok/cmd/kwok && \
 	  $(GO) build -ldflags "$(KUBE_LDFLAGS)" -o $(BIN)/kubectl k8s.io/kubernetes/cmd/kubectl
+	cd e2e/devcluster/metricsserver && $(GO) build -ldflags "$(METRICS_SERVER_LDFLAGS)" -o $(BIN)/metrics-server sigs.k8s.io/metrics-server/cmd/metrics-server
 
 generate: editor terminal
 	$(GO) tool templ generate

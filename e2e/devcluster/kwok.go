@@ -29,24 +29,38 @@ import (
 //go:embed stages/*.yaml
 var stageFiles embed.FS
 
-// writeKwokConfig writes kwok's --config file: the stages plus a ClusterLogs
-// object that serves the growing demo log file as the log of every container.
-// With benchLogPath, a ClusterLogs for namespace logbench comes first and
+// metricsFiles configure kwok's simulated resource usage:
+// metrics-resource.yaml is kwok v0.8.0's kustomize/metrics/resource, a
+// kubelet-like /metrics/resource endpoint per node that metrics-server
+// scrapes (with one change, explained in the file); resource-usage.yaml is
+// devcluster's own: how much each container uses.
+//
+//go:embed kwokmetrics/*.yaml
+var metricsFiles embed.FS
+
+// writeKwokConfig writes kwok's --config file: the stages, the resource usage
+// and metrics, and a ClusterLogs object that serves the growing demo log file
+// as the log of every container. With benchLogPath, a ClusterLogs for namespace logbench comes first and
 // serves that file instead (see benchLogsConfig). Objects (kwok API objects
 // such as a ClusterExec) follow.
 func writeKwokConfig(path, demoLogPath, benchLogPath string, objects ...any) error {
-	names, err := fs.Glob(stageFiles, "stages/*.yaml")
-	if err != nil {
-		return err
-	}
-	sort.Strings(names)
-	docs := make([]string, 0, len(names)+1)
-	for _, name := range names {
-		data, err := stageFiles.ReadFile(name)
+	var docs []string
+	for _, files := range []struct {
+		fsys    embed.FS
+		pattern string
+	}{{stageFiles, "stages/*.yaml"}, {metricsFiles, "kwokmetrics/*.yaml"}} {
+		names, err := fs.Glob(files.fsys, files.pattern)
 		if err != nil {
 			return err
 		}
-		docs = append(docs, strings.TrimSpace(string(data)))
+		sort.Strings(names)
+		for _, name := range names {
+			data, err := files.fsys.ReadFile(name)
+			if err != nil {
+				return err
+			}
+			docs = append(docs, strings.TrimSpace(string(data)))
+		}
 	}
 	if benchLogPath != "" {
 		docs = append(docs, benchLogsConfig(benchLogPath))
@@ -91,6 +105,7 @@ func ensureNodes(ctx context.Context, client kubernetes.Interface, n, maxPods, k
 					"kwok.x-k8s.io/node":                                     "fake",
 					"node.alpha.kubernetes.io/ttl":                           "0",
 					"volumes.kubernetes.io/controller-managed-attach-detach": "true",
+					metricsPathAnnotation:                                    kwokMetricsPath(name),
 				},
 				Labels: map[string]string{
 					"type":                          "kwok",
@@ -129,11 +144,23 @@ func ensureNodes(ctx context.Context, client kubernetes.Interface, n, maxPods, k
 // updateExistingNode adapts a node from an earlier run: kwok's kubelet API
 // now listens on another port (kwok only sets the port when it initializes a
 // node that is not Ready yet, so without this `kubectl logs` would dial the
-// old port), and a larger --pods may need a larger pod capacity.
+// old port), a larger --pods may need a larger pod capacity, and a data
+// directory older than metrics-server support lacks the metrics path.
 func updateExistingNode(ctx context.Context, client kubernetes.Interface, name string, maxPods, kubeletPort int) error {
 	node, err := client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		return err
+	}
+	if node.Annotations[metricsPathAnnotation] != kwokMetricsPath(name) {
+		patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
+			"annotations": map[string]string{metricsPathAnnotation: kwokMetricsPath(name)},
+		}})
+		if err != nil {
+			return err
+		}
+		if _, err := client.CoreV1().Nodes().Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+			return err
+		}
 	}
 	status := map[string]any{
 		"daemonEndpoints": map[string]any{"kubeletEndpoint": map[string]any{"Port": kubeletPort}},

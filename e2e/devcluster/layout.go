@@ -22,6 +22,10 @@ func (l layout) frontProxyCACert() string  { return l.path("pki", "front-proxy-c
 func (l layout) frontProxyCAKey() string   { return l.path("pki", "front-proxy-ca.key") }
 func (l layout) frontProxyCert() string    { return l.path("pki", "front-proxy-client.crt") }
 func (l layout) frontProxyKey() string     { return l.path("pki", "front-proxy-client.key") }
+func (l layout) servingCACert() string     { return l.path("pki", "serving-ca.crt") }
+func (l layout) servingCAKey() string      { return l.path("pki", "serving-ca.key") }
+func (l layout) metricsServerCert() string { return l.path("pki", "metrics-server.crt") }
+func (l layout) metricsServerKey() string  { return l.path("pki", "metrics-server.key") }
 func (l layout) tokenFile() string         { return l.path("tokens.csv") }
 func (l layout) kwokConfig() string        { return l.path("kwok", "kwok.yaml") }
 func (l layout) demoLog() string           { return l.path("demo.log") }

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestParseFlagsOIDC(t *testing.T) {
@@ -27,5 +28,28 @@ func TestParseFlagsOIDC(t *testing.T) {
 		if _, err := parseFlags(tc.args); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("parseFlags(%q) = %v, want an error containing %q", tc.args, err, tc.want)
 		}
+	}
+}
+
+func TestParseFlagsMetricsResolution(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want time.Duration
+	}{
+		{nil, 10 * time.Second},
+		{[]string{"--pods=1000"}, 10 * time.Second},
+		{[]string{"--pods=20000"}, time.Minute},
+		{[]string{"--pods=20000", "--metrics-resolution=15s"}, 15 * time.Second},
+	} {
+		o, err := parseFlags(tc.args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.metricsResolution != tc.want {
+			t.Errorf("parseFlags(%q): resolution %s, want %s", tc.args, o.metricsResolution, tc.want)
+		}
+	}
+	if _, err := parseFlags([]string{"--metrics-resolution=5s"}); err == nil || !strings.Contains(err.Error(), "at least 10s") {
+		t.Errorf("--metrics-resolution=5s: %v", err)
 	}
 }

@@ -13,6 +13,7 @@ type ports struct {
 	controllerManager int
 	scheduler         int
 	kwok              int
+	metricsServer     int
 }
 
 // pickPorts picks free ports. All listeners are held open until every port is
@@ -35,7 +36,7 @@ func pickPorts(apiserverPort int) (ports, error) {
 
 	var p ports
 	var err error
-	for _, field := range []*int{&p.etcdClient, &p.etcdPeer, &p.controllerManager, &p.scheduler, &p.kwok} {
+	for _, field := range []*int{&p.etcdClient, &p.etcdPeer, &p.controllerManager, &p.scheduler, &p.kwok, &p.metricsServer} {
 		if *field, err = free(); err != nil {
 			return p, err
 		}

@@ -12,6 +12,8 @@ import (
 
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	metricsclient "k8s.io/metrics/pkg/client/clientset/versioned"
 	kwokclient "sigs.k8s.io/kwok/pkg/client/clientset/versioned"
 )
 
@@ -154,6 +156,7 @@ func bringUp(runCtx context.Context, opts *options, cp *controlPlane, tokens map
 		componentControllerManager: controllerManagerUser,
 		componentScheduler:         schedulerUser,
 		"kwok":                     kwokUser,
+		metricsServerName:          metricsServerUser,
 	} {
 		if err := writeKubeconfig(l.componentKubeconfig(name), cp.server(), caData, tokens, userName); err != nil {
 			return err
@@ -232,8 +235,21 @@ func bringUp(runCtx context.Context, opts *options, cp *controlPlane, tokens map
 			return fmt.Errorf("waiting for demo deployments: %w", err)
 		}
 	}
+	// Once the demo pods run: metrics-server scrapes at once and then every
+	// --metrics-resolution, and serves a pod's usage from its second sample.
+	if opts.seed {
+		if err := warmKwokMetrics(ctx, client, cp.ports.kwok, demoNamespaces); err != nil {
+			return fmt.Errorf("waiting for kwok's resource metrics: %w", err)
+		}
+	}
+	if err := startMetrics(ctx, cp, cfg, client); err != nil {
+		return err
+	}
 	if err := execs.syncAll(ctx, cfg, client); err != nil {
 		return fmt.Errorf("exec into demo pods: %w", err)
+	}
+	if err := waitForMetricsServed(ctx, cfg, client, opts); err != nil {
+		return err
 	}
 	if opts.logBenchMB > 0 {
 		if err := waitForRunningPods(ctx, client, logBenchNamespace, 1); err != nil {
@@ -247,6 +263,44 @@ func bringUp(runCtx context.Context, opts *options, cp *controlPlane, tokens map
 		}
 		slog.Info("bulk pods running", "pods", opts.pods, "after", time.Since(t).Round(time.Millisecond))
 	}
+	return nil
+}
+
+// startMetrics grants metrics-server its access, starts it and registers
+// metrics.k8s.io with the aggregator.
+func startMetrics(ctx context.Context, cp *controlPlane, cfg *rest.Config, client kubernetes.Interface) error {
+	if err := ensureMetricsServerAccess(ctx, client); err != nil {
+		return fmt.Errorf("metrics-server access: %w", err)
+	}
+	if err := cp.startMetricsServer(); err != nil {
+		return err
+	}
+	caBundle, err := os.ReadFile(cp.layout.servingCACert())
+	if err != nil {
+		return err
+	}
+	if err := registerMetricsAPI(ctx, cfg, cp.ports.metricsServer, caBundle); err != nil {
+		return fmt.Errorf("registering metrics.k8s.io: %w", err)
+	}
+	return nil
+}
+
+// waitForMetricsServed waits until metrics.k8s.io serves every node and,
+// with --seed, every Running pod of the demo namespaces.
+func waitForMetricsServed(ctx context.Context, cfg *rest.Config, client kubernetes.Interface, opts *options) error {
+	t := time.Now()
+	metrics, err := metricsclient.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	var namespaces []string
+	if opts.seed {
+		namespaces = demoNamespaces
+	}
+	if err := waitForMetrics(ctx, client, metrics, opts.nodes, namespaces...); err != nil {
+		return fmt.Errorf("waiting for metrics: %w", err)
+	}
+	slog.Info("metrics.k8s.io serves usage", "after", time.Since(t).Round(time.Millisecond))
 	return nil
 }
 

@@ -30,6 +30,8 @@ var componentUsers = []user{
 	{name: "system:kube-scheduler", groups: []string{"system:masters"}},
 	{name: "system:kwok-controller", groups: []string{"system:masters"}},
 	{name: "system:devcluster", groups: []string{"system:masters"}},
+	// Not a master: RBAC grants what it needs (see ensureMetricsServerAccess).
+	{name: "system:metrics-server"},
 }
 
 const (
@@ -37,6 +39,7 @@ const (
 	schedulerUser         = "system:kube-scheduler"
 	kwokUser              = "system:kwok-controller"
 	supervisorUser        = "system:devcluster"
+	metricsServerUser     = "system:metrics-server"
 )
 
 // ensureTokens reads the token CSV of the data directory, adds a random token
