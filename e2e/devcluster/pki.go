@@ -100,49 +100,35 @@ func ensureCA(certPath, keyPath, commonName string) (*x509.Certificate, *rsa.Pri
 
 // writeClientCert issues a client certificate signed by the CA.
 func writeClientCert(certPath, keyPath, commonName string, ca *x509.Certificate, caKey *rsa.PrivateKey) error {
-	key, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		return err
-	}
-	notBefore := time.Now().Add(-time.Hour)
-	template := &x509.Certificate{
-		SerialNumber:          newSerial(),
-		Subject:               pkix.Name{CommonName: commonName},
-		NotBefore:             notBefore,
-		NotAfter:              notBefore.Add(certValidity),
-		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
-		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-		BasicConstraintsValid: true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, template, ca, &key.PublicKey, caKey)
-	if err != nil {
-		return err
-	}
-	if err := writeKey(keyPath, key); err != nil {
-		return fmt.Errorf("writing %s: %w", keyPath, err)
-	}
-	return writeCert(certPath, der)
+	return issueCert(certPath, keyPath, &x509.Certificate{
+		Subject:     pkix.Name{CommonName: commonName},
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	}, ca, caKey)
 }
 
 // writeServingCert issues a serving certificate for dnsNames and 127.0.0.1,
 // signed by the CA.
 func writeServingCert(certPath, keyPath string, dnsNames []string, ca *x509.Certificate, caKey *rsa.PrivateKey) error {
+	return issueCert(certPath, keyPath, &x509.Certificate{
+		Subject:     pkix.Name{CommonName: dnsNames[0]},
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		DNSNames:    dnsNames,
+		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
+	}, ca, caKey)
+}
+
+// issueCert completes template (serial, validity, key usage), signs it
+// with the CA for a new key, and writes both.
+func issueCert(certPath, keyPath string, template *x509.Certificate, ca *x509.Certificate, caKey *rsa.PrivateKey) error {
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
 		return err
 	}
-	notBefore := time.Now().Add(-time.Hour)
-	template := &x509.Certificate{
-		SerialNumber:          newSerial(),
-		Subject:               pkix.Name{CommonName: dnsNames[0]},
-		NotBefore:             notBefore,
-		NotAfter:              notBefore.Add(certValidity),
-		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
-		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		BasicConstraintsValid: true,
-		DNSNames:              dnsNames,
-		IPAddresses:           []net.IP{net.IPv4(127, 0, 0, 1)},
-	}
+	template.SerialNumber = newSerial()
+	template.NotBefore = time.Now().Add(-time.Hour)
+	template.NotAfter = template.NotBefore.Add(certValidity)
+	template.KeyUsage = x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment
+	template.BasicConstraintsValid = true
 	der, err := x509.CreateCertificate(rand.Reader, template, ca, &key.PublicKey, caKey)
 	if err != nil {
 		return err
