@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -105,6 +106,10 @@ func (d *Discovery) UsageResource(r Resource) (Resource, bool) {
 	return m, true
 }
 
+// maxUsageListBytes bounds ListUsage's answer: about 20,000 pods' samples
+// of one container each, ten times what a page asks for.
+const maxUsageListBytes = 8 << 20
+
 // ListUsage lists the samples of m (a resource UsageResource returned) in
 // namespace ("" for all namespaces, and for nodes) matching labelSelector.
 // metrics-server answers from memory and does not page, so neither does
@@ -116,9 +121,17 @@ func (c *Client) ListUsage(ctx context.Context, m Resource, namespace, labelSele
 	}
 	req := c.get(m, namespace, "", MediaTypeJSON).MaxRetries(0)
 	setParam(req, "labelSelector", labelSelector)
-	body, _, err := doRaw(ctx, req)
+	rc, err := req.Stream(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("listing %s.%s: %w", m.Name, m.Group, err)
+	}
+	defer rc.Close()
+	body, err := io.ReadAll(io.LimitReader(rc, maxUsageListBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("listing %s.%s: reading the answer: %w", m.Name, m.Group, err)
+	}
+	if len(body) > maxUsageListBytes {
+		return nil, fmt.Errorf("listing %s.%s: the answer is over %d MiB", m.Name, m.Group, maxUsageListBytes>>20)
 	}
 	var list struct {
 		Items []metricsItem `json:"items"`

@@ -2,7 +2,9 @@ package apiclient_test
 
 import (
 	"context"
+	"io"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -101,6 +103,34 @@ func TestListAndGetUsage(t *testing.T) {
 	}
 	if _, err := c.GetUsage(ctx, pods, "demo", "../x"); !apierrors.IsBadRequest(err) {
 		t.Errorf("GetUsage with a bad name: %v, want 400 before any request", err)
+	}
+}
+
+// A metrics answer is read up to a bound: a server that sends more gets an
+// error, not a console holding all of it.
+func TestListUsageIsBounded(t *testing.T) {
+	ctx := context.Background()
+	fake := apitest.NewServer(t, apitest.CoreV1(), apitest.MetricsV1Beta1())
+	fake.Override("/apis/metrics.k8s.io/v1beta1/pods", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"kind":"PodMetricsList","items":[`)
+		item := `{"metadata":{"namespace":"bulk","name":"p"},"timestamp":"2026-03-01T10:00:00Z","window":"15s","containers":[{"name":"app","usage":{"cpu":"1m","memory":"1Mi"}}]},`
+		for range (9 << 20) / len(item) {
+			if _, err := io.WriteString(w, item); err != nil {
+				return
+			}
+		}
+		_, _ = io.WriteString(w, `{}]}`)
+	})
+	c := clientFor(t, fake)
+	d, err := c.Discovery(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	podsRes, _ := d.Lookup("", "v1", "pods")
+	pods, _ := d.UsageResource(podsRes)
+	if _, err := c.ListUsage(ctx, pods, "", ""); err == nil || !strings.Contains(err.Error(), "over 8 MiB") {
+		t.Errorf("ListUsage of a 9 MiB answer: %v, want an error naming the bound", err)
 	}
 }
 

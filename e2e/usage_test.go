@@ -53,7 +53,7 @@ func TestUsageColumnsAndPodChart(t *testing.T) {
 	row := sampled.First()
 	must(t, expect.Locator(row.Locator("td:nth-last-child(2)")).ToHaveText(cpuText))
 	must(t, expect.Locator(row.Locator("td:last-child")).ToHaveClass(regexp.MustCompile(`\bnum\b`)))
-	screenshot(t, page, "usage-pods-list.png")
+	screenshotThemes(t, page, "usage-pods-list")
 
 	must(t, row.Locator("td a").First().Click())
 	must(t, expect.Page(page).ToHaveURL(regexp.MustCompile(`/namespaces/demo/pods/[^/]+$`)))
@@ -72,5 +72,16 @@ func TestUsageColumnsAndPodChart(t *testing.T) {
 	must(t, expect.Locator(usage.GetByTestId("usage-chart")).ToHaveAttribute("data-usage-history", regexp.MustCompile(`;`),
 		playwright.LocatorAssertionsToHaveAttributeOptions{Timeout: playwright.Float(float64(usageWait.Milliseconds()))}))
 	must(t, expect.Locator(usage.Locator("polyline").First()).ToHaveAttribute("points", regexp.MustCompile(`^\S+ \S+`)))
-	screenshot(t, page, "usage-pod-chart.png")
+	screenshotThemes(t, page, "usage-pod-chart")
+
+	// On a phone the charts stack and the page stays within the screen.
+	must(t, page.SetViewportSize(390, 844))
+	must(t, expect.Locator(usage).ToBeVisible())
+	overflow, err := page.Evaluate(`() => document.documentElement.scrollWidth - window.innerWidth`)
+	must(t, err)
+	if px := toFloat(overflow); px > 0 {
+		t.Errorf("the pod page with its usage chart overflows a 390 px screen by %v px", px)
+	}
+	must(t, usage.ScrollIntoViewIfNeeded())
+	screenshotThemes(t, page, "usage-pod-chart-390")
 }

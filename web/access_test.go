@@ -50,10 +50,11 @@ func accessRules() *apitest.Access {
 }
 
 // newAccessConsole serves a console against a fake following ac, with a
-// Deployment (and its pod), a ConfigMap and a Secret in demo.
-func newAccessConsole(t *testing.T, ac *apitest.Access) *harness {
+// Deployment (and its pod), a ConfigMap and a Secret in demo; the fake
+// serves core v1, apps/v1 and the extra group versions.
+func newAccessConsole(t *testing.T, ac *apitest.Access, extra ...apitest.GroupVersion) *harness {
 	t.Helper()
-	fake := apitest.NewServerWith(t, apitest.Options{Access: ac}, coreWithConfigMaps(), apitest.AppsV1())
+	fake := apitest.NewServerWith(t, apitest.Options{Access: ac}, append([]apitest.GroupVersion{coreWithConfigMaps(), apitest.AppsV1()}, extra...)...)
 	fake.Token = consoleToken
 	kubeconfig := fake.Kubeconfig("dev")
 	// Requests carry users' tokens from here on: the fake's Access, not its

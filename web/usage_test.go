@@ -371,3 +371,109 @@ func TestUsageEndpoint(t *testing.T) {
 	fake.FailResource("metrics.k8s.io", "pods", apitest.Forbidden("jane", "get", "metrics.k8s.io", "pods", "web-5d9-a"))
 	h.get(t, path, http.StatusForbidden)
 }
+
+// A user the server would refuse metrics gets pods, nodes and workloads
+// without usage, and the pages ask metrics.k8s.io nothing: one access
+// review (kept per identity) answers for every page. A user granted the
+// metrics read, as the view role aggregates it, gets the columns.
+func TestUsageOnlyForUsersWhoMayReadMetrics(t *testing.T) {
+	const metricsToken = "metrics-token"
+	ac := accessRules()
+	ac.Users[metricsToken] = apitest.User{Name: "carol@example.com", Groups: []string{"tabula:viewers", "tabula:metrics"}}
+	ac.Rules = append(ac.Rules, apitest.Rule{Groups: []string{"tabula:metrics"}, Namespaces: []string{"demo"},
+		Verbs: []string{"get", "list"}, APIGroups: []string{"metrics.k8s.io"}, Resources: []string{"pods"}})
+	h := newAccessConsole(t, ac, apitest.MetricsV1Beta1())
+	h.fake.Add(apitest.PodMetrics("demo", "web-1", map[string]string{"app": "web"}, sampledAt, 15*time.Second,
+		apitest.ContainerUsage{Name: "app", CPU: "13m", Memory: "64Mi"}))
+	const (
+		podsPath = "/c/dev/api/v1/namespaces/demo/pods"
+		podPath  = podsPath + "/web-1"
+	)
+
+	h.fake.ResetRequests()
+	for _, path := range []string{podsPath, podPath, webPath} {
+		doc := parse(t, h.getAs(t, viewerToken, path, http.StatusOK))
+		if hs := strings.Join(headers(doc), ","); strings.Contains(hs, "CPU") {
+			t.Errorf("%s as a viewer without metrics: headers %s", path, hs)
+		}
+		if doc.Find("[data-testid=usage]").Length() != 0 {
+			t.Errorf("%s as a viewer without metrics: a usage section", path)
+		}
+	}
+	if reqs := metricsRequests(h.fake); len(reqs) != 0 {
+		t.Errorf("metrics requests for a user the server would refuse: %v", reqs)
+	}
+
+	doc := parse(t, h.getAs(t, metricsToken, podsPath, http.StatusOK))
+	if got := lastTwo(rowCells(doc, "demo/web-1")); got != "13m,64Mi" {
+		t.Errorf("usage of web-1 for a metrics reader = %s", got)
+	}
+	doc = parse(t, h.getAs(t, metricsToken, podPath, http.StatusOK))
+	if doc.Find("[data-testid=usage-chart]").Length() != 1 {
+		t.Error("no usage chart for a metrics reader")
+	}
+	doc = parse(t, h.getAs(t, metricsToken, webPath, http.StatusOK))
+	if got := strings.Join(texts(doc, "[data-testid=usage-fields] dd"), ","); got != "13m,64Mi" {
+		t.Errorf("deployment usage for a metrics reader = %s", got)
+	}
+}
+
+// metrics-server does not page: its answer holds every pod of the
+// namespace the label selector matches. A list longer than the console
+// shows usage for asks it nothing, and says why; a short list split into
+// pages still gets usage on each, and a field selector (which narrows the
+// list but not metrics-server's answer) is judged by what it would return.
+func TestLongListsAskForNoUsage(t *testing.T) {
+	h, fake := usageHarness(t, true)
+	bulk := make([]*unstructured.Unstructured, 0, 2010)
+	for i := range 2010 {
+		bulk = append(bulk, apitest.Pod("bulk", "bulk-"+strconv.Itoa(10000+i), map[string]string{"app": "bulk"}))
+	}
+	fake.Add(bulk...)
+	fake.Add(apitest.PodMetrics("bulk", "bulk-10000", map[string]string{"app": "bulk"}, sampledAt, 15*time.Second,
+		apitest.ContainerUsage{Name: "app", CPU: "5m", Memory: "16Mi"}))
+
+	for _, tc := range []struct {
+		path, key, usage string
+		asks             bool
+	}{
+		// 2,010 pods: over the bound, whether the head says so or a
+		// one-row list does.
+		{"/c/dev/api/v1/namespaces/bulk/pods", "bulk/bulk-10000", "—,—", false},
+		{"/c/dev/api/v1/namespaces/bulk/pods?fieldSelector=metadata.name%3Dbulk-10000", "bulk/bulk-10000", "—,—", false},
+		// A selected list's length is not told past its first page.
+		{"/c/dev/api/v1/namespaces/bulk/pods?labelSelector=app%3Dbulk", "bulk/bulk-10000", "—,—", false},
+		{"/c/dev/api/v1/pods?limit=5", "bulk/bulk-10000", "—,—", false},
+		// Short lists: whole, paged, or narrowed by a field selector.
+		{"/c/dev/api/v1/namespaces/demo/pods?limit=1", "demo/web-5d9-a", "13m,64Mi", true},
+		{"/c/dev/api/v1/namespaces/demo/pods?fieldSelector=metadata.name%3Dweb-5d9-a", "demo/web-5d9-a", "13m,64Mi", true},
+		{"/c/dev/api/v1/namespaces/demo/pods?labelSelector=app%3Dweb", "demo/web-5d9-a", "13m,64Mi", true},
+	} {
+		fake.ResetRequests()
+		_, body := h.get(t, tc.path, http.StatusOK)
+		doc := parse(t, body)
+		if got := lastTwo(rowCells(doc, tc.key)); got != tc.usage {
+			t.Errorf("%s: usage of %s = %s, want %s", tc.path, tc.key, got, tc.usage)
+		}
+		if asked := len(metricsRequests(fake)) > 0; asked != tc.asks {
+			t.Errorf("%s: asked metrics.k8s.io = %v, want %v", tc.path, asked, tc.asks)
+		}
+		if !tc.asks {
+			title := doc.Find("[data-testid=list-table] thead th").Last().AttrOr("title", "")
+			if !strings.Contains(title, "up to 2000") || !strings.Contains(title, "cannot page") {
+				t.Errorf("%s: memory column title = %q, want why", tc.path, title)
+			}
+		}
+	}
+
+	// The second page of a short list gets usage too.
+	_, body := h.get(t, "/c/dev/api/v1/namespaces/demo/pods?limit=1", http.StatusOK)
+	next := parse(t, body).Find("[data-testid=page-next]").AttrOr("href", "")
+	if next == "" {
+		t.Fatal("no next page link")
+	}
+	_, body = h.get(t, next, http.StatusOK)
+	if got := strings.Join(headers(parse(t, body)), ","); !strings.HasSuffix(got, "CPU,Memory") {
+		t.Errorf("second page headers = %s", got)
+	}
+}

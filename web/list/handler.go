@@ -51,8 +51,12 @@ func (h *Handler) Page(c echo.Context, t page.Target) error {
 	ctx := c.Request().Context()
 	// What the page shows besides the list is fetched while the server
 	// lists; everything is waited for, so nothing outlives the page.
+	checks := createChecks(r, ns)
+	if check, ok := usageCheck(ctx, t.Client, r, ns); ok {
+		checks = append(checks, check)
+	}
 	permits := make(chan page.Permits, 1)
-	go func() { permits <- h.env.Permits(ctx, t.Client, createChecks(r, ns)) }()
+	go func() { permits <- h.env.Permits(ctx, t.Client, checks) }()
 	picker := make(chan views.NamespacePicker, 1)
 	if r.Namespaced {
 		// The query as parsed: open below may restart lq at the first page.
@@ -61,17 +65,14 @@ func (h *Handler) Page(c echo.Context, t page.Target) error {
 		picker <- views.NamespacePicker{}
 	}
 	layout := h.env.StartContextLayout(ctx, t.Client, r.Kind+" list", &r, ns)
-	// Pods and nodes: their usage, merged into the rows by name.
-	usage := startUsage(ctx, t.Client, r, ns, lq.LabelSelector)
 	stream, lq, notices, err := open(ctx, t.Client, r, ns, lq)
 	in := Input{Context: t.Client.ContextName(), Resource: r, Namespace: ns, Query: lq, Notices: notices, Permits: <-permits, Kubectl: h.env.Kubectl(ctx, t.Client, r)}
 	namespaces := <-picker
-	if err != nil {
-		usage.stop()
-	} else {
-		// Before the first row is written, and not much longer than the
-		// Table took.
-		in.Usage = usage.wait()
+	if err == nil {
+		// Pods and nodes: their usage, merged into the rows by name, read
+		// before the first row is written once the head says how long the
+		// list is.
+		in.Usage = pageUsage(ctx, t.Client, r, ns, lq, &stream.Head, in.Permits)
 	}
 	// The frame comes last: it shows the warnings of every call above.
 	frame := layout()

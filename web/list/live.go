@@ -80,7 +80,7 @@ func (h *Handler) Live(c echo.Context, t page.Target) error {
 	f := &follower{
 		env: h.env, watches: h.watches, stream: stream, client: t.Client,
 		in:    Input{Context: t.Client.ContextName(), Resource: r, Namespace: ns, Query: lq},
-		usage: newLiveUsage(c.Request().Context(), t.Client, r, ns, lq.LabelSelector),
+		usage: newLiveUsage(c.Request().Context(), h.env, t.Client, r, ns, lq),
 		// The identity key covers the exact credential: a tab carrying a
 		// refreshed token opens its own upstream, never riding one opened
 		// with the old token.
@@ -217,6 +217,7 @@ func (f *follower) relist(ctx context.Context, notice string) (string, error) {
 		}
 		rv = now.ResourceVersion
 	}
+	f.usage.relisted(ctx, lq, &table)
 	in := f.in
 	in.Table = &table
 	in.Usage = f.usage.current(ctx, 0)

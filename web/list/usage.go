@@ -2,6 +2,8 @@ package list
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/tabula-console/tabula/apiclient"
@@ -31,61 +33,83 @@ const (
 	// row asks again: about metrics-server's resolution, so a busy list
 	// costs at most one metrics request per period.
 	usageRefresh = 30 * time.Second
+	// maxUsageObjects bounds the lists that get usage. metrics-server does
+	// not page: its answer holds every pod of the namespace (or every node)
+	// that the label selector matches, however many pages the list has, so
+	// a page of a long list would cost a metrics answer many times its size.
+	maxUsageObjects = 2000
 )
 
-// pendingUsage is a metrics request running alongside a list's Table.
-type pendingUsage struct {
-	done   chan *Usage // nil: the server serves no usage for the list
-	cancel context.CancelFunc
-}
-
-// startUsage asks for the usage of a list's rows while the Table is read:
-// one list of pods.metrics.k8s.io (same namespace, same label selector) or
-// nodes.metrics.k8s.io. A server whose discovery lists no metrics API gets
-// no request.
-func startUsage(ctx context.Context, client *apiclient.Client, r apiclient.Resource, ns, labelSelector string) *pendingUsage {
+// pageUsage is the usage of the rows of a list page whose Table head has
+// arrived: one list of pods.metrics.k8s.io (same namespace, same label
+// selector) or nodes.metrics.k8s.io, asked once the head shows the list is
+// short enough (so a page of 20,000 pods asks metrics-server nothing). nil,
+// for no usage columns, where discovery lists no metrics API (no request)
+// or the user may not read it (permits holds the answer to usageCheck).
+func pageUsage(ctx context.Context, client *apiclient.Client, r apiclient.Resource, ns string, lq Query, head *apiclient.Table, permits page.Permits) *Usage {
 	m, ok := page.UsageResource(ctx, client, r)
-	if !ok {
-		return &pendingUsage{cancel: func() {}}
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	p := &pendingUsage{done: make(chan *Usage, 1), cancel: cancel}
-	go func() { p.done <- fetchUsage(ctx, client, m, ns, labelSelector) }()
-	return p
-}
-
-// wait returns the usage, waiting at most usageWait; past it the request
-// is given up (and waited for, so nothing outlives the page) and the
-// columns show no numbers.
-func (p *pendingUsage) wait() *Usage {
-	defer p.cancel()
-	if p.done == nil {
+	if !ok || permits.Denied(page.UsageCheck(m, "list", ns, "")) != "" {
 		return nil
 	}
-	timer := time.NewTimer(usageWait)
-	defer timer.Stop()
-	select {
-	case u := <-p.done:
-		return u
-	case <-timer.C:
+	ctx, cancel := context.WithTimeout(ctx, usageWait)
+	defer cancel()
+	if reason := usageTooLong(ctx, client, r, ns, lq, head); reason != "" {
+		return &Usage{Unavailable: reason}
 	}
-	p.cancel()
-	<-p.done
-	return &Usage{Unavailable: "metrics.k8s.io did not answer in time"}
+	return fetchUsage(ctx, client, m, ns, lq.LabelSelector)
 }
 
-// stop gives the request up, for a page that failed.
-func (p *pendingUsage) stop() {
-	p.cancel()
-	if p.done != nil {
-		<-p.done
+// usageCheck is the access check behind a list's usage columns; ok is
+// false where the list has none.
+func usageCheck(ctx context.Context, client *apiclient.Client, r apiclient.Resource, ns string) (apiclient.AccessCheck, bool) {
+	m, ok := page.UsageResource(ctx, client, r)
+	if !ok {
+		return apiclient.AccessCheck{}, false
 	}
+	return page.UsageCheck(m, "list", ns, ""), true
+}
+
+// usageTooLong says why the list is too long for usage ("" when it is
+// not): how many objects metrics-server's answer would hold, from the
+// page's Table head where it tells, otherwise from a one-row list of the
+// namespace and label selector (a field selector narrows the list but not
+// metrics-server's answer). A list whose length the server does not say
+// (kube-apiserver leaves remainingItemCount out for label selectors) gets
+// none past its first page.
+func usageTooLong(ctx context.Context, client *apiclient.Client, r apiclient.Resource, ns string, lq Query, head *apiclient.Table) string {
+	if head == nil || lq.FieldSelector != "" {
+		probe := Options(Query{LabelSelector: lq.LabelSelector, Limit: 1}, r, ns)
+		t, err := client.ListTable(ctx, r, probe)
+		if err != nil {
+			return "could not tell how long the list is: " + page.StatusFor(err).Message
+		}
+		head, lq = t, Query{LabelSelector: lq.LabelSelector, Limit: 1, Page: 1}
+	}
+	if head.Continue == "" && lq.Continue == "" {
+		// The whole list is on this page: the answer is the page's size.
+		return ""
+	}
+	if head.Continue != "" && head.RemainingItemCount == nil {
+		return fmt.Sprintf("shown for lists of up to %d objects, as metrics.k8s.io cannot page, and the server does not say how long this one is", maxUsageObjects)
+	}
+	// This page and those before it hold at most Page×Limit objects.
+	n := int64(max(lq.Page, 1)) * lq.Limit
+	if head.RemainingItemCount != nil {
+		n += *head.RemainingItemCount
+	}
+	if n > maxUsageObjects {
+		return fmt.Sprintf("shown for lists of up to %d objects, as metrics.k8s.io cannot page, and this one holds more: narrow it with a label selector", maxUsageObjects)
+	}
+	return ""
 }
 
 // fetchUsage lists the samples and indexes them by row key.
 func fetchUsage(ctx context.Context, client *apiclient.Client, m apiclient.Resource, ns, labelSelector string) *Usage {
 	samples, err := client.ListUsage(ctx, m, ns, labelSelector)
-	if err != nil {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return &Usage{Unavailable: "metrics.k8s.io did not answer in time"}
+	case err != nil:
 		return &Usage{Unavailable: "metrics.k8s.io: " + page.StatusFor(err).Message}
 	}
 	u := &Usage{ByKey: make(map[string]apiclient.Usage, len(samples))}
@@ -125,19 +149,33 @@ func usageCells(u *Usage, key string) [2]views.Cell {
 // than usageRefresh. It belongs to one follower, so to one identity.
 type liveUsage struct {
 	client  *apiclient.Client
-	m       apiclient.Resource
-	ns, sel string
+	r, m    apiclient.Resource
+	ns      string
+	lq      Query
 	usage   *Usage
 	fetched time.Time
+	// tooLong is usageTooLong's answer, once asked; a relist asks again.
+	tooLong *string
 }
 
-// newLiveUsage is nil when the list has no usage columns.
-func newLiveUsage(ctx context.Context, client *apiclient.Client, r apiclient.Resource, ns, labelSelector string) *liveUsage {
+// newLiveUsage is nil when the list has no usage columns: no metrics API,
+// or a user the server would refuse it.
+func newLiveUsage(ctx context.Context, env *page.Env, client *apiclient.Client, r apiclient.Resource, ns string, lq Query) *liveUsage {
 	m, ok := page.UsageResource(ctx, client, r)
-	if !ok {
+	if !ok || env.UsageDenied(ctx, client, page.UsageCheck(m, "list", ns, "")) {
 		return nil
 	}
-	return &liveUsage{client: client, m: m, ns: ns, sel: labelSelector}
+	return &liveUsage{client: client, r: r, m: m, ns: ns, lq: lq}
+}
+
+// relisted forgets how long the list was: head is the page fetched again.
+func (l *liveUsage) relisted(ctx context.Context, lq Query, head *apiclient.Table) {
+	if l == nil {
+		return
+	}
+	l.lq = lq
+	reason := usageTooLong(ctx, l.client, l.r, l.ns, lq, head)
+	l.tooLong = &reason
 }
 
 // current returns the usage, asking again when it is older than maxAge;
@@ -151,8 +189,16 @@ func (l *liveUsage) current(ctx context.Context, maxAge time.Duration) *Usage {
 	}
 	ctx, cancel := context.WithTimeout(ctx, usageTimeout)
 	defer cancel()
-	u := fetchUsage(ctx, l.client, l.m, l.ns, l.sel)
+	if l.tooLong == nil {
+		reason := usageTooLong(ctx, l.client, l.r, l.ns, l.lq, nil)
+		l.tooLong = &reason
+	}
 	l.fetched = time.Now()
+	if *l.tooLong != "" {
+		l.usage = &Usage{Unavailable: *l.tooLong}
+		return l.usage
+	}
+	u := fetchUsage(ctx, l.client, l.m, l.ns, l.lq.LabelSelector)
 	if u.ByKey != nil || l.usage == nil {
 		l.usage = u
 	}

@@ -66,11 +66,11 @@ func (h *Handler) serve(c echo.Context, t page.Target, view string) error {
 	usage := &pendingUsage{cancel: func() {}}
 	if view == viewOverview {
 		// Live sections re-render without it: the chart keeps its own.
-		usage = startUsage(ctx, t)
+		usage = startUsage(ctx, h.env, t)
 	}
 	in, err := h.load(ctx, t, view, page.Bool(c.QueryParams(), "managedFields"))
 	if view == viewOverview {
-		in.Usage = usage.wait(ctx, t.Client, in.Object)
+		in.Usage = usage.wait(ctx, h.env, t.Client, in.Object)
 	}
 	if err != nil {
 		return err

@@ -71,8 +71,9 @@ type pendingUsage struct {
 }
 
 // startUsage begins a pod's or node's usage request when the server serves
-// metrics.k8s.io for it; workloads wait for their object.
-func startUsage(ctx context.Context, t page.Target) *pendingUsage {
+// metrics.k8s.io for it and would let the user read it; workloads wait for
+// their object.
+func startUsage(ctx context.Context, env *page.Env, t page.Target) *pendingUsage {
 	p := &pendingUsage{cancel: func() {}}
 	m, ok := page.UsageResource(ctx, t.Client, t.Resource)
 	if !ok {
@@ -81,6 +82,10 @@ func startUsage(ctx context.Context, t page.Target) *pendingUsage {
 	ctx, p.cancel = context.WithTimeout(ctx, usageTimeout)
 	p.done = make(chan *UsageInput, 1)
 	go func() {
+		if env.UsageDenied(ctx, t.Client, page.UsageCheck(m, "get", t.Path.Namespace, t.Path.Name)) {
+			p.done <- nil
+			return
+		}
 		s, err := t.Client.GetUsage(ctx, m, t.Path.Namespace, t.Path.Name)
 		switch {
 		case err == nil:
@@ -99,7 +104,7 @@ func startUsage(ctx context.Context, t page.Target) *pendingUsage {
 // wait returns the object's usage: a pod's or node's from the request
 // started, a workload's from one list of its pods' samples (obj is the
 // workload; nil when the page failed).
-func (p *pendingUsage) wait(ctx context.Context, client *apiclient.Client, obj *unstructured.Unstructured) *UsageInput {
+func (p *pendingUsage) wait(ctx context.Context, env *page.Env, client *apiclient.Client, obj *unstructured.Unstructured) *UsageInput {
 	defer p.cancel()
 	if p.done != nil {
 		return <-p.done
@@ -112,7 +117,7 @@ func (p *pendingUsage) wait(ctx context.Context, client *apiclient.Client, obj *
 		return nil
 	}
 	m, ok := page.UsageResource(ctx, client, podsResource)
-	if !ok {
+	if !ok || env.UsageDenied(ctx, client, page.UsageCheck(m, "list", obj.GetNamespace(), "")) {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, usageTimeout)

@@ -21,6 +21,22 @@ func UsageResource(ctx context.Context, client *apiclient.Client, r apiclient.Re
 	return d.UsageResource(r)
 }
 
+// UsageCheck is the access check behind reading usage: verb (get or list)
+// on m, the metrics resource, in namespace (and name, for get).
+func UsageCheck(m apiclient.Resource, verb, namespace, name string) apiclient.AccessCheck {
+	return apiclient.AccessCheck{Verb: verb, Group: m.Group, Resource: m.Name, Namespace: namespace, Name: name}
+}
+
+// UsageDenied says whether the user may not make check, a UsageCheck.
+// Usage is an extra on pages about something else, so a user the server
+// would refuse gets no columns and no chart rather than a failing request
+// on every page. The answer is one access review, kept briefly per
+// identity; where the server cannot say, the request is made and the
+// server decides.
+func (e *Env) UsageDenied(ctx context.Context, client *apiclient.Client, check apiclient.AccessCheck) bool {
+	return e.Permits(ctx, client, []apiclient.AccessCheck{check}).Denied(check) != ""
+}
+
 // FormatCPU prints millicores as kubectl top does ("12m"), and from one
 // core on in cores, as Kubernetes quantities write them ("1.5", "12").
 func FormatCPU(milli int64) string {
