@@ -25,8 +25,11 @@ type ListPage struct {
 	Pager         Pager
 	// SortedBy names the column the page is sorted by, if any.
 	SortedBy string
-	Notices  []string
-	Live     LiveList
+	// UsageOmitted says why a pod or node list has no usage columns,
+	// when it is too long for them.
+	UsageOmitted string
+	Notices      []string
+	Live         LiveList
 	// CreateHref opens the create page, when the server allows creating.
 	CreateHref templ.SafeURL
 	// CreateDenied, when set, says why the user may not create here: the

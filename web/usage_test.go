@@ -420,9 +420,10 @@ func TestUsageOnlyForUsersWhoMayReadMetrics(t *testing.T) {
 
 // metrics-server does not page: its answer holds every pod of the
 // namespace the label selector matches. A list longer than the console
-// shows usage for asks it nothing, and says why; a short list split into
-// pages still gets usage on each, and a field selector (which narrows the
-// list but not metrics-server's answer) is judged by what it would return.
+// shows usage for asks it nothing and has no usage columns, with a remark
+// saying why; a short list split into pages still gets usage on each, and a
+// field selector (which narrows the list but not metrics-server's answer)
+// is judged by what metrics-server would return.
 func TestLongListsAskForNoUsage(t *testing.T) {
 	h, fake := usageHarness(t, true)
 	bulk := make([]*unstructured.Unstructured, 0, 2010)
@@ -435,34 +436,44 @@ func TestLongListsAskForNoUsage(t *testing.T) {
 
 	for _, tc := range []struct {
 		path, key, usage string
-		asks             bool
+		// omitted is the remark's reason, "" where the list has usage.
+		omitted string
 	}{
 		// 2,010 pods: over the bound, whether the head says so or a
 		// one-row list does.
-		{"/c/dev/api/v1/namespaces/bulk/pods", "bulk/bulk-10000", "—,—", false},
-		{"/c/dev/api/v1/namespaces/bulk/pods?fieldSelector=metadata.name%3Dbulk-10000", "bulk/bulk-10000", "—,—", false},
+		{"/c/dev/api/v1/namespaces/bulk/pods", "bulk/bulk-10000", "", "this one holds more"},
+		{"/c/dev/api/v1/namespaces/bulk/pods?fieldSelector=metadata.name%3Dbulk-10000", "bulk/bulk-10000", "", "this one holds more"},
+		{"/c/dev/api/v1/pods?limit=5", "bulk/bulk-10000", "", "this one holds more"},
 		// A selected list's length is not told past its first page.
-		{"/c/dev/api/v1/namespaces/bulk/pods?labelSelector=app%3Dbulk", "bulk/bulk-10000", "—,—", false},
-		{"/c/dev/api/v1/pods?limit=5", "bulk/bulk-10000", "—,—", false},
+		{"/c/dev/api/v1/namespaces/bulk/pods?labelSelector=app%3Dbulk", "bulk/bulk-10000", "", "does not say how long"},
 		// Short lists: whole, paged, or narrowed by a field selector.
-		{"/c/dev/api/v1/namespaces/demo/pods?limit=1", "demo/web-5d9-a", "13m,64Mi", true},
-		{"/c/dev/api/v1/namespaces/demo/pods?fieldSelector=metadata.name%3Dweb-5d9-a", "demo/web-5d9-a", "13m,64Mi", true},
-		{"/c/dev/api/v1/namespaces/demo/pods?labelSelector=app%3Dweb", "demo/web-5d9-a", "13m,64Mi", true},
+		{"/c/dev/api/v1/namespaces/demo/pods?limit=1", "demo/web-5d9-a", "13m,64Mi", ""},
+		{"/c/dev/api/v1/namespaces/demo/pods?fieldSelector=metadata.name%3Dweb-5d9-a", "demo/web-5d9-a", "13m,64Mi", ""},
+		{"/c/dev/api/v1/namespaces/demo/pods?labelSelector=app%3Dweb", "demo/web-5d9-a", "13m,64Mi", ""},
 	} {
 		fake.ResetRequests()
 		_, body := h.get(t, tc.path, http.StatusOK)
 		doc := parse(t, body)
-		if got := lastTwo(rowCells(doc, tc.key)); got != tc.usage {
-			t.Errorf("%s: usage of %s = %s, want %s", tc.path, tc.key, got, tc.usage)
-		}
-		if asked := len(metricsRequests(fake)) > 0; asked != tc.asks {
-			t.Errorf("%s: asked metrics.k8s.io = %v, want %v", tc.path, asked, tc.asks)
-		}
-		if !tc.asks {
-			title := doc.Find("[data-testid=list-table] thead th").Last().AttrOr("title", "")
-			if !strings.Contains(title, "up to 2000") || !strings.Contains(title, "cannot page") {
-				t.Errorf("%s: memory column title = %q, want why", tc.path, title)
+		hs := strings.Join(headers(doc), ",")
+		remark := doc.Find("[data-testid=page-info] [data-testid=usage-omitted]")
+		asked := len(metricsRequests(fake)) > 0
+		if tc.omitted == "" {
+			if got := lastTwo(rowCells(doc, tc.key)); got != tc.usage {
+				t.Errorf("%s: usage of %s = %s, want %s", tc.path, tc.key, got, tc.usage)
 			}
+			if !asked || remark.Length() != 0 {
+				t.Errorf("%s: asked metrics.k8s.io = %v, remark %q; want usage", tc.path, asked, remark.Text())
+			}
+			continue
+		}
+		if strings.Contains(hs, "CPU") || doc.Find(`[data-testid=list-table] tr[data-key="`+tc.key+`"]`).Length() != 1 {
+			t.Errorf("%s: headers %s, want the list without usage columns", tc.path, hs)
+		}
+		if asked {
+			t.Errorf("%s: asked metrics.k8s.io for a list too long for it", tc.path)
+		}
+		if why := remark.AttrOr("title", ""); !strings.Contains(why, "up to 2000") || !strings.Contains(why, tc.omitted) {
+			t.Errorf("%s: remark %q titled %q, want why (%s)", tc.path, remark.Text(), why, tc.omitted)
 		}
 	}
 
@@ -475,5 +486,18 @@ func TestLongListsAskForNoUsage(t *testing.T) {
 	_, body = h.get(t, next, http.StatusOK)
 	if got := strings.Join(headers(parse(t, body)), ","); !strings.HasSuffix(got, "CPU,Memory") {
 		t.Errorf("second page headers = %s", got)
+	}
+
+	// Live rows of a long list match its columns, and ask nothing either.
+	const bulkPath = "/c/dev/api/v1/namespaces/bulk/pods"
+	c := h.dial(t, bulkPath+"?resourceVersion="+pageRV(t, h, bulkPath))
+	fake.ResetRequests()
+	fake.Modify(podGVK, "bulk", "bulk-10000", setPhase("Failed"))
+	m := c.listMessage(5*time.Second, func(m list.Message) bool { return m.Type == "MODIFIED" && m.Key == "bulk/bulk-10000" })
+	if cells := texts(parse(t, "<table><tbody>"+m.HTML+"</tbody></table>"), "td"); len(cells) != 5 {
+		t.Errorf("pushed row of a long list = %v, want the page's five cells", cells)
+	}
+	if reqs := metricsRequests(fake); len(reqs) != 0 {
+		t.Errorf("a live long list asked metrics.k8s.io: %v", reqs)
 	}
 }

@@ -63,6 +63,9 @@ func Model(ctx context.Context, in Input) views.ListPage {
 		Wide:         lq.Wide,
 		Notices:      in.Notices,
 	}
+	if in.Usage != nil {
+		p.UsageOmitted = in.Usage.Omitted
+	}
 	var rv *rowView
 	p.Columns, rv, p.HiddenColumns = tableView(ctx, in)
 	if in.Rows != nil && lq.Sort == "" {
@@ -161,7 +164,9 @@ func tableView(ctx context.Context, in Input) ([]views.ListColumn, *rowView, int
 		withNamespace: allNamespaces && !fallback,
 		// Rows of a one-namespace (or cluster-scoped) list share their link prefix.
 		rowBase: base + "/",
-		usage:   in.Usage,
+	}
+	if in.Usage != nil && in.Usage.Omitted == "" {
+		rv.usage = in.Usage
 	}
 	if rv.now.IsZero() {
 		rv.now = time.Now()

@@ -21,6 +21,9 @@ type Usage struct {
 	// Unavailable says why there is no usage at all, for the columns'
 	// titles: the page stays quiet about it otherwise.
 	Unavailable string
+	// Omitted says why a list too long for metrics.k8s.io has no usage
+	// columns, for a remark beside the page count.
+	Omitted string
 }
 
 const (
@@ -54,7 +57,7 @@ func pageUsage(ctx context.Context, client *apiclient.Client, r apiclient.Resour
 	ctx, cancel := context.WithTimeout(ctx, usageWait)
 	defer cancel()
 	if reason := usageTooLong(ctx, client, r, ns, lq, head); reason != "" {
-		return &Usage{Unavailable: reason}
+		return &Usage{Omitted: reason}
 	}
 	return fetchUsage(ctx, client, m, ns, lq.LabelSelector)
 }
@@ -81,7 +84,7 @@ func usageTooLong(ctx context.Context, client *apiclient.Client, r apiclient.Res
 		probe := Options(Query{LabelSelector: lq.LabelSelector, Limit: 1}, r, ns)
 		t, err := client.ListTable(ctx, r, probe)
 		if err != nil {
-			return "could not tell how long the list is: " + page.StatusFor(err).Message
+			return "CPU and memory are left out: the console could not tell how long the list is (" + page.StatusFor(err).Message + ")"
 		}
 		head, lq = t, Query{LabelSelector: lq.LabelSelector, Limit: 1, Page: 1}
 	}
@@ -90,7 +93,7 @@ func usageTooLong(ctx context.Context, client *apiclient.Client, r apiclient.Res
 		return ""
 	}
 	if head.Continue != "" && head.RemainingItemCount == nil {
-		return fmt.Sprintf("shown for lists of up to %d objects, as metrics.k8s.io cannot page, and the server does not say how long this one is", maxUsageObjects)
+		return fmt.Sprintf("CPU and memory are shown for lists of up to %d objects, as metrics.k8s.io cannot page, and the server does not say how long this one is", maxUsageObjects)
 	}
 	// This page and those before it hold at most Page×Limit objects.
 	n := int64(max(lq.Page, 1)) * lq.Limit
@@ -98,7 +101,7 @@ func usageTooLong(ctx context.Context, client *apiclient.Client, r apiclient.Res
 		n += *head.RemainingItemCount
 	}
 	if n > maxUsageObjects {
-		return fmt.Sprintf("shown for lists of up to %d objects, as metrics.k8s.io cannot page, and this one holds more: narrow it with a label selector", maxUsageObjects)
+		return fmt.Sprintf("CPU and memory are shown for lists of up to %d objects, as metrics.k8s.io cannot page, and this one holds more: narrow it with a label selector", maxUsageObjects)
 	}
 	return ""
 }
@@ -154,7 +157,7 @@ type liveUsage struct {
 	lq      Query
 	usage   *Usage
 	fetched time.Time
-	// tooLong is usageTooLong's answer, once asked; a relist asks again.
+	// tooLong is usageTooLong's answer, once asked.
 	tooLong *string
 }
 
@@ -168,9 +171,11 @@ func newLiveUsage(ctx context.Context, env *page.Env, client *apiclient.Client, 
 	return &liveUsage{client: client, r: r, m: m, ns: ns, lq: lq}
 }
 
-// relisted forgets how long the list was: head is the page fetched again.
+// relisted decides, when nothing has yet, whether the list is too long for
+// usage, from head, the page fetched again. The decision holds for the
+// socket's life, as the page's columns do.
 func (l *liveUsage) relisted(ctx context.Context, lq Query, head *apiclient.Table) {
-	if l == nil {
+	if l == nil || l.tooLong != nil {
 		return
 	}
 	l.lq = lq
@@ -195,7 +200,7 @@ func (l *liveUsage) current(ctx context.Context, maxAge time.Duration) *Usage {
 	}
 	l.fetched = time.Now()
 	if *l.tooLong != "" {
-		l.usage = &Usage{Unavailable: *l.tooLong}
+		l.usage = &Usage{Omitted: *l.tooLong}
 		return l.usage
 	}
 	u := fetchUsage(ctx, l.client, l.m, l.ns, l.lq.LabelSelector)
