@@ -55,6 +55,15 @@ func TestUsageColumnsAndPodChart(t *testing.T) {
 	must(t, expect.Locator(row.Locator("td:last-child")).ToHaveClass(regexp.MustCompile(`\bnum\b`)))
 	screenshotThemes(t, page, "usage-pods-list")
 
+	// A list of a short namespace paged with a selector (whose length
+	// kube-apiserver does not tell): usage all the same, as the namespace
+	// holds fewer pods than the bound.
+	goTo(t, page, list+"?labelSelector=app.kubernetes.io%2Fpart-of%3Dshop&limit=1")
+	must(t, expect.Locator(page.Locator("[data-testid=list-table] thead th:last-child")).ToHaveText("Memory"))
+	must(t, expect.Locator(page.GetByTestId("usage-omitted")).ToHaveCount(0))
+	goTo(t, page, list)
+	row = sampled.First()
+
 	must(t, row.Locator("td a").First().Click())
 	must(t, expect.Page(page).ToHaveURL(regexp.MustCompile(`/namespaces/demo/pods/[^/]+$`)))
 	usage := page.GetByTestId("usage")

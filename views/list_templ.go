@@ -982,7 +982,7 @@ func pager(p Pager, rows int, sortedBy, usageOmitted string) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 93, "\" data-testid=\"usage-omitted\">no CPU or memory: too many for metrics.k8s.io</span>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 93, "\" data-testid=\"usage-omitted\">no CPU or memory for a list this long</span>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -444,12 +445,14 @@ func TestLongListsAskForNoUsage(t *testing.T) {
 		{"/c/dev/api/v1/namespaces/bulk/pods", "bulk/bulk-10000", "", "this one holds more"},
 		{"/c/dev/api/v1/namespaces/bulk/pods?fieldSelector=metadata.name%3Dbulk-10000", "bulk/bulk-10000", "", "this one holds more"},
 		{"/c/dev/api/v1/pods?limit=5", "bulk/bulk-10000", "", "this one holds more"},
-		// A selected list's length is not told past its first page.
-		{"/c/dev/api/v1/namespaces/bulk/pods?labelSelector=app%3Dbulk", "bulk/bulk-10000", "", "does not say how long"},
+		// A selected list's length is not told past its first page: the
+		// namespace's is, and it holds too many.
+		{"/c/dev/api/v1/namespaces/bulk/pods?labelSelector=app%3Dbulk", "bulk/bulk-10000", "", "this one holds more"},
 		// Short lists: whole, paged, or narrowed by a field selector.
 		{"/c/dev/api/v1/namespaces/demo/pods?limit=1", "demo/web-5d9-a", "13m,64Mi", ""},
 		{"/c/dev/api/v1/namespaces/demo/pods?fieldSelector=metadata.name%3Dweb-5d9-a", "demo/web-5d9-a", "13m,64Mi", ""},
 		{"/c/dev/api/v1/namespaces/demo/pods?labelSelector=app%3Dweb", "demo/web-5d9-a", "13m,64Mi", ""},
+		{"/c/dev/api/v1/namespaces/demo/pods?labelSelector=app%3Dweb&limit=1", "demo/web-5d9-a", "13m,64Mi", ""},
 	} {
 		fake.ResetRequests()
 		_, body := h.get(t, tc.path, http.StatusOK)
@@ -499,5 +502,57 @@ func TestLongListsAskForNoUsage(t *testing.T) {
 	}
 	if reqs := metricsRequests(fake); len(reqs) != 0 {
 		t.Errorf("a live long list asked metrics.k8s.io: %v", reqs)
+	}
+}
+
+// A server that never says how long a list is (remainingItemCount is
+// optional) gets usage on lists that fit one page, and none on paged ones,
+// with the reason; a failing count is a reason too, never an error page.
+func TestUsageWhereTheServerCountsNothing(t *testing.T) {
+	fake := apitest.NewServerWith(t, apitest.Options{NoRemainingCount: true}, apitest.CoreV1(), apitest.MetricsV1Beta1())
+	fake.Add(
+		apitest.Pod("demo", "web-a", map[string]string{"app": "web"}),
+		apitest.Pod("demo", "web-b", map[string]string{"app": "web"}),
+		apitest.PodMetrics("demo", "web-a", map[string]string{"app": "web"}, sampledAt, 15*time.Second,
+			apitest.ContainerUsage{Name: "app", CPU: "13m", Memory: "64Mi"}),
+	)
+	h := newConsole(t, fake, "dev")
+	const path = "/c/dev/api/v1/namespaces/demo/pods"
+
+	_, body := h.get(t, path, http.StatusOK)
+	if got := lastTwo(rowCells(parse(t, body), "demo/web-a")); got != "13m,64Mi" {
+		t.Errorf("usage on a whole list = %s", got)
+	}
+
+	fake.ResetRequests()
+	_, body = h.get(t, path+"?limit=1", http.StatusOK)
+	doc := parse(t, body)
+	if why := doc.Find("[data-testid=usage-omitted]").AttrOr("title", ""); !strings.Contains(why, "does not say how long") {
+		t.Errorf("paged list: remark titled %q", why)
+	}
+	if reqs := metricsRequests(fake); len(reqs) != 0 {
+		t.Errorf("a list of unknown length asked metrics.k8s.io: %v", reqs)
+	}
+
+	// A field selector makes the console count with a one-row list; here
+	// it fails.
+	fake.Override("/api/v1/namespaces/demo/pods", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("limit") == "1" {
+			apitest.WriteStatus(w, metav1.Status{Status: metav1.StatusFailure, Code: http.StatusInternalServerError,
+				Reason: metav1.StatusReasonInternalError, Message: "etcd is sulking"})
+			return
+		}
+		w.Header().Set("Content-Type", "application/json;as=Table;v=v1;g=meta.k8s.io")
+		_, _ = io.WriteString(w, `{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"7"},`+
+			`"columnDefinitions":[{"name":"Name","type":"string","format":"name"}],`+
+			`"rows":[{"cells":["web-a"],"object":{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{"name":"web-a","namespace":"demo"}}}]}`)
+	})
+	_, body = h.get(t, path+"?fieldSelector=metadata.name%3Dweb-a", http.StatusOK)
+	doc = parse(t, body)
+	if why := doc.Find("[data-testid=usage-omitted]").AttrOr("title", ""); !strings.Contains(why, "could not tell") || !strings.Contains(why, "etcd is sulking") {
+		t.Errorf("failed count: remark titled %q", why)
+	}
+	if len(rowCells(doc, "demo/web-a")) == 0 {
+		t.Error("the failed count lost the list")
 	}
 }

@@ -192,6 +192,9 @@ type Options struct {
 	// send a BOOKMARK that often (kube-apiserver: about once a minute).
 	// SendBookmarks sends one at any time.
 	BookmarkInterval time.Duration
+	// NoRemainingCount leaves remainingItemCount out of every page, as a
+	// server copying the conventions may: the field is optional.
+	NoRemainingCount bool
 	// NoMergePatch answers 415 Unsupported Media Type to merge patches and
 	// accepts JSON Patch (RFC 6902) only, as some servers copying the
 	// conventions do.

@@ -211,8 +211,8 @@ func (s *Server) serveList(w http.ResponseWriter, r *http.Request, req resourceR
 	}
 	// As kube-apiserver, a selected list does not say how many items remain:
 	// it cannot know without reading them all.
-	selected := q.Get("labelSelector") != "" || q.Get("fieldSelector") != ""
-	page, meta, st := s.paginate(items, rv, q.Get("limit"), q.Get("continue"), selected)
+	counted := q.Get("labelSelector") == "" && q.Get("fieldSelector") == "" && !opts.NoRemainingCount
+	page, meta, st := s.paginate(items, rv, q.Get("limit"), q.Get("continue"), counted)
 	if st != nil {
 		writeFailure(w, *st)
 		return
@@ -317,9 +317,9 @@ func fieldValue(o *unstructured.Unstructured, path string) string {
 	return fmt.Sprint(v)
 }
 
-// paginate cuts one page out of items following limit and continue; the
-// page says how many items remain unless the list is selected.
-func (s *Server) paginate(items []*unstructured.Unstructured, rv int64, limitParam, cont string, selected bool) ([]*unstructured.Unstructured, metav1.ListMeta, *metav1.Status) {
+// paginate cuts one page out of items following limit and continue; a
+// counted page says how many items remain.
+func (s *Server) paginate(items []*unstructured.Unstructured, rv int64, limitParam, cont string, counted bool) ([]*unstructured.Unstructured, metav1.ListMeta, *metav1.Status) {
 	meta := metav1.ListMeta{ResourceVersion: strconv.FormatInt(rv, 10)}
 	start := 0
 	if cont != "" {
@@ -349,7 +349,7 @@ func (s *Server) paginate(items []*unstructured.Unstructured, rv int64, limitPar
 	if limit > 0 && len(items) > limit {
 		next := items[limit]
 		meta.Continue = encodeContinue(rv, storeKey(next.GetNamespace(), next.GetName()))
-		if !selected {
+		if counted {
 			remaining := int64(len(items) - limit)
 			meta.RemainingItemCount = &remaining
 		}

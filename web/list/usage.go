@@ -74,36 +74,52 @@ func usageCheck(ctx context.Context, client *apiclient.Client, r apiclient.Resou
 
 // usageTooLong says why the list is too long for usage ("" when it is
 // not): how many objects metrics-server's answer would hold, from the
-// page's Table head where it tells, otherwise from a one-row list of the
-// namespace and label selector (a field selector narrows the list but not
-// metrics-server's answer). A list whose length the server does not say
-// (kube-apiserver leaves remainingItemCount out for label selectors) gets
-// none past its first page.
+// page's Table head where it tells, otherwise from one-row lists.
 func usageTooLong(ctx context.Context, client *apiclient.Client, r apiclient.Resource, ns string, lq Query, head *apiclient.Table) string {
-	if head == nil || lq.FieldSelector != "" {
-		probe := Options(Query{LabelSelector: lq.LabelSelector, Limit: 1}, r, ns)
-		t, err := client.ListTable(ctx, r, probe)
-		if err != nil {
-			return "CPU and memory are left out: the console could not tell how long the list is (" + page.StatusFor(err).Message + ")"
+	// A field selector narrows the list but not metrics-server's answer;
+	// kube-apiserver leaves remainingItemCount out of selected lists.
+	if head != nil && lq.FieldSelector == "" {
+		if head.Continue == "" && lq.Continue == "" {
+			// The whole list is on this page: the answer is the page's size.
+			return ""
 		}
-		head, lq = t, Query{LabelSelector: lq.LabelSelector, Limit: 1, Page: 1}
+		if head.RemainingItemCount != nil || head.Continue == "" {
+			// This page and those before it hold at most Page×Limit objects.
+			n := int64(max(lq.Page, 1)) * lq.Limit
+			if head.RemainingItemCount != nil {
+				n += *head.RemainingItemCount
+			}
+			return usageBound(n)
+		}
 	}
-	if head.Continue == "" && lq.Continue == "" {
-		// The whole list is on this page: the answer is the page's size.
+	// Count what the label selector matches, or, where the server does not
+	// count a selected list, the whole namespace, which holds at least as
+	// many.
+	selectors := []string{lq.LabelSelector}
+	if lq.LabelSelector != "" {
+		selectors = append(selectors, "")
+	}
+	for _, sel := range selectors {
+		t, err := client.ListTable(ctx, r, Options(Query{LabelSelector: sel, Limit: 1}, r, ns))
+		switch {
+		case err != nil:
+			return "CPU and memory are left out: the console could not tell how long the list is (" + page.StatusFor(err).Message + ")"
+		case t.Continue == "":
+			return ""
+		case t.RemainingItemCount != nil:
+			return usageBound(1 + *t.RemainingItemCount)
+		}
+	}
+	return fmt.Sprintf("CPU and memory are shown for lists of up to %d objects, as metrics.k8s.io cannot page, and the server does not say how long this one is", maxUsageObjects)
+}
+
+// usageBound is why a list of n objects is too long for usage, "" when it
+// is not.
+func usageBound(n int64) string {
+	if n <= maxUsageObjects {
 		return ""
 	}
-	if head.Continue != "" && head.RemainingItemCount == nil {
-		return fmt.Sprintf("CPU and memory are shown for lists of up to %d objects, as metrics.k8s.io cannot page, and the server does not say how long this one is", maxUsageObjects)
-	}
-	// This page and those before it hold at most Page×Limit objects.
-	n := int64(max(lq.Page, 1)) * lq.Limit
-	if head.RemainingItemCount != nil {
-		n += *head.RemainingItemCount
-	}
-	if n > maxUsageObjects {
-		return fmt.Sprintf("CPU and memory are shown for lists of up to %d objects, as metrics.k8s.io cannot page, and this one holds more: narrow it with a label selector", maxUsageObjects)
-	}
-	return ""
+	return fmt.Sprintf("CPU and memory are shown for lists of up to %d objects, as metrics.k8s.io cannot page, and this one holds more: narrow it with a label selector", maxUsageObjects)
 }
 
 // fetchUsage lists the samples and indexes them by row key.
