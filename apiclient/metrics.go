@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/rest"
 )
 
 // The resource metrics API (metrics.k8s.io, served by metrics-server
@@ -106,9 +107,30 @@ func (d *Discovery) UsageResource(r Resource) (Resource, bool) {
 	return m, true
 }
 
-// maxUsageListBytes bounds ListUsage's answer: about 20,000 pods' samples
-// of one container each, ten times what a page asks for.
-const maxUsageListBytes = 8 << 20
+// Bounds on metrics-server's answers: a list of about 20,000 pods'
+// samples of one container each (ten times what a list page asks for), and
+// one pod of many containers.
+const (
+	maxUsageListBytes   = 8 << 20
+	maxUsageSampleBytes = 1 << 20
+)
+
+// readUsage GETs req, reading at most limit bytes of the answer.
+func readUsage(ctx context.Context, req *rest.Request, limit int) ([]byte, error) {
+	rc, err := req.Stream(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	body, err := io.ReadAll(io.LimitReader(rc, int64(limit)+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading the answer: %w", err)
+	}
+	if len(body) > limit {
+		return nil, fmt.Errorf("the answer is over %d MiB", limit>>20)
+	}
+	return body, nil
+}
 
 // ListUsage lists the samples of m (a resource UsageResource returned) in
 // namespace ("" for all namespaces, and for nodes) matching labelSelector.
@@ -121,17 +143,9 @@ func (c *Client) ListUsage(ctx context.Context, m Resource, namespace, labelSele
 	}
 	req := c.get(m, namespace, "", MediaTypeJSON).MaxRetries(0)
 	setParam(req, "labelSelector", labelSelector)
-	rc, err := req.Stream(ctx)
+	body, err := readUsage(ctx, req, maxUsageListBytes)
 	if err != nil {
 		return nil, fmt.Errorf("listing %s.%s: %w", m.Name, m.Group, err)
-	}
-	defer rc.Close()
-	body, err := io.ReadAll(io.LimitReader(rc, maxUsageListBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("listing %s.%s: reading the answer: %w", m.Name, m.Group, err)
-	}
-	if len(body) > maxUsageListBytes {
-		return nil, fmt.Errorf("listing %s.%s: the answer is over %d MiB", m.Name, m.Group, maxUsageListBytes>>20)
 	}
 	var list struct {
 		Items []metricsItem `json:"items"`
@@ -156,7 +170,7 @@ func (c *Client) GetUsage(ctx context.Context, m Resource, namespace, name strin
 	if err := checkNames(namespace); err != nil {
 		return UsageSample{}, err
 	}
-	body, _, err := doRaw(ctx, c.get(m, namespace, name, MediaTypeJSON).MaxRetries(0))
+	body, err := readUsage(ctx, c.get(m, namespace, name, MediaTypeJSON).MaxRetries(0), maxUsageSampleBytes)
 	if err != nil {
 		return UsageSample{}, fmt.Errorf("getting %s.%s %q: %w", m.Name, m.Group, name, err)
 	}

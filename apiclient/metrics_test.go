@@ -101,8 +101,12 @@ func TestListAndGetUsage(t *testing.T) {
 	if _, err := c.ListUsage(ctx, pods, "", ""); !apierrors.IsServiceUnavailable(err) {
 		t.Errorf("ListUsage with the APIService down: %v, want 503", err)
 	}
+	before := len(fake.Requests())
 	if _, err := c.GetUsage(ctx, pods, "demo", "../x"); !apierrors.IsBadRequest(err) {
 		t.Errorf("GetUsage with a bad name: %v, want 400 before any request", err)
+	}
+	if after := len(fake.Requests()); after != before {
+		t.Errorf("GetUsage with a bad name made %d requests", after-before)
 	}
 }
 

@@ -4,6 +4,8 @@ package e2e
 
 import (
 	"regexp"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -54,6 +56,18 @@ func TestUsageColumnsAndPodChart(t *testing.T) {
 	must(t, expect.Locator(row.Locator("td:nth-last-child(2)")).ToHaveText(cpuText))
 	must(t, expect.Locator(row.Locator("td:last-child")).ToHaveClass(regexp.MustCompile(`\bnum\b`)))
 	screenshotThemes(t, page, "usage-pods-list")
+
+	// A row pushed live keeps the usage cells: the page tells its socket it
+	// has them.
+	key, err := row.GetAttribute("data-key")
+	must(t, err)
+	ns, name, _ := strings.Cut(key, "/")
+	must(t, expect.Locator(page.GetByTestId("live-status")).ToHaveText("Live"))
+	mustKubectl(t, "annotate", "pod", "-n", ns, name, "--overwrite", "tabula.e2e/touched="+strconv.FormatInt(time.Now().UnixNano(), 10))
+	changed := page.Locator(`[data-testid=list-table] tbody tr.row-changed[data-key="` + key + `"]`)
+	must(t, expect.Locator(changed).ToHaveCount(1))
+	must(t, expect.Locator(changed.Locator("td")).ToHaveCount(7))
+	must(t, expect.Locator(changed.Locator("td:last-child")).ToHaveText(memoryText))
 
 	// A list of a short namespace paged with a selector (whose length
 	// kube-apiserver does not tell): usage all the same, as the namespace

@@ -47,6 +47,9 @@ type LiveList struct {
 	ResourceVersion string
 	// ReloadHref shows rows that arrived outside the page.
 	ReloadHref templ.SafeURL
+	// Usage is "on" when the page has usage columns, which the rows it is
+	// pushed then carry too.
+	Usage string
 }
 
 // NamespacePicker offers the namespaces the user may list, or a free-text

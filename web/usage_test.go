@@ -212,12 +212,17 @@ func TestListSurvivesAFailingMetricsRequest(t *testing.T) {
 	}
 }
 
-// A live list pushes rows with the same usage cells as the page.
+// A live list pushes rows with the same usage cells as the page: the page
+// says it has them (data-usage), and static/live/list.js passes that on.
 func TestLiveListRowsCarryUsage(t *testing.T) {
 	h, fake := usageHarness(t, true)
 	const path = "/c/dev/api/v1/namespaces/demo/pods"
-	rv := pageRV(t, h, path)
-	c := h.dial(t, path+"?resourceVersion="+rv)
+	_, body := h.get(t, path, http.StatusOK)
+	live := parse(t, body).Find("[data-testid=live-list]")
+	if got := live.AttrOr("data-usage", ""); got != "on" {
+		t.Fatalf("data-usage = %q, want on", got)
+	}
+	c := h.dial(t, path+"?usage=on&resourceVersion="+live.AttrOr("data-rv", ""))
 	fake.Modify(podGVK, "demo", "web-5d9-a", setPhase("Failed"))
 	m := c.listMessage(5*time.Second, func(m list.Message) bool { return m.Type == "MODIFIED" && m.Key == "demo/web-5d9-a" })
 	doc := parse(t, "<table><tbody>"+m.HTML+"</tbody></table>")
@@ -373,10 +378,10 @@ func TestUsageEndpoint(t *testing.T) {
 	h.get(t, path, http.StatusForbidden)
 }
 
-// A user the server would refuse metrics gets pods, nodes and workloads
-// without usage, and the pages ask metrics.k8s.io nothing: one access
-// review (kept per identity) answers for every page. A user granted the
-// metrics read, as the view role aggregates it, gets the columns.
+// A user the server would refuse metrics gets pods and workloads without
+// usage, and the pages ask metrics.k8s.io nothing: an access review (kept
+// per identity) answers first. A user granted the metrics read, as the view
+// role aggregates it, gets the columns.
 func TestUsageOnlyForUsersWhoMayReadMetrics(t *testing.T) {
 	const metricsToken = "metrics-token"
 	ac := accessRules()
@@ -417,6 +422,21 @@ func TestUsageOnlyForUsersWhoMayReadMetrics(t *testing.T) {
 	if got := strings.Join(texts(doc, "[data-testid=usage-fields] dd"), ","); got != "13m,64Mi" {
 		t.Errorf("deployment usage for a metrics reader = %s", got)
 	}
+
+	// A live list told the page has usage columns, by a user the server
+	// would refuse (a page from before a RoleBinding was removed, or a
+	// forged URL), keeps the columns with dashes and asks nothing.
+	rv, _ := parse(t, h.getAs(t, viewerToken, podsPath, http.StatusOK)).Find("[data-testid=live-list]").Attr("data-rv")
+	c := h.dialAs(t, viewerToken, podsPath+"?usage=on&resourceVersion="+rv)
+	h.fake.ResetRequests()
+	h.fake.Modify(podGVK, "demo", "web-1", setPhase("Failed"))
+	m := c.listMessage(5*time.Second, func(m list.Message) bool { return m.Type == "MODIFIED" && m.Key == "demo/web-1" })
+	if cells := texts(parse(t, "<table><tbody>"+m.HTML+"</tbody></table>"), "td"); lastTwo(cells) != "—,—" {
+		t.Errorf("pushed row for a refused user = %v, want dashes", cells)
+	}
+	if reqs := metricsRequests(h.fake); len(reqs) != 0 {
+		t.Errorf("a refused user's live list asked metrics.k8s.io: %v", reqs)
+	}
 }
 
 // metrics-server does not page: its answer holds every pod of the
@@ -448,6 +468,9 @@ func TestLongListsAskForNoUsage(t *testing.T) {
 		// A selected list's length is not told past its first page: the
 		// namespace's is, and it holds too many.
 		{"/c/dev/api/v1/namespaces/bulk/pods?labelSelector=app%3Dbulk", "bulk/bulk-10000", "", "this one holds more"},
+		// A page holding the whole list: metrics-server's answer is no
+		// larger than the page.
+		{"/c/dev/api/v1/namespaces/bulk/pods?limit=5000", "bulk/bulk-10000", "5m,16Mi", ""},
 		// Short lists: whole, paged, or narrowed by a field selector.
 		{"/c/dev/api/v1/namespaces/demo/pods?limit=1", "demo/web-5d9-a", "13m,64Mi", ""},
 		{"/c/dev/api/v1/namespaces/demo/pods?fieldSelector=metadata.name%3Dweb-5d9-a", "demo/web-5d9-a", "13m,64Mi", ""},
@@ -480,9 +503,25 @@ func TestLongListsAskForNoUsage(t *testing.T) {
 		}
 	}
 
-	// The second page of a short list gets usage too.
-	_, body := h.get(t, "/c/dev/api/v1/namespaces/demo/pods?limit=1", http.StatusOK)
+	// A later page of a long list counts the list, whatever page number
+	// its URL claims.
+	_, body := h.get(t, "/c/dev/api/v1/namespaces/bulk/pods", http.StatusOK)
 	next := parse(t, body).Find("[data-testid=page-next]").AttrOr("href", "")
+	if !strings.Contains(next, "page=2") {
+		t.Fatalf("next page link %q", next)
+	}
+	fake.ResetRequests()
+	_, body = h.get(t, strings.Replace(next, "page=2", "page=1", 1), http.StatusOK)
+	if why := parse(t, body).Find("[data-testid=usage-omitted]").AttrOr("title", ""); !strings.Contains(why, "holds more") {
+		t.Errorf("later page of a long list: remark titled %q", why)
+	}
+	if reqs := metricsRequests(fake); len(reqs) != 0 {
+		t.Errorf("a later page of a long list asked metrics.k8s.io: %v", reqs)
+	}
+
+	// The second page of a short list gets usage too.
+	_, body = h.get(t, "/c/dev/api/v1/namespaces/demo/pods?limit=1", http.StatusOK)
+	next = parse(t, body).Find("[data-testid=page-next]").AttrOr("href", "")
 	if next == "" {
 		t.Fatal("no next page link")
 	}
@@ -493,7 +532,12 @@ func TestLongListsAskForNoUsage(t *testing.T) {
 
 	// Live rows of a long list match its columns, and ask nothing either.
 	const bulkPath = "/c/dev/api/v1/namespaces/bulk/pods"
-	c := h.dial(t, bulkPath+"?resourceVersion="+pageRV(t, h, bulkPath))
+	_, body = h.get(t, bulkPath, http.StatusOK)
+	live := parse(t, body).Find("[data-testid=live-list]")
+	if got := live.AttrOr("data-usage", ""); got != "" {
+		t.Errorf("data-usage of a long list = %q, want none", got)
+	}
+	c := h.dial(t, bulkPath+"?resourceVersion="+live.AttrOr("data-rv", ""))
 	fake.ResetRequests()
 	fake.Modify(podGVK, "bulk", "bulk-10000", setPhase("Failed"))
 	m := c.listMessage(5*time.Second, func(m list.Message) bool { return m.Type == "MODIFIED" && m.Key == "bulk/bulk-10000" })

@@ -115,6 +115,8 @@ export function liveList(root) {
     () => {
       const u = new URL(location.href);
       if (rv) u.searchParams.set("resourceVersion", rv);
+      // Whether the page has usage columns, so pushed rows match them.
+      if (root.dataset.usage) u.searchParams.set("usage", root.dataset.usage);
       return u.pathname + u.search;
     },
     {

@@ -80,7 +80,7 @@ func (h *Handler) Live(c echo.Context, t page.Target) error {
 	f := &follower{
 		env: h.env, watches: h.watches, stream: stream, client: t.Client,
 		in:    Input{Context: t.Client.ContextName(), Resource: r, Namespace: ns, Query: lq},
-		usage: newLiveUsage(c.Request().Context(), h.env, t.Client, r, ns, lq),
+		usage: newLiveUsage(c.Request().Context(), h.env, t.Client, r, ns, lq, c.QueryParam("usage") == "on"),
 		// The identity key covers the exact credential: a tab carrying a
 		// refreshed token opens its own upstream, never riding one opened
 		// with the old token.
@@ -167,7 +167,10 @@ func (f *follower) follow(ctx context.Context, rv string) error {
 		if ev.Type != apiclient.WatchBookmark && ev.Table != nil {
 			in := f.in
 			in.Table = ev.Table
-			in.Usage = f.usage.current(ctx, usageRefresh)
+			if ev.Type != apiclient.WatchDeleted {
+				// A deleted row is only named: no cells, no metrics request.
+				in.Usage = f.usage.current(ctx, usageRefresh)
+			}
 			rows := Rows(ctx, in)
 			if len(rows) != 1 {
 				continue
@@ -217,7 +220,6 @@ func (f *follower) relist(ctx context.Context, notice string) (string, error) {
 		}
 		rv = now.ResourceVersion
 	}
-	f.usage.relisted(ctx, lq, &table)
 	in := f.in
 	in.Table = &table
 	in.Usage = f.usage.current(ctx, 0)

@@ -93,6 +93,9 @@ func Model(ctx context.Context, in Input) views.ListPage {
 		ResourceVersion: in.Table.ResourceVersion,
 		ReloadHref:      page.WithQuery(base, lq.Values()),
 	}
+	if rv.usage != nil {
+		p.Live.Usage = "on"
+	}
 	return p
 }
 

@@ -12,8 +12,10 @@ import (
 )
 
 // Usage is what metrics.k8s.io says the rows of a pod or node list use,
-// shown as CPU and memory columns. A list has them exactly when discovery
-// lists the metrics API; a request that failed leaves the cells muted.
+// shown as CPU and memory columns. A list has them where discovery lists
+// the metrics API, the user may read it, and the list is short enough for
+// metrics-server's unpaged answer; a request that failed leaves the cells
+// muted.
 type Usage struct {
 	// ByKey is each row's usage by its key (namespace/name); a row without
 	// a sample (a pod not scraped yet) has none.
@@ -36,10 +38,11 @@ const (
 	// row asks again: about metrics-server's resolution, so a busy list
 	// costs at most one metrics request per period.
 	usageRefresh = 30 * time.Second
-	// maxUsageObjects bounds the lists that get usage. metrics-server does
-	// not page: its answer holds every pod of the namespace (or every node)
-	// that the label selector matches, however many pages the list has, so
-	// a page of a long list would cost a metrics answer many times its size.
+	// maxUsageObjects bounds the lists longer than their page that get
+	// usage. metrics-server does not page: its answer holds every pod of
+	// the namespace (or every node) that the label selector matches,
+	// however many pages the list has, so a page of a long list would cost
+	// a metrics answer many times its size.
 	maxUsageObjects = 2000
 )
 
@@ -73,23 +76,20 @@ func usageCheck(ctx context.Context, client *apiclient.Client, r apiclient.Resou
 }
 
 // usageTooLong says why the list is too long for usage ("" when it is
-// not): how many objects metrics-server's answer would hold, from the
-// page's Table head where it tells, otherwise from one-row lists.
+// not): whether metrics-server's answer would hold more objects than the
+// page and more than maxUsageObjects. A first page's Table head tells:
+// the whole list is on the page, or remainingItemCount more follow.
+// Otherwise a one-row list counts: a later page's head counts only what
+// follows it, a field selector narrows the list but not metrics-server's
+// answer, and kube-apiserver does not count a selected list.
 func usageTooLong(ctx context.Context, client *apiclient.Client, r apiclient.Resource, ns string, lq Query, head *apiclient.Table) string {
-	// A field selector narrows the list but not metrics-server's answer;
-	// kube-apiserver leaves remainingItemCount out of selected lists.
-	if head != nil && lq.FieldSelector == "" {
-		if head.Continue == "" && lq.Continue == "" {
+	if lq.Continue == "" && lq.FieldSelector == "" {
+		if head.Continue == "" {
 			// The whole list is on this page: the answer is the page's size.
 			return ""
 		}
-		if head.RemainingItemCount != nil || head.Continue == "" {
-			// This page and those before it hold at most Page×Limit objects.
-			n := int64(max(lq.Page, 1)) * lq.Limit
-			if head.RemainingItemCount != nil {
-				n += *head.RemainingItemCount
-			}
-			return usageBound(n)
+		if head.RemainingItemCount != nil {
+			return usageBound(lq.Limit + *head.RemainingItemCount)
 		}
 	}
 	// Count what the label selector matches, or, where the server does not
@@ -126,9 +126,10 @@ func usageBound(n int64) string {
 func fetchUsage(ctx context.Context, client *apiclient.Client, m apiclient.Resource, ns, labelSelector string) *Usage {
 	samples, err := client.ListUsage(ctx, m, ns, labelSelector)
 	switch {
+	case err == nil:
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return &Usage{Unavailable: "metrics.k8s.io did not answer in time"}
-	case err != nil:
+	default:
 		return &Usage{Unavailable: "metrics.k8s.io: " + page.StatusFor(err).Message}
 	}
 	u := &Usage{ByKey: make(map[string]apiclient.Usage, len(samples))}
@@ -168,35 +169,31 @@ func usageCells(u *Usage, key string) [2]views.Cell {
 // than usageRefresh. It belongs to one follower, so to one identity.
 type liveUsage struct {
 	client  *apiclient.Client
-	r, m    apiclient.Resource
-	ns      string
-	lq      Query
+	m       apiclient.Resource
+	ns, sel string
 	usage   *Usage
 	fetched time.Time
-	// tooLong is usageTooLong's answer, once asked.
-	tooLong *string
 }
 
-// newLiveUsage is nil when the list has no usage columns: no metrics API,
-// or a user the server would refuse it.
-func newLiveUsage(ctx context.Context, env *page.Env, client *apiclient.Client, r apiclient.Resource, ns string, lq Query) *liveUsage {
-	m, ok := page.UsageResource(ctx, client, r)
-	if !ok || env.UsageDenied(ctx, client, page.UsageCheck(m, "list", ns, "")) {
+// newLiveUsage is nil when the page has no usage columns (shown is the
+// page's own word, its data-usage): pushed rows must match the page, so a
+// live list never decides otherwise. Where the server no longer serves the
+// usage, or the user may no longer read it, the rows carry dashes.
+func newLiveUsage(ctx context.Context, env *page.Env, client *apiclient.Client, r apiclient.Resource, ns string, lq Query, shown bool) *liveUsage {
+	if !shown {
 		return nil
 	}
-	return &liveUsage{client: client, r: r, m: m, ns: ns, lq: lq}
-}
-
-// relisted decides, when nothing has yet, whether the list is too long for
-// usage, from head, the page fetched again. The decision holds for the
-// socket's life, as the page's columns do.
-func (l *liveUsage) relisted(ctx context.Context, lq Query, head *apiclient.Table) {
-	if l == nil || l.tooLong != nil {
-		return
+	l := &liveUsage{client: client, ns: ns, sel: lq.LabelSelector}
+	m, ok := page.UsageResource(ctx, client, r)
+	switch {
+	case !ok:
+		l.usage = &Usage{Unavailable: "the server no longer serves metrics.k8s.io"}
+	case env.UsageDenied(ctx, client, page.UsageCheck(m, "list", ns, "")):
+		l.usage = &Usage{Unavailable: "you may no longer list " + m.Name + "." + m.Group}
+	default:
+		l.m = m
 	}
-	l.lq = lq
-	reason := usageTooLong(ctx, l.client, l.r, l.ns, lq, head)
-	l.tooLong = &reason
+	return l
 }
 
 // current returns the usage, asking again when it is older than maxAge;
@@ -205,21 +202,13 @@ func (l *liveUsage) current(ctx context.Context, maxAge time.Duration) *Usage {
 	if l == nil {
 		return nil
 	}
-	if l.usage != nil && time.Since(l.fetched) < maxAge {
+	if l.m.Name == "" || (l.usage != nil && time.Since(l.fetched) < maxAge) {
 		return l.usage
 	}
 	ctx, cancel := context.WithTimeout(ctx, usageTimeout)
 	defer cancel()
-	if l.tooLong == nil {
-		reason := usageTooLong(ctx, l.client, l.r, l.ns, l.lq, nil)
-		l.tooLong = &reason
-	}
+	u := fetchUsage(ctx, l.client, l.m, l.ns, l.sel)
 	l.fetched = time.Now()
-	if *l.tooLong != "" {
-		l.usage = &Usage{Omitted: *l.tooLong}
-		return l.usage
-	}
-	u := fetchUsage(ctx, l.client, l.m, l.ns, l.lq.LabelSelector)
 	if u.ByKey != nil || l.usage == nil {
 		l.usage = u
 	}

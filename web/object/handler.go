@@ -69,11 +69,12 @@ func (h *Handler) serve(c echo.Context, t page.Target, view string) error {
 		usage = startUsage(ctx, h.env, t)
 	}
 	in, err := h.load(ctx, t, view, page.Bool(c.QueryParams(), "managedFields"))
+	if err != nil {
+		usage.stop()
+		return err
+	}
 	if view == viewOverview {
 		in.Usage = usage.wait(ctx, h.env, t.Client, in.Object)
-	}
-	if err != nil {
-		return err
 	}
 	in.Kubectl = h.env.Kubectl(ctx, t.Client, t.Resource)
 	p, err := Model(ctx, in)

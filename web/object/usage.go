@@ -36,6 +36,9 @@ const (
 	// maxSamples bounds a chart's history: an hour at metrics-server's
 	// 60 s resolution, 15 minutes at 15 s.
 	maxSamples = 60
+	// maxSpan bounds the time a chart spans: maxSamples at the slowest
+	// period the page asks at, with room for a page left in the background.
+	maxSpan = 2 * time.Hour
 	// maxHistory bounds the history parameter: maxSamples of the longest
 	// samples fit well within it.
 	maxHistory = 4 << 10
@@ -99,6 +102,14 @@ func startUsage(ctx context.Context, env *page.Env, t page.Target) *pendingUsage
 		}
 	}()
 	return p
+}
+
+// stop gives the request up, for a page that failed.
+func (p *pendingUsage) stop() {
+	p.cancel()
+	if p.done != nil {
+		<-p.done
+	}
 }
 
 // wait returns the object's usage: a pod's or node's from the request
@@ -208,12 +219,28 @@ func encodeHistory(h []sample) string {
 	return b.String()
 }
 
-// addSample appends s unless the history already ends with it (or with a
-// later one): metrics-server serves the same sample until its next scrape.
-// The oldest samples go past maxSamples.
+// addSample appends s, the current sample, to the history unless it
+// already ends with it (or a later one): metrics-server serves the same
+// sample until its next scrape. The oldest samples go past maxSamples.
 func addSample(h []sample, s apiclient.UsageSample) []sample {
+	if s.Timestamp.IsZero() {
+		return h
+	}
 	at := s.Timestamp.Unix()
-	if s.Timestamp.IsZero() || (len(h) > 0 && at <= h[len(h)-1].at) {
+	// The history came from the browser: samples further than a chart's
+	// span from the current one are dropped, so a forged one can neither
+	// freeze the chart nor stretch its time axis. A slightly later one is
+	// kept: a metrics-server replica may lag the one that served it.
+	span := int64(maxSpan / time.Second)
+	first := 0
+	for first < len(h) && h[first].at < at-span {
+		first++
+	}
+	h = h[first:]
+	for len(h) > 0 && h[len(h)-1].at > at+span {
+		h = h[:len(h)-1]
+	}
+	if len(h) > 0 && h[len(h)-1].at >= at {
 		return h
 	}
 	h = append(h, sample{at: at, cpu: s.Usage.CPUMilli, mem: s.Usage.MemoryBytes})

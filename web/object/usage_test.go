@@ -51,6 +51,13 @@ func TestHistoryRoundTripsAndIsBounded(t *testing.T) {
 	if older := addSample(got, apiclient.UsageSample{Timestamp: time.Unix(1500, 0)}); len(older) != maxSamples || older[len(older)-1].at != 2000 {
 		t.Error("an older sample was appended")
 	}
+	// Forged samples far from the current one are dropped: one in the
+	// future cannot freeze the chart, nor an ancient one stretch it.
+	now := apiclient.UsageSample{Timestamp: time.Unix(1_800_000_000, 0), Usage: apiclient.Usage{CPUMilli: 3, MemoryBytes: 3}}
+	forged := []sample{{at: 1, cpu: 1, mem: 1}, {at: 1_799_999_990, cpu: 2, mem: 2}, {at: 1 << 62, cpu: 1, mem: 1}}
+	if got := addSample(forged, now); len(got) != 2 || got[0].at != 1_799_999_990 || got[1].at != 1_800_000_000 {
+		t.Errorf("after forged samples: %v, want the plausible one and the current one", got)
+	}
 }
 
 // renderChart renders a chart as the usage endpoint answers it.
