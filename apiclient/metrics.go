@@ -4,14 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/client-go/rest"
 )
 
 // The resource metrics API (metrics.k8s.io, served by metrics-server
@@ -115,23 +113,6 @@ const (
 	maxUsageSampleBytes = 1 << 20
 )
 
-// readUsage GETs req, reading at most limit bytes of the answer.
-func readUsage(ctx context.Context, req *rest.Request, limit int) ([]byte, error) {
-	rc, err := req.Stream(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer rc.Close()
-	body, err := io.ReadAll(io.LimitReader(rc, int64(limit)+1))
-	if err != nil {
-		return nil, fmt.Errorf("reading the answer: %w", err)
-	}
-	if len(body) > limit {
-		return nil, fmt.Errorf("the answer is over %d MiB", limit>>20)
-	}
-	return body, nil
-}
-
 // ListUsage lists the samples of m (a resource UsageResource returned) in
 // namespace ("" for all namespaces, and for nodes) matching labelSelector.
 // metrics-server answers from memory and does not page, so neither does
@@ -143,7 +124,7 @@ func (c *Client) ListUsage(ctx context.Context, m Resource, namespace, labelSele
 	}
 	req := c.get(m, namespace, "", MediaTypeJSON).MaxRetries(0)
 	setParam(req, "labelSelector", labelSelector)
-	body, err := readUsage(ctx, req, maxUsageListBytes)
+	body, err := readBounded(ctx, req, maxUsageListBytes)
 	if err != nil {
 		return nil, fmt.Errorf("listing %s.%s: %w", m.Name, m.Group, err)
 	}
@@ -170,7 +151,7 @@ func (c *Client) GetUsage(ctx context.Context, m Resource, namespace, name strin
 	if err := checkNames(namespace); err != nil {
 		return UsageSample{}, err
 	}
-	body, err := readUsage(ctx, c.get(m, namespace, name, MediaTypeJSON).MaxRetries(0), maxUsageSampleBytes)
+	body, err := readBounded(ctx, c.get(m, namespace, name, MediaTypeJSON).MaxRetries(0), maxUsageSampleBytes)
 	if err != nil {
 		return UsageSample{}, fmt.Errorf("getting %s.%s %q: %w", m.Name, m.Group, name, err)
 	}

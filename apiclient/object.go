@@ -2,7 +2,9 @@ package apiclient
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"strings"
 
@@ -73,6 +75,28 @@ func doRaw(ctx context.Context, req *rest.Request) ([]byte, string, error) {
 	res.ContentType(&contentType)
 	body, _ := res.Raw() // the error is nil: Error() above returned it otherwise
 	return body, contentType, nil
+}
+
+// errAnswerTooLarge is readBounded's answer to a body over its limit.
+var errAnswerTooLarge = errors.New("too large")
+
+// readBounded does req, reading at most limit bytes of the answer: for
+// answers whose size the server does not bound (lists that do not page,
+// documents that grow with the server).
+func readBounded(ctx context.Context, req *rest.Request, limit int64) ([]byte, error) {
+	rc, err := req.Stream(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	body, err := io.ReadAll(io.LimitReader(rc, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading the answer: %w", err)
+	}
+	if int64(len(body)) > limit {
+		return nil, fmt.Errorf("the answer is %w, over %d MiB", errAnswerTooLarge, limit>>20)
+	}
+	return body, nil
 }
 
 // decodeObject decodes a JSON object keeping integers as int64, as

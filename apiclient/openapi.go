@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"path"
@@ -158,34 +157,25 @@ func hasHash(docURL string) bool {
 	return err == nil && u.Query().Get("hash") != ""
 }
 
-// errOpenAPITooLarge is readOpenAPI's answer to a body over its limit.
-var errOpenAPITooLarge = errors.New("too large")
-
 // readOpenAPI GETs the server-relative uri as JSON, reading at most limit
 // bytes. The statuses of a server without (access to) OpenAPI v3 become
 // errors wrapping both ErrNoOpenAPI and the server's Status.
 func (c *Client) readOpenAPI(ctx context.Context, uri string, limit int64) ([]byte, error) {
 	p, _, _ := strings.Cut(uri, "?")
-	rc, err := c.rest.Get().RequestURI(uri).SetHeader("Accept", MediaTypeJSON).Stream(ctx)
-	if err != nil {
-		var status apierrors.APIStatus
-		if errors.As(err, &status) {
-			switch status.Status().Code {
-			case http.StatusNotFound, http.StatusForbidden, http.StatusMethodNotAllowed, http.StatusNotAcceptable, http.StatusNotImplemented:
-				return nil, fmt.Errorf("%w: GET %s: %w", ErrNoOpenAPI, p, err)
-			}
+	body, err := readBounded(ctx, c.rest.Get().RequestURI(uri).SetHeader("Accept", MediaTypeJSON), limit)
+	var status apierrors.APIStatus
+	switch {
+	case err == nil:
+		return body, nil
+	case errors.Is(err, errAnswerTooLarge):
+		return nil, fmt.Errorf("%w: GET %s: %w", ErrNoOpenAPI, p, err)
+	case errors.As(err, &status):
+		switch status.Status().Code {
+		case http.StatusNotFound, http.StatusForbidden, http.StatusMethodNotAllowed, http.StatusNotAcceptable, http.StatusNotImplemented:
+			return nil, fmt.Errorf("%w: GET %s: %w", ErrNoOpenAPI, p, err)
 		}
-		return nil, fmt.Errorf("GET %s: %w", p, err)
 	}
-	defer rc.Close()
-	body, err := io.ReadAll(io.LimitReader(rc, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("GET %s: reading the answer: %w", p, err)
-	}
-	if int64(len(body)) > limit {
-		return nil, fmt.Errorf("%w: GET %s: the answer is %w, over %d MiB", ErrNoOpenAPI, p, errOpenAPITooLarge, limit>>20)
-	}
-	return body, nil
+	return nil, fmt.Errorf("GET %s: %w", p, err)
 }
 
 // openAPIDocument is one group version's document as fetched: its schemas
@@ -200,7 +190,7 @@ type openAPIDocument struct {
 // which is as immutable as the document.
 func (c *Client) fetchOpenAPIDocument(ctx context.Context, docURL string) (*openAPIDocument, error) {
 	body, err := c.readOpenAPI(ctx, docURL, maxOpenAPIDocument)
-	if errors.Is(err, errOpenAPITooLarge) {
+	if errors.Is(err, errAnswerTooLarge) {
 		return &openAPIDocument{err: err}, nil
 	}
 	if err != nil {
