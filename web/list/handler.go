@@ -52,8 +52,11 @@ func (h *Handler) Page(c echo.Context, t page.Target) error {
 	// What the page shows besides the list is fetched while the server
 	// lists; everything is waited for, so nothing outlives the page.
 	checks := createChecks(r, ns)
-	if check, ok := usageCheck(ctx, t.Client, r, ns); ok {
-		checks = append(checks, check)
+	// Pods and nodes: where the server serves their usage, whether the
+	// user may read it is asked with the page's other checks.
+	metrics, hasUsage := page.UsageResource(ctx, t.Client, r)
+	if hasUsage {
+		checks = append(checks, usageCheck(metrics, ns))
 	}
 	permits := make(chan page.Permits, 1)
 	go func() { permits <- h.env.Permits(ctx, t.Client, checks) }()
@@ -68,11 +71,10 @@ func (h *Handler) Page(c echo.Context, t page.Target) error {
 	stream, lq, notices, err := open(ctx, t.Client, r, ns, lq)
 	in := Input{Context: t.Client.ContextName(), Resource: r, Namespace: ns, Query: lq, Notices: notices, Permits: <-permits, Kubectl: h.env.Kubectl(ctx, t.Client, r)}
 	namespaces := <-picker
-	if err == nil {
-		// Pods and nodes: their usage, merged into the rows by name, read
-		// before the first row is written once the head says how long the
-		// list is.
-		in.Usage = pageUsage(ctx, t.Client, r, ns, lq, &stream.Head, in.Permits)
+	if err == nil && hasUsage && in.Permits.Denied(usageCheck(metrics, ns)) == "" {
+		// Merged into the rows by name, so read before the first row is
+		// written, once the head says how long the list is.
+		in.Usage = pageUsage(ctx, t.Client, r, metrics, ns, lq, &stream.Head)
 	}
 	// The frame comes last: it shows the warnings of every call above.
 	frame := layout()

@@ -47,16 +47,10 @@ const (
 )
 
 // pageUsage is the usage of the rows of a list page whose Table head has
-// arrived: one list of pods.metrics.k8s.io (same namespace, same label
+// arrived: one list of m, pods.metrics.k8s.io (same namespace, same label
 // selector) or nodes.metrics.k8s.io, asked once the head shows the list is
-// short enough (so a page of 20,000 pods asks metrics-server nothing). nil,
-// for no usage columns, where discovery lists no metrics API (no request)
-// or the user may not read it (permits holds the answer to usageCheck).
-func pageUsage(ctx context.Context, client *apiclient.Client, r apiclient.Resource, ns string, lq Query, head *apiclient.Table, permits page.Permits) *Usage {
-	m, ok := page.UsageResource(ctx, client, r)
-	if !ok || permits.Denied(page.UsageCheck(m, "list", ns, "")) != "" {
-		return nil
-	}
+// short enough (so a page of 20,000 pods asks metrics-server nothing).
+func pageUsage(ctx context.Context, client *apiclient.Client, r, m apiclient.Resource, ns string, lq Query, head *apiclient.Table) *Usage {
 	ctx, cancel := context.WithTimeout(ctx, usageWait)
 	defer cancel()
 	if reason := usageTooLong(ctx, client, r, ns, lq, head); reason != "" {
@@ -65,14 +59,10 @@ func pageUsage(ctx context.Context, client *apiclient.Client, r apiclient.Resour
 	return fetchUsage(ctx, client, m, ns, lq.LabelSelector)
 }
 
-// usageCheck is the access check behind a list's usage columns; ok is
-// false where the list has none.
-func usageCheck(ctx context.Context, client *apiclient.Client, r apiclient.Resource, ns string) (apiclient.AccessCheck, bool) {
-	m, ok := page.UsageResource(ctx, client, r)
-	if !ok {
-		return apiclient.AccessCheck{}, false
-	}
-	return page.UsageCheck(m, "list", ns, ""), true
+// usageCheck is the access check behind a list's usage columns: listing
+// m, the metrics resource, in ns.
+func usageCheck(m apiclient.Resource, ns string) apiclient.AccessCheck {
+	return page.UsageCheck(m, "list", ns, "")
 }
 
 // usageTooLong says why the list is too long for usage ("" when it is
@@ -168,7 +158,9 @@ func usageCells(u *Usage, key string) [2]views.Cell {
 // pushes: it asks again when a row changes and the last answer is older
 // than usageRefresh. It belongs to one follower, so to one identity.
 type liveUsage struct {
-	client  *apiclient.Client
+	client *apiclient.Client
+	// m is the metrics resource asked; zero when nothing is to be asked,
+	// and usage says why.
 	m       apiclient.Resource
 	ns, sel string
 	usage   *Usage
@@ -188,7 +180,7 @@ func newLiveUsage(ctx context.Context, env *page.Env, client *apiclient.Client, 
 	switch {
 	case !ok:
 		l.usage = &Usage{Unavailable: "the server no longer serves metrics.k8s.io"}
-	case env.UsageDenied(ctx, client, page.UsageCheck(m, "list", ns, "")):
+	case env.UsageDenied(ctx, client, usageCheck(m, ns)):
 		l.usage = &Usage{Unavailable: "you may no longer list " + m.Name + "." + m.Group}
 	default:
 		l.m = m
