@@ -232,6 +232,38 @@ func TestLiveListRowsCarryUsage(t *testing.T) {
 	}
 }
 
+// A deleted row is only named in what a live list pushes: it costs no
+// metrics request.
+func TestLiveListDeletionsAskNoUsage(t *testing.T) {
+	h, fake := usageHarness(t, true)
+	const path = "/c/dev/api/v1/namespaces/demo/pods"
+	c := h.dial(t, path+"?usage=on&resourceVersion="+pageRV(t, h, path))
+	fake.ResetRequests()
+	fake.Delete(podGVK, "demo", "web-5d9-b")
+	c.listMessage(5*time.Second, func(m list.Message) bool { return m.Type == "DELETED" && m.Key == "demo/web-5d9-b" })
+	if reqs := metricsRequests(fake); len(reqs) != 0 {
+		t.Errorf("a deletion asked metrics.k8s.io: %v", reqs)
+	}
+}
+
+// An object page that fails does not wait for its usage: the metrics
+// request is given up at once.
+func TestFailedObjectPageDoesNotWaitForUsage(t *testing.T) {
+	h, fake := usageHarness(t, true)
+	fake.Override("/apis/metrics.k8s.io/v1beta1/namespaces/demo/pods/ghost", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-time.After(30 * time.Second):
+		}
+	})
+	began := time.Now()
+	h.get(t, "/c/dev/api/v1/namespaces/demo/pods/ghost", http.StatusNotFound)
+	// Waiting would take the whole usage timeout (2 s).
+	if took := time.Since(began); took >= 2*time.Second {
+		t.Errorf("the 404 took %s: it waited for the metrics request", took)
+	}
+}
+
 func TestPodPageChartsItsUsage(t *testing.T) {
 	h, fake := usageHarness(t, true)
 	_, body := h.get(t, "/c/dev/api/v1/namespaces/demo/pods/web-5d9-a", http.StatusOK)
