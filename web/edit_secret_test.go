@@ -1,4 +1,4 @@
-package web
+package web_test
 
 import (
 	"encoding/base64"
@@ -10,6 +10,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/tabula-console/tabula/apiclient/apitest"
+	"github.com/tabula-console/tabula/web/webtest"
 )
 
 const credsAPIPath = "/api/v1/namespaces/demo/secrets/creds"
@@ -18,7 +19,7 @@ func b64(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) 
 
 // storedValues are the seeded Secret's values in every form a page could
 // leak them in.
-var storedValues = []string{secretPassword, b64(secretPassword), secretToken, b64(secretToken), lastAppliedValue, b64(lastAppliedValue)}
+var storedValues = []string{webtest.SecretPassword, b64(webtest.SecretPassword), webtest.SecretToken, b64(webtest.SecretToken), webtest.LastAppliedValue, b64(webtest.LastAppliedValue)}
 
 // leaksNone fails if html holds any of values.
 func leaksNone(t *testing.T, where, html string, values ...string) {
@@ -32,9 +33,9 @@ func leaksNone(t *testing.T, where, html string, values ...string) {
 
 // visibleHTML is the page without the hidden inputs that carry the user's
 // own new values from page to page.
-func visibleHTML(t *testing.T, p webPage) string {
+func visibleHTML(t *testing.T, p webtest.Page) string {
 	t.Helper()
-	doc := goquery.CloneDocument(p.doc)
+	doc := goquery.CloneDocument(p.Doc)
 	doc.Find(`input[type=hidden][name^="secret.set:"]`).Remove()
 	html, err := doc.Html()
 	if err != nil {
@@ -44,15 +45,15 @@ func visibleHTML(t *testing.T, p webPage) string {
 }
 
 func TestSecretEditorShowsNoValueUntilOneIsRevealed(t *testing.T) {
-	f := newEditFixture(t, apitest.Options{})
-	b := newBrowser(t, f.harness)
-	p, text := openEditor(t, b, credsPath)
-	leaksNone(t, "the Secret's editor", p.body, storedValues...)
-	if strings.Contains(p.body, "last-applied-configuration") {
+	f := webtest.Editable(t, apitest.Options{})
+	b := webtest.NewBrowser(t, f)
+	p, text := openEditor(t, b, webtest.CredsPath)
+	leaksNone(t, "the Secret's editor", p.Body, storedValues...)
+	if strings.Contains(p.Body, "last-applied-configuration") {
 		t.Error("the editor shows the last-applied annotation")
 	}
 	var keys []string
-	p.doc.Find("[data-testid=secret-key]").Each(func(_ int, row *goquery.Selection) {
+	p.Doc.Find("[data-testid=secret-key]").Each(func(_ int, row *goquery.Selection) {
 		keys = append(keys, row.Find("th code").Text())
 		if row.Find("[data-testid=secret-masked]").Length() != 1 || row.Find("[data-testid=secret-reveal]").Length() != 1 {
 			t.Errorf("key %s is not masked with a reveal button", row.Find("th code").Text())
@@ -64,38 +65,38 @@ func TestSecretEditorShowsNoValueUntilOneIsRevealed(t *testing.T) {
 	if strings.Join(keys, ",") != "password,token" {
 		t.Errorf("keys = %v", keys)
 	}
-	if !strings.Contains(p.text("secret-data"), "(22 bytes)") {
-		t.Errorf("the password's size is not shown: %q", p.text("secret-data"))
+	if !strings.Contains(p.Text("secret-data"), "(22 bytes)") {
+		t.Errorf("the password's size is not shown: %q", p.Text("secret-data"))
 	}
 
-	r := b.form(p, "[data-testid=edit-form]").submit("reveal:password", http.StatusOK)
-	revealed := r.doc.Find("[data-testid=secret-revealed]")
-	if revealed.Length() != 1 || revealed.Text() != secretPassword {
+	r := b.Form(p, "[data-testid=edit-form]").Submit("reveal:password", http.StatusOK)
+	revealed := r.Doc.Find("[data-testid=secret-revealed]")
+	if revealed.Length() != 1 || revealed.Text() != webtest.SecretPassword {
 		t.Errorf("revealed %d values: %q", revealed.Length(), revealed.Text())
 	}
-	leaksNone(t, "the page revealing the password", r.body, secretToken, b64(secretToken), b64(secretPassword), lastAppliedValue)
-	keepsText(t, r, text)
-	f.noWrites(t, "revealing a value")
-	rec := f.logs.records(t, "secret value revealed")
+	leaksNone(t, "the page revealing the password", r.Body, webtest.SecretToken, b64(webtest.SecretToken), b64(webtest.SecretPassword), webtest.LastAppliedValue)
+	webtest.KeepsText(t, r, text)
+	f.NoWrites(t, "revealing a value")
+	rec := f.Log.Records(t, "secret value revealed")
 	if len(rec) != 1 || rec[0]["key"] != "password" || rec[0]["name"] != "creds" || rec[0]["who"] != "kubeconfig-context:dev" {
 		t.Errorf("reveal log records = %v", rec)
 	}
-	leaksNone(t, "the log", f.logs.String(), storedValues...)
+	leaksNone(t, "the log", f.Log.String(), storedValues...)
 }
 
 func TestSecretLabelChangeLeavesTheDataAlone(t *testing.T) {
-	f := newEditFixture(t, apitest.Options{})
-	b := newBrowser(t, f.harness)
-	before := f.stored(t, credsAPIPath).Object["data"]
-	p, text := openEditor(t, b, credsPath)
-	edited := replaceLine(t, text, "    team: a", "    team: b")
-	r := b.form(p, "[data-testid=edit-form]").set("yaml", edited).submit("review", http.StatusOK)
-	leaksNone(t, "the review", r.body, storedValues...)
-	if r.has("secret-changes") {
-		t.Errorf("the review lists data changes: %q", r.text("secret-changes"))
+	f := webtest.Editable(t, apitest.Options{})
+	b := webtest.NewBrowser(t, f)
+	before := f.Stored(t, credsAPIPath).Object["data"]
+	p, text := openEditor(t, b, webtest.CredsPath)
+	edited := webtest.ReplaceLine(t, text, "    team: a", "    team: b")
+	r := b.Form(p, "[data-testid=edit-form]").Set("yaml", edited).Submit("review", http.StatusOK)
+	leaksNone(t, "the review", r.Body, storedValues...)
+	if r.Has("secret-changes") {
+		t.Errorf("the review lists data changes: %q", r.Text("secret-changes"))
 	}
-	b.form(r, "[data-testid=review-form]").submit("apply", http.StatusSeeOther)
-	for _, w := range f.writes() {
+	b.Form(r, "[data-testid=review-form]").Submit("apply", http.StatusSeeOther)
+	for _, w := range f.Writes() {
 		var body map[string]any
 		if err := json.Unmarshal(w.Body, &body); err != nil {
 			t.Fatal(err)
@@ -107,7 +108,7 @@ func TestSecretLabelChangeLeavesTheDataAlone(t *testing.T) {
 			t.Errorf("a label change sent stringData: %s", w.Body)
 		}
 	}
-	after := f.stored(t, credsAPIPath)
+	after := f.Stored(t, credsAPIPath)
 	if after.GetLabels()["team"] != "b" {
 		t.Errorf("labels = %v", after.GetLabels())
 	}
@@ -129,31 +130,31 @@ func mustJSON(t *testing.T, v any) string {
 }
 
 func TestSecretNewValuesAndRemovedKeysAreSentButNeverShown(t *testing.T) {
-	f := newEditFixture(t, apitest.Options{})
-	b := newBrowser(t, f.harness)
-	p, text := openEditor(t, b, credsPath)
+	f := webtest.Editable(t, apitest.Options{})
+	b := webtest.NewBrowser(t, f)
+	p, text := openEditor(t, b, webtest.CredsPath)
 	const newToken, extraValue = "brand-new-token-value", "extra-value-typed"
-	fm := b.form(p, "[data-testid=edit-form]").
-		set("secret.set:token", newToken).
-		set("secret.remove", "password").
-		set("secret.newkey", "extra").
-		set("secret.newvalue", extraValue)
-	r := fm.submit("review", http.StatusOK)
+	fm := b.Form(p, "[data-testid=edit-form]").
+		Set("secret.set:token", newToken).
+		Set("secret.remove", "password").
+		Set("secret.newkey", "extra").
+		Set("secret.newvalue", extraValue)
+	r := fm.Submit("review", http.StatusOK)
 	visible := visibleHTML(t, r)
 	leaksNone(t, "the review", visible, append(storedValues, newToken, b64(newToken), extraValue, b64(extraValue))...)
-	leaksNone(t, "the review (hidden fields included)", r.body, storedValues...)
-	changes := r.text("secret-changes")
+	leaksNone(t, "the review (hidden fields included)", r.Body, storedValues...)
+	changes := r.Text("secret-changes")
 	for _, want := range []string{"data.token", "(new value, 21 bytes)", "data.password", "removed", "data.extra"} {
 		if !strings.Contains(changes, want) {
 			t.Errorf("secret-changes %q lacks %q", changes, want)
 		}
 	}
-	if body := r.text("patch-body"); !strings.Contains(body, `"password": null`) || strings.Contains(body, b64(newToken)) {
+	if body := r.Text("patch-body"); !strings.Contains(body, `"password": null`) || strings.Contains(body, b64(newToken)) {
 		t.Errorf("patch body = %s", body)
 	}
-	keepsText(t, r, text)
+	webtest.KeepsText(t, r, text)
 
-	ws := f.writes()
+	ws := f.Writes()
 	if len(ws) != 1 {
 		t.Fatalf("writes = %d", len(ws))
 	}
@@ -170,35 +171,35 @@ func TestSecretNewValuesAndRemovedKeysAreSentButNeverShown(t *testing.T) {
 		t.Errorf("the removed key is not sent as null: %s", ws[0].Body)
 	}
 
-	b.form(r, "[data-testid=review-form]").submit("apply", http.StatusSeeOther)
-	data := f.stored(t, credsAPIPath).Object["data"].(map[string]any)
+	b.Form(r, "[data-testid=review-form]").Submit("apply", http.StatusSeeOther)
+	data := f.Stored(t, credsAPIPath).Object["data"].(map[string]any)
 	if data["token"] != b64(newToken) || data["extra"] != b64(extraValue) || data["password"] != nil {
 		t.Errorf("stored data = %v", data)
 	}
-	leaksNone(t, "the log", f.logs.String(), append(storedValues, newToken, b64(newToken), extraValue)...)
+	leaksNone(t, "the log", f.Log.String(), append(storedValues, newToken, b64(newToken), extraValue)...)
 }
 
 // A conflict on a Secret carries the new value on, shows none, and the
 // re-applied save still sets it.
 func TestSecretConflictKeepsTheNewValueHidden(t *testing.T) {
-	f := newEditFixture(t, apitest.Options{})
-	b := newBrowser(t, f.harness)
-	p, _ := openEditor(t, b, credsPath)
+	f := webtest.Editable(t, apitest.Options{})
+	b := webtest.NewBrowser(t, f)
+	p, _ := openEditor(t, b, webtest.CredsPath)
 	const newToken = "rotated-token-after-conflict"
-	r := b.form(p, "[data-testid=edit-form]").set("secret.set:token", newToken).submit("review", http.StatusOK)
-	f.patchBehind(t, credsAPIPath, `{"metadata":{"labels":{"rotated":"yes"}}}`)
+	r := b.Form(p, "[data-testid=edit-form]").Set("secret.set:token", newToken).Submit("review", http.StatusOK)
+	patchBehind(t, f, credsAPIPath, `{"metadata":{"labels":{"rotated":"yes"}}}`)
 
-	c := b.form(r, "[data-testid=review-form]").submit("apply", http.StatusConflict)
+	c := b.Form(r, "[data-testid=review-form]").Submit("apply", http.StatusConflict)
 	leaksNone(t, "the conflict page", visibleHTML(t, c), append(storedValues, newToken, b64(newToken))...)
-	if !c.has("disjoint") {
-		t.Fatalf("not a disjoint conflict:\n%s", c.body)
+	if !c.Has("disjoint") {
+		t.Fatalf("not a disjoint conflict:\n%s", c.Body)
 	}
-	rp := b.form(c, "[data-testid=conflict-form]").submit("reapply", http.StatusOK)
+	rp := b.Form(c, "[data-testid=conflict-form]").Submit("reapply", http.StatusOK)
 	leaksNone(t, "the re-applied review", visibleHTML(t, rp), append(storedValues, newToken, b64(newToken))...)
-	b.form(rp, "[data-testid=review-form]").submit("apply", http.StatusSeeOther)
-	stored := f.stored(t, credsAPIPath)
+	b.Form(rp, "[data-testid=review-form]").Submit("apply", http.StatusSeeOther)
+	stored := f.Stored(t, credsAPIPath)
 	data := stored.Object["data"].(map[string]any)
-	if data["token"] != b64(newToken) || data["password"] != b64(secretPassword) || stored.GetLabels()["rotated"] != "yes" {
+	if data["token"] != b64(newToken) || data["password"] != b64(webtest.SecretPassword) || stored.GetLabels()["rotated"] != "yes" {
 		t.Errorf("stored data %v labels %v", data, stored.GetLabels())
 	}
 }
@@ -207,20 +208,20 @@ func TestSecretConflictKeepsTheNewValueHidden(t *testing.T) {
 // another leaves the other values, and a new annotation the hidden
 // last-applied one: the patch is derived from the object, not the view.
 func TestSecretOnAJSONPatchOnlyServerKeepsWhatTheEditorHides(t *testing.T) {
-	f := newEditFixture(t, apitest.Options{NoMergePatch: true})
-	f.fake.Add(apitest.Object("v1", "Secret", "demo", "trio", map[string]any{"data": map[string]any{
+	f := webtest.Editable(t, apitest.Options{NoMergePatch: true})
+	f.Fake.Add(apitest.Object("v1", "Secret", "demo", "trio", map[string]any{"data": map[string]any{
 		"a": b64("value-a"), "b": b64("value-b"), "c": b64("value-c"),
 	}}))
-	b := newBrowser(t, f.harness)
+	b := webtest.NewBrowser(t, f)
 
-	p, text := openEditor(t, b, credsPath)
-	edited := replaceLine(t, text, "    team: a", "    team: a\n  annotations:\n    note: hi")
-	r := b.form(p, "[data-testid=edit-form]").set("yaml", edited).set("secret.set:token", "rotated").submit("review", http.StatusOK)
+	p, text := openEditor(t, b, webtest.CredsPath)
+	edited := webtest.ReplaceLine(t, text, "    team: a", "    team: a\n  annotations:\n    note: hi")
+	r := b.Form(p, "[data-testid=edit-form]").Set("yaml", edited).Set("secret.set:token", "rotated").Submit("review", http.StatusOK)
 	leaksNone(t, "the JSON Patch review", visibleHTML(t, r), append(storedValues, "rotated", b64("rotated"))...)
-	b.form(r, "[data-testid=review-form]").submit("apply", http.StatusSeeOther)
-	creds := f.stored(t, credsAPIPath)
+	b.Form(r, "[data-testid=review-form]").Submit("apply", http.StatusSeeOther)
+	creds := f.Stored(t, credsAPIPath)
 	data := creds.Object["data"].(map[string]any)
-	if data["password"] != b64(secretPassword) || data["token"] != b64("rotated") {
+	if data["password"] != b64(webtest.SecretPassword) || data["token"] != b64("rotated") {
 		t.Errorf("data = %v: the other key was lost", data)
 	}
 	if ann := creds.GetAnnotations(); ann["note"] != "hi" || ann["kubectl.kubernetes.io/last-applied-configuration"] == "" {
@@ -228,13 +229,13 @@ func TestSecretOnAJSONPatchOnlyServerKeepsWhatTheEditorHides(t *testing.T) {
 	}
 
 	p, _ = openEditor(t, b, "/c/dev/api/v1/namespaces/demo/secrets/trio")
-	r = b.form(p, "[data-testid=edit-form]").set("secret.set:a", "new-a").set("secret.remove", "b").submit("review", http.StatusOK)
-	b.form(r, "[data-testid=review-form]").submit("apply", http.StatusSeeOther)
-	data = f.stored(t, "/api/v1/namespaces/demo/secrets/trio").Object["data"].(map[string]any)
+	r = b.Form(p, "[data-testid=edit-form]").Set("secret.set:a", "new-a").Set("secret.remove", "b").Submit("review", http.StatusOK)
+	b.Form(r, "[data-testid=review-form]").Submit("apply", http.StatusSeeOther)
+	data = f.Stored(t, "/api/v1/namespaces/demo/secrets/trio").Object["data"].(map[string]any)
 	if len(data) != 2 || data["a"] != b64("new-a") || data["c"] != b64("value-c") {
 		t.Errorf("data = %v, want a new, b removed, c kept", data)
 	}
-	for _, w := range f.writes() {
+	for _, w := range f.Writes() {
 		if w.ContentType == "application/json-patch+json" && strings.Contains(string(w.Body), `"path":"/data"`) {
 			t.Errorf("a JSON Patch replaces all data: %s", w.Body)
 		}

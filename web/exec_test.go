@@ -1,13 +1,11 @@
-package web
+package web_test
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strings"
@@ -17,15 +15,15 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/gorilla/websocket"
-	"github.com/labstack/echo/v4"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/apiclient/apitest"
-	"github.com/tabula-console/tabula/static"
 	"github.com/tabula-console/tabula/streaming"
+	"github.com/tabula-console/tabula/web"
+	"github.com/tabula-console/tabula/web/exec"
 	"github.com/tabula-console/tabula/web/page"
+	"github.com/tabula-console/tabula/web/webtest"
 )
 
 // The terminal's tests drive the console as terminal.js does: the page is
@@ -50,11 +48,6 @@ var shellCommand = []string{"sh", "-c", "command -v bash >/dev/null && exec bash
 
 // leaveShell is what the console types into a shell whose browser left.
 const leaveShell = "\x03\x15exit\n"
-
-type termFixture struct {
-	*harness
-	logs *syncBuffer
-}
 
 // runningStatus, waitingStatus and terminatedStatus are container statuses.
 func runningStatus(name string) map[string]any {
@@ -82,18 +75,18 @@ func podWith(name string, labels map[string]string, containers, statuses []any) 
 // (containers app and sidecar), tty-1 (container console with stdin and a
 // TTY, to attach to), done-1 (its container terminated) and stuck-1 (its
 // container waiting). With opts.Access, requests act as the token in
-// testTokenHeader (see newAccessConsole).
-// more change the server's Deps further.
-func newTermFixture(t *testing.T, opts apitest.Options, cfg TerminalConfig, more ...func(*Deps)) *termFixture {
+// webtest.TokenHeader (see webtest.WithAccess).
+// more change the server's web.Deps further.
+func newTermFixture(t *testing.T, opts apitest.Options, cfg exec.Config, more ...func(*web.Deps)) *webtest.Console {
 	t.Helper()
 	fake := apitest.NewServerWith(t, opts, apitest.CoreV1(), apitest.AppsV1())
 	fake.Token = "secret-token"
 	if opts.Access != nil {
-		fake.Token = consoleToken
+		fake.Token = webtest.ConsoleToken
 	}
-	kubeconfig := fake.Kubeconfig("dev")
-	if opts.Access != nil {
-		fake.Token = ""
+	o := webtest.Options{Deps: web.Deps{Terminal: cfg}, ActAs: opts.Access != nil, CaptureLog: true}
+	for _, change := range more {
+		change(&o.Deps)
 	}
 	two := []any{
 		map[string]any{"name": "app", "image": "registry.example.com/app:1"},
@@ -112,53 +105,39 @@ func newTermFixture(t *testing.T, opts apitest.Options, cfg TerminalConfig, more
 		podWith("stuck-1", map[string]string{"app": "batch"},
 			[]any{map[string]any{"name": "app", "image": "busybox"}}, []any{waitingStatus("app")}),
 	)
-	logs := &syncBuffer{}
-	metrics := NewMetrics()
-	clusters, err := apiclient.FromKubeconfig(kubeconfig, apiclient.LoadOptions{Observer: metrics})
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := Deps{
-		Clusters: clusters, Metrics: metrics, Static: static.FS, Terminal: cfg,
-		Log: slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
-	}
-	for _, change := range more {
-		change(&d)
-	}
-	srv, err := New(d)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := webtest.Start(t, fake, o)
 	if opts.Access != nil {
-		srv.echo.Use(func(next echo.HandlerFunc) echo.HandlerFunc {
-			return func(c echo.Context) error {
-				if token := c.Request().Header.Get(testTokenHeader); token != "" {
-					page.SetRequester(c, page.Requester{Mode: page.ModeToken, Identity: apiclient.Identity{BearerToken: token}})
-				}
-				return next(c)
-			}
-		})
+		fake.Token = ""
 	}
-	console := httptest.NewServer(srv.Handler())
-	t.Cleanup(console.Close)
-	return &termFixture{harness: &harness{server: srv, fake: fake, console: console, metrics: metrics}, logs: logs}
+	return f
+}
+
+// browser is a webtest.Browser that also opens terminals, as terminal.js
+// does.
+type browser struct {
+	*webtest.Browser
+	t *testing.T
+}
+
+func newBrowser(t *testing.T, f *webtest.Console) *browser {
+	return &browser{Browser: webtest.NewBrowser(t, f), t: t}
 }
 
 // termPage is a terminal page as the browser loaded it.
 type termPage struct {
-	webPage
+	webtest.Page
 	socket, token string
 }
 
 // terminal loads a terminal page, which must offer a terminal.
 func (b *browser) terminal(path string, hdr map[string]string) termPage {
 	b.t.Helper()
-	p := b.getWith(path, http.StatusOK, hdr)
-	el := p.doc.Find("[data-testid=terminal]")
+	p := b.GetWith(path, http.StatusOK, hdr)
+	el := p.Doc.Find("[data-testid=terminal]")
 	if el.Length() != 1 {
-		b.t.Fatalf("GET %s: no terminal on the page:\n%s", path, clip(p.body))
+		b.t.Fatalf("GET %s: no terminal on the page:\n%s", path, webtest.Clip(p.Body))
 	}
-	return termPage{webPage: p, socket: el.AttrOr("data-socket", ""), token: el.AttrOr("data-token", "")}
+	return termPage{Page: p, socket: el.AttrOr("data-socket", ""), token: el.AttrOr("data-token", "")}
 }
 
 // termDial is how a socket is dialled; the zero value is terminal.js from
@@ -176,12 +155,12 @@ func (b *browser) tryTerminal(socket string, d termDial) (*websocket.Conn, *http
 	if d.token != "" {
 		protocols = append(protocols, "tabula.terminal-token."+d.token)
 	}
-	header := http.Header{"Origin": {cmpOr(d.origin, b.h.console.URL)}}
+	header := http.Header{"Origin": {cmpOr(d.origin, b.Console.URL)}}
 	for k, v := range d.header {
 		header.Set(k, v)
 	}
-	dialer := websocket.Dialer{Jar: b.client.Jar, Subprotocols: protocols, HandshakeTimeout: termWait}
-	return dialer.Dial("ws"+strings.TrimPrefix(b.h.console.URL, "http")+socket, header)
+	dialer := websocket.Dialer{Jar: b.Client.Jar, Subprotocols: protocols, HandshakeTimeout: termWait}
+	return dialer.Dial("ws"+strings.TrimPrefix(b.Console.URL, "http")+socket, header)
 }
 
 func cmpOr(s, def string) string {
@@ -197,7 +176,7 @@ func cmpOr(s, def string) string {
 // origin check plain text.
 func (b *browser) refused(socket string, d termDial, status int, why string) string {
 	b.t.Helper()
-	req, err := http.NewRequest(http.MethodGet, b.h.console.URL+socket, nil)
+	req, err := http.NewRequest(http.MethodGet, b.Console.URL+socket, nil)
 	if err != nil {
 		b.t.Fatal(err)
 	}
@@ -208,18 +187,18 @@ func (b *browser) refused(socket string, d termDial, status int, why string) str
 	for k, v := range map[string]string{
 		"Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13",
 		"Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==", "Sec-WebSocket-Protocol": protocols,
-		"Origin": cmpOr(d.origin, b.h.console.URL),
+		"Origin": cmpOr(d.origin, b.Console.URL),
 	} {
 		req.Header.Set(k, v)
 	}
 	for k, v := range d.header {
 		req.Header.Set(k, v)
 	}
-	p := b.do(req, status)
-	if msg := p.text("error-message"); msg != "" {
+	p := b.Do(req, status)
+	if msg := p.Text("error-message"); msg != "" {
 		return msg
 	}
-	return strings.TrimSpace(p.body)
+	return strings.TrimSpace(p.Body)
 }
 
 // open dials the page's socket as terminal.js does.
@@ -228,7 +207,7 @@ func (b *browser) open(p termPage, protocol string, hdr map[string]string) *term
 	protocol = cmpOr(protocol, streaming.ProtocolV4Base64Channel)
 	ws, resp, err := b.tryTerminal(p.socket, termDial{protocol: protocol, token: p.token, header: hdr})
 	if err != nil {
-		b.t.Fatalf("dial %s: %v (response %s)", p.socket, err, statusText(resp))
+		b.t.Fatalf("dial %s: %v (response %s)", p.socket, err, webtest.StatusText(resp))
 	}
 	b.t.Cleanup(func() { _ = ws.Close() })
 	if ws.Subprotocol() != protocol {
@@ -396,8 +375,8 @@ func podRequests(fake *apitest.Server) []string {
 }
 
 func TestTerminalPage(t *testing.T) {
-	f := newTermFixture(t, apitest.Options{}, TerminalConfig{})
-	b := newBrowser(t, f.harness)
+	f := newTermFixture(t, apitest.Options{}, exec.Config{})
+	b := newBrowser(t, f)
 
 	p := b.terminal(termExec, nil)
 	if p.socket != termExec+"?container=app" {
@@ -406,36 +385,36 @@ func TestTerminalPage(t *testing.T) {
 	if len(p.token) < 40 {
 		t.Errorf("data-token %q", p.token)
 	}
-	el := p.doc.Find("[data-testid=terminal]")
+	el := p.Doc.Find("[data-testid=terminal]")
 	for attr, want := range map[string]string{"data-mode": "exec", "data-shell": "true", "data-title": "demo/web-1 · app"} {
 		if got := el.AttrOr(attr, ""); got != want {
 			t.Errorf("%s = %q, want %q", attr, got, want)
 		}
 	}
-	if got := p.text("terminal-container"); got != "app" {
+	if got := p.Text("terminal-container"); got != "app" {
 		t.Errorf("container %q", got)
 	}
 	var options []string
-	p.doc.Find("[data-testid=terminal-container-picker] option").Each(func(_ int, s *goquery.Selection) {
+	p.Doc.Find("[data-testid=terminal-container-picker] option").Each(func(_ int, s *goquery.Selection) {
 		options = append(options, s.AttrOr("value", ""))
 	})
 	if !slices.Equal(options, []string{"app", "sidecar"}) {
 		t.Errorf("container picker %q", options)
 	}
-	if got := p.doc.Find("[data-testid=terminal-container-picker] option[selected]").AttrOr("value", ""); got != "app" {
+	if got := p.Doc.Find("[data-testid=terminal-container-picker] option[selected]").AttrOr("value", ""); got != "app" {
 		t.Errorf("selected container %q", got)
 	}
-	cmd := p.doc.Find("[data-testid=terminal-command]")
+	cmd := p.Doc.Find("[data-testid=terminal-command]")
 	if cmd.AttrOr("value", "") != "" || cmd.AttrOr("placeholder", "") != "a shell: bash, else sh" {
-		t.Errorf("command field %s", outer(cmd))
+		t.Errorf("command field %s", webtest.Outer(cmd))
 	}
-	if got := p.doc.Find("[data-testid=terminal-controls]").AttrOr("action", ""); got != termExec {
+	if got := p.Doc.Find("[data-testid=terminal-controls]").AttrOr("action", ""); got != termExec {
 		t.Errorf("controls action %q", got)
 	}
-	if p.doc.Find(`script[type=module][src*="terminal"]`).Length() != 1 || p.doc.Find(`link[rel=stylesheet][href*="terminal"]`).Length() != 1 {
+	if p.Doc.Find(`script[type=module][src*="terminal"]`).Length() != 1 || p.Doc.Find(`link[rel=stylesheet][href*="terminal"]`).Length() != 1 {
 		t.Error("the page does not load the terminal bundle and its stylesheet")
 	}
-	if got := p.doc.Find("[data-testid=terminal-switch]").Length(); got != 0 {
+	if got := p.Doc.Find("[data-testid=terminal-switch]").Length(); got != 0 {
 		t.Errorf("an attach link for a container without stdin and tty")
 	}
 
@@ -449,49 +428,49 @@ func TestTerminalPage(t *testing.T) {
 	if u.Path != termExec || u.Query().Get("container") != "sidecar" || u.Query().Get("command") != command {
 		t.Errorf("data-socket %q", p.socket)
 	}
-	if got := p.doc.Find("[data-testid=terminal-command]").AttrOr("value", ""); got != command {
+	if got := p.Doc.Find("[data-testid=terminal-command]").AttrOr("value", ""); got != command {
 		t.Errorf("command field %q, want %q", got, command)
 	}
-	if got := p.doc.Find("[data-testid=terminal]").AttrOr("data-shell", ""); got != "false" {
+	if got := p.Doc.Find("[data-testid=terminal]").AttrOr("data-shell", ""); got != "false" {
 		t.Errorf("data-shell %q for a command", got)
 	}
-	if got := p.doc.Find("[data-testid=terminal-container-picker] option[selected]").AttrOr("value", ""); got != "sidecar" {
+	if got := p.Doc.Find("[data-testid=terminal-container-picker] option[selected]").AttrOr("value", ""); got != "sidecar" {
 		t.Errorf("selected container %q", got)
 	}
 
-	bad := b.get(termExec+"?command="+url.QueryEscape(`echo 'unclosed`), http.StatusBadRequest)
-	if got := bad.text("error-message"); !strings.Contains(got, "unclosed quote") {
+	bad := b.Get(termExec+"?command="+url.QueryEscape(`echo 'unclosed`), http.StatusBadRequest)
+	if got := bad.Text("error-message"); !strings.Contains(got, "unclosed quote") {
 		t.Errorf("400 page says %q", got)
 	}
-	bad = b.get(termExec+"?command="+url.QueryEscape("ls | wc"), http.StatusBadRequest)
-	if got := bad.text("error-message"); !strings.Contains(got, "sh -c") {
+	bad = b.Get(termExec+"?command="+url.QueryEscape("ls | wc"), http.StatusBadRequest)
+	if got := bad.Text("error-message"); !strings.Contains(got, "sh -c") {
 		t.Errorf("400 page says %q", got)
 	}
-	missing := b.get(termExec+"?container=nope", http.StatusNotFound)
-	if got := missing.text("error-message"); got != `This pod has no container "nope". Its containers: app, sidecar.` {
+	missing := b.Get(termExec+"?container=nope", http.StatusNotFound)
+	if got := missing.Text("error-message"); got != `This pod has no container "nope". Its containers: app, sidecar.` {
 		t.Errorf("404 page says %q", got)
 	}
-	b.get("/c/dev/api/v1/namespaces/demo/pods/nope/exec", http.StatusNotFound)
-	b.get("/c/dev/api/v1/namespaces/demo/pods/nope/attach", http.StatusNotFound)
-	b.get("/c/dev/api/v1/namespaces/demo/configmaps/x/attach", http.StatusNotFound)
+	b.Get("/c/dev/api/v1/namespaces/demo/pods/nope/exec", http.StatusNotFound)
+	b.Get("/c/dev/api/v1/namespaces/demo/pods/nope/attach", http.StatusNotFound)
+	b.Get("/c/dev/api/v1/namespaces/demo/configmaps/x/attach", http.StatusNotFound)
 
 	// Attach: the container's own process; no command.
 	a := b.terminal(termTTYPod+"/attach", nil)
 	if a.socket != termTTYPod+"/attach?container=console" {
 		t.Errorf("attach data-socket %q", a.socket)
 	}
-	el = a.doc.Find("[data-testid=terminal]")
+	el = a.Doc.Find("[data-testid=terminal]")
 	if el.AttrOr("data-mode", "") != "attach" || el.AttrOr("data-shell", "") != "false" {
-		t.Errorf("attach terminal %s", outer(el))
+		t.Errorf("attach terminal %s", webtest.Outer(el))
 	}
-	if a.has("terminal-command") {
+	if a.Has("terminal-command") {
 		t.Error("an attach page has a command field")
 	}
-	if got := a.doc.Find("[data-testid=terminal-switch]").AttrOr("href", ""); got != termTTYPod+"/exec?container=console" {
+	if got := a.Doc.Find("[data-testid=terminal-switch]").AttrOr("href", ""); got != termTTYPod+"/exec?container=console" {
 		t.Errorf("attach page's switch %q", got)
 	}
 	e := b.terminal(termTTYPod+"/exec", nil)
-	if got := e.doc.Find("[data-testid=terminal-switch]").AttrOr("href", ""); got != termTTYPod+"/attach?container=console" {
+	if got := e.Doc.Find("[data-testid=terminal-switch]").AttrOr("href", ""); got != termTTYPod+"/attach?container=console" {
 		t.Errorf("exec page's switch to attach %q", got)
 	}
 	if a.token == e.token {
@@ -500,38 +479,38 @@ func TestTerminalPage(t *testing.T) {
 
 	// A container that is not running is offered, with a notice.
 	d := b.terminal("/c/dev/api/v1/namespaces/demo/pods/done-1/exec", nil)
-	if got := d.text("terminal-notice"); !strings.Contains(got, "not running yet") {
+	if got := d.Text("terminal-notice"); !strings.Contains(got, "not running yet") {
 		t.Errorf("notice %q", got)
 	}
 
 	// Loading pages opens no session.
-	if ss := f.fake.ExecSessions(); len(ss) != 0 {
+	if ss := f.Fake.ExecSessions(); len(ss) != 0 {
 		t.Errorf("pages opened sessions: %+v", ss)
 	}
 }
 
 // A server without pods/exec and pods/attach offers no terminal anywhere.
 func TestTerminalOnAServerWithoutExec(t *testing.T) {
-	f := newTermFixture(t, apitest.Options{Exec: apitest.ExecOptions{NoExec: true}}, TerminalConfig{})
-	b := newBrowser(t, f.harness)
+	f := newTermFixture(t, apitest.Options{Exec: apitest.ExecOptions{NoExec: true}}, exec.Config{})
+	b := newBrowser(t, f)
 	for _, path := range []string{termExec, termTTYPod + "/attach"} {
-		p := b.get(path, http.StatusNotFound)
-		if got := p.text("error-message"); !strings.Contains(got, "serves no") {
+		p := b.Get(path, http.StatusNotFound)
+		if got := p.Text("error-message"); !strings.Contains(got, "serves no") {
 			t.Errorf("%s: 404 page says %q", path, got)
 		}
 	}
-	pod := b.get(termPod, http.StatusOK)
-	if pod.has("terminal-link") {
+	pod := b.Get(termPod, http.StatusOK)
+	if pod.Has("terminal-link") {
 		t.Error("the pod page links a terminal the server does not serve")
 	}
-	if !pod.has("debug-link") {
+	if !pod.Has("debug-link") {
 		t.Error("debug containers are served, but the pod page has no Debug link")
 	}
-	workload := b.get(termWorkload, http.StatusOK)
-	if workload.has("terminal-link") {
+	workload := b.Get(termWorkload, http.StatusOK)
+	if workload.Has("terminal-link") {
 		t.Error("the Deployment page links a terminal the server does not serve")
 	}
-	b.get(termWorkload+"/exec", http.StatusNotFound)
+	b.Get(termWorkload+"/exec", http.StatusNotFound)
 	// The socket is refused too (before any token is looked at: there is
 	// no page to have one).
 	b.refused(termExec+"?container=app", termDial{token: "x"}, http.StatusNotFound, "NoExec")
@@ -540,7 +519,7 @@ func TestTerminalOnAServerWithoutExec(t *testing.T) {
 // editorsMayDebug are accessRules with editors also allowed to add debug
 // containers in demo.
 func editorsMayDebug() *apitest.Access {
-	ac := accessRules()
+	ac := webtest.AccessRules()
 	ac.Rules = append(ac.Rules, apitest.Rule{Groups: []string{"tabula:editors"}, Namespaces: []string{"demo"}, Verbs: []string{"patch"}, APIGroups: []string{""}, Resources: []string{"pods/ephemeralcontainers"}})
 	return ac
 }
@@ -548,58 +527,58 @@ func editorsMayDebug() *apitest.Access {
 // Terminal and Debug are offered only to users the server would let use
 // them, and are hidden, not disabled, for the others.
 func TestTerminalAndDebugLinksFollowTheUsersAccess(t *testing.T) {
-	f := newTermFixture(t, apitest.Options{Access: editorsMayDebug()}, TerminalConfig{})
-	b := newBrowser(t, f.harness)
+	f := newTermFixture(t, apitest.Options{Access: editorsMayDebug()}, exec.Config{})
+	b := newBrowser(t, f)
 
-	editor := b.getWith(termPod, http.StatusOK, as(editorToken))
-	if got := editor.doc.Find("[data-testid=terminal-link]").AttrOr("href", ""); got != termExec {
+	editor := b.GetWith(termPod, http.StatusOK, webtest.As(webtest.EditorToken))
+	if got := editor.Doc.Find("[data-testid=terminal-link]").AttrOr("href", ""); got != termExec {
 		t.Errorf("editor's Terminal link %q", got)
 	}
-	if got := editor.doc.Find("[data-testid=debug-link]").AttrOr("href", ""); got != termPod+"/debug" {
+	if got := editor.Doc.Find("[data-testid=debug-link]").AttrOr("href", ""); got != termPod+"/debug" {
 		t.Errorf("editor's Debug link %q", got)
 	}
-	if got := b.getWith(termWorkload, http.StatusOK, as(editorToken)).doc.Find("[data-testid=terminal-link]").AttrOr("href", ""); got != termWorkload+"/exec" {
+	if got := b.GetWith(termWorkload, http.StatusOK, webtest.As(webtest.EditorToken)).Doc.Find("[data-testid=terminal-link]").AttrOr("href", ""); got != termWorkload+"/exec" {
 		t.Errorf("editor's Deployment Terminal link %q", got)
 	}
-	et := b.terminal(termExec, as(editorToken))
-	if got := et.doc.Find("[data-testid=debug-link]").AttrOr("href", ""); got != termPod+"/debug" {
+	et := b.terminal(termExec, webtest.As(webtest.EditorToken))
+	if got := et.Doc.Find("[data-testid=debug-link]").AttrOr("href", ""); got != termPod+"/debug" {
 		t.Errorf("editor's terminal page Debug link %q", got)
 	}
 
-	viewer := b.getWith(termPod, http.StatusOK, as(viewerToken))
+	viewer := b.GetWith(termPod, http.StatusOK, webtest.As(webtest.ViewerToken))
 	for _, id := range []string{"terminal-link", "debug-link"} {
-		if s := viewer.doc.Find("[data-testid=" + id + "]"); s.Length() != 0 {
-			t.Errorf("the viewer's pod page has %s: %s", id, outer(s))
+		if s := viewer.Doc.Find("[data-testid=" + id + "]"); s.Length() != 0 {
+			t.Errorf("the viewer's pod page has %s: %s", id, webtest.Outer(s))
 		}
 	}
-	if strings.Contains(viewer.body, "/exec") || strings.Contains(viewer.body, "/debug") {
+	if strings.Contains(viewer.Body, "/exec") || strings.Contains(viewer.Body, "/debug") {
 		t.Error("the viewer's pod page mentions exec or debug")
 	}
-	if b.getWith(termWorkload, http.StatusOK, as(viewerToken)).has("terminal-link") {
+	if b.GetWith(termWorkload, http.StatusOK, webtest.As(webtest.ViewerToken)).Has("terminal-link") {
 		t.Error("the viewer's Deployment page has a Terminal link")
 	}
 	// Reached by URL, the page says why and opens nothing: no socket, no
 	// token.
-	vt := b.getWith(termExec, http.StatusOK, as(viewerToken))
-	if got := vt.text("terminal-denied"); !strings.Contains(got, "pods/exec") {
+	vt := b.GetWith(termExec, http.StatusOK, webtest.As(webtest.ViewerToken))
+	if got := vt.Text("terminal-denied"); !strings.Contains(got, "pods/exec") {
 		t.Errorf("the viewer's terminal page says %q", got)
 	}
-	if vt.has("terminal") || vt.has("debug-link") {
+	if vt.Has("terminal") || vt.Has("debug-link") {
 		t.Error("the viewer's terminal page offers a terminal or Debug")
 	}
 }
 
 // A workload's Terminal leads to its pods, each to its terminal.
 func TestWorkloadTerminalPicksAPod(t *testing.T) {
-	f := newTermFixture(t, apitest.Options{}, TerminalConfig{})
-	b := newBrowser(t, f.harness)
-	href := b.get(termWorkload, http.StatusOK).doc.Find("[data-testid=terminal-link]").AttrOr("href", "")
+	f := newTermFixture(t, apitest.Options{}, exec.Config{})
+	b := newBrowser(t, f)
+	href := b.Get(termWorkload, http.StatusOK).Doc.Find("[data-testid=terminal-link]").AttrOr("href", "")
 	if href != termWorkload+"/exec" {
 		t.Fatalf("Deployment Terminal link %q", href)
 	}
-	picker := b.get(href, http.StatusOK)
+	picker := b.Get(href, http.StatusOK)
 	links := map[string]string{}
-	picker.doc.Find("[data-testid=pod-choice]").Each(func(_ int, s *goquery.Selection) {
+	picker.Doc.Find("[data-testid=pod-choice]").Each(func(_ int, s *goquery.Selection) {
 		links[s.Text()] = s.AttrOr("href", "")
 	})
 	want := map[string]string{
@@ -614,7 +593,7 @@ func TestWorkloadTerminalPicksAPod(t *testing.T) {
 		t.Errorf("picked pod's socket %q", p.socket)
 	}
 	// A pod has no pods to pick from; a cluster-scoped object has none.
-	b.get("/c/dev/api/v1/namespaces/demo/configmaps/x/exec", http.StatusNotFound)
+	b.Get("/c/dev/api/v1/namespaces/demo/configmaps/x/exec", http.StatusNotFound)
 }
 
 // One session, in each framing the browser may pick: size first, then
@@ -624,8 +603,8 @@ func TestTerminalSessionFraming(t *testing.T) {
 	for _, protocol := range []string{streaming.ProtocolV4Base64Channel, streaming.ProtocolV4Channel} {
 		for _, kwok := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/kwok=%v", protocol, kwok), func(t *testing.T) {
-				f := newTermFixture(t, apitest.Options{Exec: apitest.ExecOptions{Kwok: kwok}}, TerminalConfig{})
-				b := newBrowser(t, f.harness)
+				f := newTermFixture(t, apitest.Options{Exec: apitest.ExecOptions{Kwok: kwok}}, exec.Config{})
+				b := newBrowser(t, f)
 				p := b.terminal(termExec, nil)
 
 				c := b.open(p, protocol, nil)
@@ -637,7 +616,7 @@ func TestTerminalSessionFraming(t *testing.T) {
 				c.typeText("echo hello-term\r")
 				c.expect("\r\nhello-term\r\n" + apitest.ExecPrompt)
 				c.resize(132, 43)
-				lastExec(t, f.fake, func(e apitest.ExecSession) bool { return len(e.Resizes) == 2 })
+				lastExec(t, f.Fake, func(e apitest.ExecSession) bool { return len(e.Resizes) == 2 })
 				c.typeText("stty size\r")
 				c.expect("\r\n43 132\r\n")
 				c.typeText("exit 3\r")
@@ -649,7 +628,7 @@ func TestTerminalSessionFraming(t *testing.T) {
 					t.Errorf("Status %+v, want Failure NonZeroExitCode with ExitCode 3", st)
 				}
 
-				e := lastExec(t, f.fake, ended)
+				e := lastExec(t, f.Fake, ended)
 				if e.End != apitest.ExecExited || e.ExitCode != 3 || e.Container != "app" || !e.TTY || !e.Stdin ||
 					!slices.Equal(e.Command, shellCommand) || e.Attach {
 					t.Errorf("upstream session %+v", e)
@@ -677,8 +656,8 @@ func TestTerminalSessionFraming(t *testing.T) {
 // A command from the page's field runs without a shell; its stderr and
 // status come through.
 func TestTerminalRunsTheCommandField(t *testing.T) {
-	f := newTermFixture(t, apitest.Options{}, TerminalConfig{})
-	b := newBrowser(t, f.harness)
+	f := newTermFixture(t, apitest.Options{}, exec.Config{})
+	b := newBrowser(t, f)
 	p := b.terminal(termExec+"?container=sidecar&command="+url.QueryEscape(`sh -c 'echo from-field; nope; exit 7'`), nil)
 	c := b.open(p, "", nil)
 	c.resize(80, 24)
@@ -688,7 +667,7 @@ func TestTerminalRunsTheCommandField(t *testing.T) {
 	if exitCode(st) != 7 {
 		t.Errorf("Status %+v", st)
 	}
-	e := lastExec(t, f.fake, ended)
+	e := lastExec(t, f.Fake, ended)
 	if e.Container != "sidecar" || !slices.Equal(e.Command, []string{"sh", "-c", "echo from-field; nope; exit 7"}) {
 		t.Errorf("upstream session %+v", e)
 	}
@@ -699,13 +678,13 @@ func TestTerminalRunsTheCommandField(t *testing.T) {
 func TestTerminalSocketNeedsItsPagesToken(t *testing.T) {
 	var clock atomic.Int64
 	clock.Store(time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC).Unix())
-	f := newTermFixture(t, apitest.Options{}, TerminalConfig{Now: func() time.Time { return time.Unix(clock.Load(), 0) }})
-	b := newBrowser(t, f.harness)
+	f := newTermFixture(t, apitest.Options{}, exec.Config{Now: func() time.Time { return time.Unix(clock.Load(), 0) }})
+	b := newBrowser(t, f)
 	p := b.terminal(termExec, nil)
-	other := newBrowser(t, f.harness)
+	other := newBrowser(t, f)
 	other.terminal(termExec, nil) // its own CSRF cookie, and its own page
-	stranger := newBrowser(t, f.harness)
-	f.fake.ResetRequests()
+	stranger := newBrowser(t, f)
+	f.Fake.ResetRequests()
 
 	for _, tc := range []struct {
 		why    string
@@ -729,7 +708,7 @@ func TestTerminalSocketNeedsItsPagesToken(t *testing.T) {
 			t.Errorf("%s: refused with %q", tc.why, msg)
 		}
 	}
-	if reqs := podRequests(f.fake); len(reqs) != 0 {
+	if reqs := podRequests(f.Fake); len(reqs) != 0 {
 		t.Errorf("refused handshakes reached the API server: %q", reqs)
 	}
 
@@ -738,10 +717,10 @@ func TestTerminalSocketNeedsItsPagesToken(t *testing.T) {
 	for _, origin := range []string{"https://evil.example", "http://127.0.0.1.evil.example", "null"} {
 		b.refused(p.socket, termDial{token: p.token, origin: origin}, http.StatusForbidden, "origin "+origin)
 	}
-	if reqs := f.fake.Requests(); len(reqs) != 0 {
+	if reqs := f.Fake.Requests(); len(reqs) != 0 {
 		t.Errorf("cross-origin handshakes made %d upstream requests, first %s", len(reqs), reqs[0].URL)
 	}
-	if ss := f.fake.ExecSessions(); len(ss) != 0 {
+	if ss := f.Fake.ExecSessions(); len(ss) != 0 {
 		t.Errorf("refused handshakes opened sessions: %+v", ss)
 	}
 
@@ -754,7 +733,7 @@ func TestTerminalSocketNeedsItsPagesToken(t *testing.T) {
 	}
 	clock.Add(int64((13 * time.Hour).Seconds()))
 	b.refused(p.socket, termDial{token: p.token}, http.StatusForbidden, "an expired token")
-	if ss := f.fake.ExecSessions(); len(ss) != 1 {
+	if ss := f.Fake.ExecSessions(); len(ss) != 1 {
 		t.Errorf("%d sessions, want 1", len(ss))
 	}
 }
@@ -762,8 +741,8 @@ func TestTerminalSocketNeedsItsPagesToken(t *testing.T) {
 // A user's terminals are capped: one more gets a 429 Status, and a slot
 // freed is a slot to use.
 func TestTerminalCapPerUser(t *testing.T) {
-	f := newTermFixture(t, apitest.Options{}, TerminalConfig{MaxPerUser: 1})
-	b := newBrowser(t, f.harness)
+	f := newTermFixture(t, apitest.Options{}, exec.Config{MaxPerUser: 1})
+	b := newBrowser(t, f)
 	p := b.terminal(termExec, nil)
 
 	first := b.open(p, "", nil)
@@ -779,7 +758,7 @@ func TestTerminalCapPerUser(t *testing.T) {
 	if code != websocket.CloseTryAgainLater {
 		t.Errorf("second terminal closed %d", code)
 	}
-	if ss := f.fake.ExecSessions(); len(ss) != 1 {
+	if ss := f.Fake.ExecSessions(); len(ss) != 1 {
 		t.Errorf("%d upstream sessions, want 1", len(ss))
 	}
 
@@ -805,8 +784,8 @@ func TestClosingTheBrowserEndsTheShell(t *testing.T) {
 	for _, kwok := range []bool{false, true} {
 		for _, abrupt := range []bool{true, false} {
 			t.Run(fmt.Sprintf("kwok=%v/abrupt=%v", kwok, abrupt), func(t *testing.T) {
-				f := newTermFixture(t, apitest.Options{Exec: apitest.ExecOptions{Kwok: kwok}}, TerminalConfig{})
-				b := newBrowser(t, f.harness)
+				f := newTermFixture(t, apitest.Options{Exec: apitest.ExecOptions{Kwok: kwok}}, exec.Config{})
+				b := newBrowser(t, f)
 				c := b.open(b.terminal(termExec, nil), "", nil)
 				c.resize(80, 24)
 				c.typeText("echo before\r")
@@ -819,7 +798,7 @@ func TestClosingTheBrowserEndsTheShell(t *testing.T) {
 					_ = c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseGoingAway, ""), time.Now().Add(time.Second))
 					_ = c.ws.Close()
 				}
-				e := lastExec(t, f.fake, ended)
+				e := lastExec(t, f.Fake, ended)
 				if e.End != apitest.ExecExited {
 					t.Fatalf("the shell was not told to exit: %+v", e)
 				}
@@ -829,7 +808,7 @@ func TestClosingTheBrowserEndsTheShell(t *testing.T) {
 				if strings.Contains(e.Output, "half a li\r\n") {
 					t.Errorf("the half-typed line was run: %q", e.Output)
 				}
-				rec := waitLog(t, f.logs, "terminal ended")
+				rec := waitLog(t, f.Log, "terminal ended")
 				if rec["ended"] != "browser" {
 					t.Errorf("log %v", rec)
 				}
@@ -843,8 +822,8 @@ func TestClosingTheBrowserEndsTheShell(t *testing.T) {
 func TestClosingTheBrowserEndsACommandsInput(t *testing.T) {
 	for _, kwok := range []bool{false, true} {
 		t.Run(fmt.Sprintf("kwok=%v", kwok), func(t *testing.T) {
-			f := newTermFixture(t, apitest.Options{Exec: apitest.ExecOptions{Kwok: kwok}}, TerminalConfig{})
-			b := newBrowser(t, f.harness)
+			f := newTermFixture(t, apitest.Options{Exec: apitest.ExecOptions{Kwok: kwok}}, exec.Config{})
+			b := newBrowser(t, f)
 			c := b.open(b.terminal(termExec+"?command=cat", nil), "", nil)
 			c.resize(80, 24)
 			c.typeText("line\r")
@@ -852,7 +831,7 @@ func TestClosingTheBrowserEndsACommandsInput(t *testing.T) {
 			c.typeText("half")
 			c.expect("half")
 			_ = c.ws.UnderlyingConn().Close()
-			e := lastExec(t, f.fake, ended)
+			e := lastExec(t, f.Fake, ended)
 			if e.End != apitest.ExecExited || e.ExitCode != 0 {
 				t.Fatalf("cat was not given the end of its input: %+v", e)
 			}
@@ -863,14 +842,14 @@ func TestClosingTheBrowserEndsACommandsInput(t *testing.T) {
 // Leaving an attached terminal lets the container's process be: nothing
 // is typed into it.
 func TestClosingAnAttachedTerminalTypesNothing(t *testing.T) {
-	f := newTermFixture(t, apitest.Options{}, TerminalConfig{})
-	b := newBrowser(t, f.harness)
+	f := newTermFixture(t, apitest.Options{}, exec.Config{})
+	b := newBrowser(t, f)
 	c := b.open(b.terminal(termTTYPod+"/attach", nil), "", nil)
 	c.resize(80, 24)
 	c.typeText("echo attached\r")
 	c.expect("\r\nattached\r\n")
 	_ = c.ws.UnderlyingConn().Close()
-	e := lastExec(t, f.fake, ended)
+	e := lastExec(t, f.Fake, ended)
 	if !e.Attach || e.Container != "console" || !e.TTY || e.Command != nil {
 		t.Errorf("upstream session %+v", e)
 	}
@@ -885,8 +864,8 @@ func TestClosingAnAttachedTerminalTypesNothing(t *testing.T) {
 // A terminal without keystrokes for the idle timeout ends, and its shell
 // with it.
 func TestIdleTerminalEnds(t *testing.T) {
-	f := newTermFixture(t, apitest.Options{}, TerminalConfig{IdleTimeout: 300 * time.Millisecond})
-	b := newBrowser(t, f.harness)
+	f := newTermFixture(t, apitest.Options{}, exec.Config{IdleTimeout: 300 * time.Millisecond})
+	b := newBrowser(t, f)
 	c := b.open(b.terminal(termExec, nil), "", nil)
 	c.resize(80, 24)
 	c.expect(apitest.ExecPrompt)
@@ -898,11 +877,11 @@ func TestIdleTerminalEnds(t *testing.T) {
 	if code != websocket.CloseNormalClosure {
 		t.Errorf("close %d", code)
 	}
-	e := lastExec(t, f.fake, ended)
+	e := lastExec(t, f.Fake, ended)
 	if e.End != apitest.ExecExited || e.Input != leaveShell {
 		t.Errorf("the idle shell was not told to exit: %+v", e)
 	}
-	if rec := waitLog(t, f.logs, "terminal ended"); rec["ended"] != "idle" {
+	if rec := waitLog(t, f.Log, "terminal ended"); rec["ended"] != "idle" {
 		t.Errorf("log %v", rec)
 	}
 
@@ -913,7 +892,7 @@ func TestIdleTerminalEnds(t *testing.T) {
 	if st.Reason != metav1.StatusReasonTimeout || !strings.Contains(st.Message, "no input for 300ms") || strings.Contains(st.Message, "ended") {
 		t.Errorf("attach Status %+v", st)
 	}
-	e = lastExec(t, f.fake, func(e apitest.ExecSession) bool { return e.Attach && ended(e) })
+	e = lastExec(t, f.Fake, func(e apitest.ExecSession) bool { return e.Attach && ended(e) })
 	if e.Input != "" {
 		t.Errorf("an idle attach typed %q", e.Input)
 	}
@@ -923,11 +902,11 @@ func TestIdleTerminalEnds(t *testing.T) {
 // that is not running) are the session's Status, which the page shows.
 func TestTerminalRefusalsAreItsStatus(t *testing.T) {
 	t.Run("forbidden", func(t *testing.T) {
-		ac := accessRules()
+		ac := webtest.AccessRules()
 		ac.NoReviewAPI = true // the console cannot know: the server decides
-		f := newTermFixture(t, apitest.Options{Access: ac}, TerminalConfig{})
-		b := newBrowser(t, f.harness)
-		c := b.open(b.terminal(termExec, as(viewerToken)), "", as(viewerToken))
+		f := newTermFixture(t, apitest.Options{Access: ac}, exec.Config{})
+		b := newBrowser(t, f)
+		c := b.open(b.terminal(termExec, webtest.As(webtest.ViewerToken)), "", webtest.As(webtest.ViewerToken))
 		c.resize(80, 24)
 		st, code := c.end()
 		if st.Code != http.StatusForbidden || !strings.Contains(st.Message, `User "alice@example.com" cannot`) || !strings.Contains(st.Message, `"pods/exec"`) {
@@ -936,11 +915,11 @@ func TestTerminalRefusalsAreItsStatus(t *testing.T) {
 		if code != websocket.CloseNormalClosure {
 			t.Errorf("close %d", code)
 		}
-		if ss := f.fake.ExecSessions(); len(ss) != 0 {
+		if ss := f.Fake.ExecSessions(); len(ss) != 0 {
 			t.Errorf("sessions %+v", ss)
 		}
 		// The editor's terminal works.
-		c = b.open(b.terminal(termExec, as(editorToken)), "", as(editorToken))
+		c = b.open(b.terminal(termExec, webtest.As(webtest.EditorToken)), "", webtest.As(webtest.EditorToken))
 		c.resize(80, 24)
 		c.typeText("exit\r")
 		if st, _ := c.end(); st.Status != metav1.StatusSuccess {
@@ -948,8 +927,8 @@ func TestTerminalRefusalsAreItsStatus(t *testing.T) {
 		}
 	})
 	t.Run("not running", func(t *testing.T) {
-		f := newTermFixture(t, apitest.Options{}, TerminalConfig{StartWait: 300 * time.Millisecond, StartPoll: 20 * time.Millisecond})
-		b := newBrowser(t, f.harness)
+		f := newTermFixture(t, apitest.Options{}, exec.Config{StartWait: 300 * time.Millisecond, StartPoll: 20 * time.Millisecond})
+		b := newBrowser(t, f)
 		for pod, want := range map[string]string{
 			"done-1":  `container "app" in pod "done-1" is terminated`,
 			"stuck-1": `container "app" in pod "stuck-1" is waiting to start: ContainerCreating`,
@@ -964,10 +943,10 @@ func TestTerminalRefusalsAreItsStatus(t *testing.T) {
 		}
 	})
 	t.Run("pod gone", func(t *testing.T) {
-		f := newTermFixture(t, apitest.Options{}, TerminalConfig{})
-		b := newBrowser(t, f.harness)
+		f := newTermFixture(t, apitest.Options{}, exec.Config{})
+		b := newBrowser(t, f)
 		p := b.terminal("/c/dev/api/v1/namespaces/demo/pods/web-2/exec", nil)
-		f.fake.Delete(podGVK, "demo", "web-2")
+		f.Fake.Delete(webtest.PodGVK, "demo", "web-2")
 		c := b.open(p, "", nil)
 		c.resize(80, 24)
 		st, _ := c.end()
@@ -976,8 +955,8 @@ func TestTerminalRefusalsAreItsStatus(t *testing.T) {
 		}
 	})
 	t.Run("no WebSocket upstream", func(t *testing.T) {
-		f := newTermFixture(t, apitest.Options{Exec: apitest.ExecOptions{NoWebSocket: true}}, TerminalConfig{})
-		b := newBrowser(t, f.harness)
+		f := newTermFixture(t, apitest.Options{Exec: apitest.ExecOptions{NoWebSocket: true}}, exec.Config{})
+		b := newBrowser(t, f)
 		c := b.open(b.terminal(termExec, nil), "", nil)
 		c.resize(80, 24)
 		st, code := c.end()
@@ -992,15 +971,15 @@ func TestTerminalRefusalsAreItsStatus(t *testing.T) {
 
 // A container that starts while its terminal waits is opened once it runs.
 func TestTerminalWaitsForItsContainerToStart(t *testing.T) {
-	f := newTermFixture(t, apitest.Options{}, TerminalConfig{StartPoll: 20 * time.Millisecond})
-	b := newBrowser(t, f.harness)
+	f := newTermFixture(t, apitest.Options{}, exec.Config{StartPoll: 20 * time.Millisecond})
+	b := newBrowser(t, f)
 	c := b.open(b.terminal("/c/dev/api/v1/namespaces/demo/pods/stuck-1/exec", nil), "", nil)
 	c.resize(80, 24)
 	c.expect("Waiting for container app to start…\r\n")
-	if ss := f.fake.ExecSessions(); len(ss) != 0 {
+	if ss := f.Fake.ExecSessions(); len(ss) != 0 {
 		t.Fatalf("a session before the container runs: %+v", ss)
 	}
-	f.fake.Modify(podGVK, "demo", "stuck-1", func(pod *unstructured.Unstructured) {
+	f.Fake.Modify(webtest.PodGVK, "demo", "stuck-1", func(pod *unstructured.Unstructured) {
 		_ = unstructured.SetNestedSlice(pod.Object, []any{runningStatus("app")}, "status", "containerStatuses")
 	})
 	c.expect(apitest.ExecPrompt)
@@ -1011,11 +990,11 @@ func TestTerminalWaitsForItsContainerToStart(t *testing.T) {
 }
 
 // waitLog waits for a log record with msg and returns the last one.
-func waitLog(t *testing.T, logs *syncBuffer, msg string) map[string]any {
+func waitLog(t *testing.T, logs *webtest.Log, msg string) map[string]any {
 	t.Helper()
 	deadline := time.Now().Add(termWait)
 	for {
-		if recs := logs.records(t, msg); len(recs) > 0 {
+		if recs := logs.Records(t, msg); len(recs) > 0 {
 			return recs[len(recs)-1]
 		}
 		if time.Now().After(deadline) {
@@ -1029,8 +1008,8 @@ func waitLog(t *testing.T, logs *syncBuffer, msg string) map[string]any {
 // ended; nothing typed, and nothing shown, ever is.
 func TestTerminalLogsWhoWhatAndHowLongButNoKeystrokes(t *testing.T) {
 	const secret = "s3cr3t-typed"
-	f := newTermFixture(t, apitest.Options{}, TerminalConfig{})
-	b := newBrowser(t, f.harness)
+	f := newTermFixture(t, apitest.Options{}, exec.Config{})
+	b := newBrowser(t, f)
 	c := b.open(b.terminal(termExec+"?container=sidecar", nil), "", nil)
 	c.resize(80, 24)
 	c.typeText("echo " + secret + "\r")
@@ -1039,8 +1018,8 @@ func TestTerminalLogsWhoWhatAndHowLongButNoKeystrokes(t *testing.T) {
 	if st, _ := c.end(); exitCode(st) != 4 {
 		t.Fatalf("Status %+v", st)
 	}
-	end := waitLog(t, f.logs, "terminal ended")
-	started := waitLog(t, f.logs, "terminal started")
+	end := waitLog(t, f.Log, "terminal ended")
+	started := waitLog(t, f.Log, "terminal started")
 	for _, rec := range []map[string]any{started, end} {
 		for k, want := range map[string]any{
 			"who": "kubeconfig-context:dev", "context": "dev", "namespace": "demo", "pod": "web-1", "container": "sidecar", "mode": "exec",
@@ -1059,59 +1038,59 @@ func TestTerminalLogsWhoWhatAndHowLongButNoKeystrokes(t *testing.T) {
 	if d, ok := end["duration"].(float64); !ok || d <= 0 {
 		t.Errorf("end record's duration %v", end["duration"])
 	}
-	if strings.Contains(f.logs.String(), secret) {
-		t.Errorf("the log holds what was typed:\n%s", f.logs.String())
+	if strings.Contains(f.Log.String(), secret) {
+		t.Errorf("the log holds what was typed:\n%s", f.Log.String())
 	}
 }
 
 // The debug form adds an ephemeral container as kubectl debug does, then
 // opens a terminal to it.
 func TestDebugContainer(t *testing.T) {
-	f := newTermFixture(t, apitest.Options{}, TerminalConfig{})
-	b := newBrowser(t, f.harness)
-	href := b.get(termPod, http.StatusOK).doc.Find("[data-testid=debug-link]").AttrOr("href", "")
+	f := newTermFixture(t, apitest.Options{}, exec.Config{})
+	b := newBrowser(t, f)
+	href := b.Get(termPod, http.StatusOK).Doc.Find("[data-testid=debug-link]").AttrOr("href", "")
 	if href != termPod+"/debug" {
 		t.Fatalf("Debug link %q", href)
 	}
-	p := b.get(href, http.StatusOK)
-	form := b.form(p, "[data-testid=debug-form]")
-	if form.action != termPod+"/debug" {
-		t.Errorf("form action %q", form.action)
+	p := b.Get(href, http.StatusOK)
+	form := b.Form(p, "[data-testid=debug-form]")
+	if form.Action != termPod+"/debug" {
+		t.Errorf("form action %q", form.Action)
 	}
-	rv := stored(t, f.fake, "web-1").GetResourceVersion()
-	name := form.get("name")
-	if form.get("image") != "busybox:1.37" || form.get("resourceVersion") != rv || !strings.HasPrefix(name, "debugger-") {
-		t.Errorf("form values %v (pod at %s)", form.values, rv)
+	rv := stored(t, f, "web-1").GetResourceVersion()
+	name := form.Get("name")
+	if form.Get("image") != "busybox:1.37" || form.Get("resourceVersion") != rv || !strings.HasPrefix(name, "debugger-") {
+		t.Errorf("form values %v (pod at %s)", form.Values, rv)
 	}
 	var targets []string
-	p.doc.Find("[data-testid=debug-target] option").Each(func(_ int, s *goquery.Selection) { targets = append(targets, s.AttrOr("value", "")) })
+	p.Doc.Find("[data-testid=debug-target] option").Each(func(_ int, s *goquery.Selection) { targets = append(targets, s.AttrOr("value", "")) })
 	if !slices.Equal(targets, []string{"", "app", "sidecar"}) {
 		t.Errorf("targets %q", targets)
 	}
-	if got := p.doc.Find("[data-testid=debug-target] option[selected]").AttrOr("value", ""); got != "app" {
+	if got := p.Doc.Find("[data-testid=debug-target] option[selected]").AttrOr("value", ""); got != "app" {
 		t.Errorf("default target %q", got)
 	}
-	form.set("target", "sidecar")
+	form.Set("target", "sidecar")
 
 	// No CSRF token: refused, nothing sent.
-	f.fake.ResetRequests()
+	f.Fake.ResetRequests()
 	noToken := url.Values{}
-	for k, v := range form.values {
+	for k, v := range form.Values {
 		if k != page.CSRFField {
 			noToken[k] = v
 		}
 	}
-	b.post(form.action, noToken, http.StatusForbidden, nil)
-	if ws := f.fake.Writes(); len(ws) != 0 {
+	b.Post(form.Action, noToken, http.StatusForbidden, nil)
+	if ws := f.Fake.Writes(); len(ws) != 0 {
 		t.Fatalf("a form without its token wrote %v", ws)
 	}
 
-	done := form.submit("", http.StatusSeeOther)
+	done := form.Submit("", http.StatusSeeOther)
 	want := termExec + "?container=" + name
-	if done.location() != want {
-		t.Errorf("redirect to %q, want %q", done.location(), want)
+	if done.Location() != want {
+		t.Errorf("redirect to %q, want %q", done.Location(), want)
 	}
-	pod := stored(t, f.fake, "web-1")
+	pod := stored(t, f, "web-1")
 	ecs, _, _ := unstructured.NestedSlice(pod.Object, "spec", "ephemeralContainers")
 	if len(ecs) != 1 {
 		t.Fatalf("ephemeral containers %v", ecs)
@@ -1120,16 +1099,16 @@ func TestDebugContainer(t *testing.T) {
 	if ec["name"] != name || ec["image"] != "busybox:1.37" || ec["stdin"] != true || ec["tty"] != true || ec["targetContainerName"] != "sidecar" {
 		t.Errorf("ephemeral container %v", ec)
 	}
-	if ws := f.fake.Writes(); len(ws) != 1 || ws[0].Method != http.MethodPatch || !strings.HasSuffix(ws[0].Path, "/pods/web-1/ephemeralcontainers") {
+	if ws := f.Fake.Writes(); len(ws) != 1 || ws[0].Method != http.MethodPatch || !strings.HasSuffix(ws[0].Path, "/pods/web-1/ephemeralcontainers") {
 		t.Errorf("writes %v", ws)
 	}
-	if recs := f.logs.records(t, "write"); len(recs) != 1 || !strings.Contains(fmt.Sprint(recs[0]), "ephemeralcontainers") {
+	if recs := f.Log.Records(t, "write"); len(recs) != 1 || !strings.Contains(fmt.Sprint(recs[0]), "ephemeralcontainers") {
 		t.Errorf("write log %v", recs)
 	}
 
 	// Its terminal: the picker lists it as ephemeral, the session reaches it.
-	term := b.terminal(done.location(), nil)
-	if got := term.doc.Find("[data-testid=terminal-container-picker] option[selected]").Text(); !strings.Contains(got, name) || !strings.Contains(got, "ephemeral") {
+	term := b.terminal(done.Location(), nil)
+	if got := term.Doc.Find("[data-testid=terminal-container-picker] option[selected]").Text(); !strings.Contains(got, name) || !strings.Contains(got, "ephemeral") {
 		t.Errorf("selected container %q", got)
 	}
 	c := b.open(term, "", nil)
@@ -1138,38 +1117,37 @@ func TestDebugContainer(t *testing.T) {
 	if st, _ := c.end(); st.Status != metav1.StatusSuccess {
 		t.Errorf("Status %+v", st)
 	}
-	if e := lastExec(t, f.fake, ended); e.Container != name {
+	if e := lastExec(t, f.Fake, ended); e.Container != name {
 		t.Errorf("session in %q, want %q", e.Container, name)
 	}
 }
 
 // stored is the pod as the fake has it.
-func stored(t *testing.T, fake *apitest.Server, name string) *unstructured.Unstructured {
+func stored(t *testing.T, f *webtest.Console, name string) *unstructured.Unstructured {
 	t.Helper()
-	f := &editFixture{harness: &harness{fake: fake}}
-	return f.stored(t, "/api/v1/namespaces/demo/pods/"+name)
+	return f.Stored(t, "/api/v1/namespaces/demo/pods/"+name)
 }
 
 // A form that is out of date or invalid is shown again, with what was
 // typed kept.
 func TestDebugFormFailuresKeepWhatWasTyped(t *testing.T) {
-	f := newTermFixture(t, apitest.Options{}, TerminalConfig{})
-	b := newBrowser(t, f.harness)
-	form := b.form(b.get(termPod+"/debug", http.StatusOK), "[data-testid=debug-form]")
-	form.set("image", "alpine:3.20").set("name", "dbg")
+	f := newTermFixture(t, apitest.Options{}, exec.Config{})
+	b := newBrowser(t, f)
+	form := b.Form(b.Get(termPod+"/debug", http.StatusOK), "[data-testid=debug-form]")
+	form.Set("image", "alpine:3.20").Set("name", "dbg")
 
 	// Changed since the form was loaded: 409, the current version loaded.
-	f.fake.Modify(podGVK, "demo", "web-1", func(pod *unstructured.Unstructured) { pod.SetLabels(map[string]string{"app": "web", "changed": "yes"}) })
-	current := stored(t, f.fake, "web-1").GetResourceVersion()
-	p := form.submit("", http.StatusConflict)
-	if got := p.text("debug-error"); !strings.Contains(got, "changed since this form was loaded") {
+	f.Fake.Modify(webtest.PodGVK, "demo", "web-1", func(pod *unstructured.Unstructured) { pod.SetLabels(map[string]string{"app": "web", "changed": "yes"}) })
+	current := stored(t, f, "web-1").GetResourceVersion()
+	p := form.Submit("", http.StatusConflict)
+	if got := p.Text("debug-error"); !strings.Contains(got, "changed since this form was loaded") {
 		t.Errorf("409 says %q", got)
 	}
-	again := b.form(p, "[data-testid=debug-form]")
-	if again.get("image") != "alpine:3.20" || again.get("name") != "dbg" || again.get("resourceVersion") != current {
-		t.Errorf("409 form %v, want the typed image and name at version %s", again.values, current)
+	again := b.Form(p, "[data-testid=debug-form]")
+	if again.Get("image") != "alpine:3.20" || again.Get("name") != "dbg" || again.Get("resourceVersion") != current {
+		t.Errorf("409 form %v, want the typed image and name at version %s", again.Values, current)
 	}
-	if pod := stored(t, f.fake, "web-1"); pod.GetResourceVersion() != current {
+	if pod := stored(t, f, "web-1"); pod.GetResourceVersion() != current {
 		t.Error("the stale form changed the pod")
 	}
 	for _, tc := range []struct{ field, value, says string }{
@@ -1179,43 +1157,43 @@ func TestDebugFormFailuresKeepWhatWasTyped(t *testing.T) {
 		{"image", "busybox latest", "contains whitespace"},
 		{"target", "nope", `no container "nope" to target`},
 	} {
-		bad := b.form(p, "[data-testid=debug-form]")
-		bad.set(tc.field, tc.value)
-		shown := bad.submit("", http.StatusBadRequest)
-		if got := shown.text("debug-error"); !strings.Contains(got, tc.says) {
+		bad := b.Form(p, "[data-testid=debug-form]")
+		bad.Set(tc.field, tc.value)
+		shown := bad.Submit("", http.StatusBadRequest)
+		if got := shown.Text("debug-error"); !strings.Contains(got, tc.says) {
 			t.Errorf("%s=%q: the page says %q", tc.field, tc.value, got)
 		}
-		kept := b.form(shown, "[data-testid=debug-form]")
+		kept := b.Form(shown, "[data-testid=debug-form]")
 		for _, k := range []string{"image", "name"} {
-			if want := bad.get(k); kept.get(k) != want && !(k == "name" && want == "") {
-				t.Errorf("%s=%q: %s %q not kept (%q)", tc.field, tc.value, k, want, kept.get(k))
+			if want := bad.Get(k); kept.Get(k) != want && !(k == "name" && want == "") {
+				t.Errorf("%s=%q: %s %q not kept (%q)", tc.field, tc.value, k, want, kept.Get(k))
 			}
 		}
 	}
-	if ws := f.fake.Writes(); len(ws) != 1 {
+	if ws := f.Fake.Writes(); len(ws) != 1 {
 		t.Errorf("writes %d, want only the stale one", len(ws))
 	}
 	// The re-shown form, submitted, works.
-	if done := again.submit("", http.StatusSeeOther); done.location() != termExec+"?container=dbg" {
-		t.Errorf("redirect %q", done.location())
+	if done := again.Submit("", http.StatusSeeOther); done.Location() != termExec+"?container=dbg" {
+		t.Errorf("redirect %q", done.Location())
 	}
 }
 
 // A server without debug containers offers none.
 func TestDebugOnAServerWithoutEphemeralContainers(t *testing.T) {
-	f := newTermFixture(t, apitest.Options{Exec: apitest.ExecOptions{NoEphemeralContainers: true}}, TerminalConfig{})
-	b := newBrowser(t, f.harness)
-	pod := b.get(termPod, http.StatusOK)
-	if pod.has("debug-link") || !pod.has("terminal-link") {
-		t.Errorf("pod page: debug link %v, terminal link %v", pod.has("debug-link"), pod.has("terminal-link"))
+	f := newTermFixture(t, apitest.Options{Exec: apitest.ExecOptions{NoEphemeralContainers: true}}, exec.Config{})
+	b := newBrowser(t, f)
+	pod := b.Get(termPod, http.StatusOK)
+	if pod.Has("debug-link") || !pod.Has("terminal-link") {
+		t.Errorf("pod page: debug link %v, terminal link %v", pod.Has("debug-link"), pod.Has("terminal-link"))
 	}
-	if b.terminal(termExec, nil).has("debug-link") {
+	if b.terminal(termExec, nil).Has("debug-link") {
 		t.Error("the terminal page offers Debug")
 	}
-	b.get(termPod+"/debug", http.StatusNotFound)
-	b.post(termPod+"/debug", url.Values{page.CSRFField: {b.csrfToken()}, "image": {"busybox"}}, http.StatusNotFound, nil)
-	b.get(termWorkload+"/debug", http.StatusNotFound)
-	if ws := f.fake.Writes(); len(ws) != 0 {
+	b.Get(termPod+"/debug", http.StatusNotFound)
+	b.Post(termPod+"/debug", url.Values{page.CSRFField: {b.CSRFToken()}, "image": {"busybox"}}, http.StatusNotFound, nil)
+	b.Get(termWorkload+"/debug", http.StatusNotFound)
+	if ws := f.Fake.Writes(); len(ws) != 0 {
 		t.Errorf("writes %v", ws)
 	}
 }
@@ -1223,19 +1201,19 @@ func TestDebugOnAServerWithoutEphemeralContainers(t *testing.T) {
 // A debug container still pulling its image: its terminal waits, saying
 // so, and opens once it runs.
 func TestDebugContainerStillStarting(t *testing.T) {
-	f := newTermFixture(t, apitest.Options{Exec: apitest.ExecOptions{EphemeralWaiting: true}}, TerminalConfig{StartPoll: 20 * time.Millisecond})
-	b := newBrowser(t, f.harness)
-	form := b.form(b.get(termPod+"/debug", http.StatusOK), "[data-testid=debug-form]")
-	form.set("name", "dbg")
-	done := form.submit("", http.StatusSeeOther)
-	term := b.terminal(done.location(), nil)
-	if got := term.text("terminal-notice"); !strings.Contains(got, "dbg is not running yet") {
+	f := newTermFixture(t, apitest.Options{Exec: apitest.ExecOptions{EphemeralWaiting: true}}, exec.Config{StartPoll: 20 * time.Millisecond})
+	b := newBrowser(t, f)
+	form := b.Form(b.Get(termPod+"/debug", http.StatusOK), "[data-testid=debug-form]")
+	form.Set("name", "dbg")
+	done := form.Submit("", http.StatusSeeOther)
+	term := b.terminal(done.Location(), nil)
+	if got := term.Text("terminal-notice"); !strings.Contains(got, "dbg is not running yet") {
 		t.Errorf("notice %q", got)
 	}
 	c := b.open(term, "", nil)
 	c.resize(80, 24)
 	c.expect("Waiting for container dbg to start…\r\n")
-	f.fake.Modify(podGVK, "demo", "web-1", func(pod *unstructured.Unstructured) {
+	f.Fake.Modify(webtest.PodGVK, "demo", "web-1", func(pod *unstructured.Unstructured) {
 		_ = unstructured.SetNestedSlice(pod.Object, []any{runningStatus("dbg")}, "status", "ephemeralContainerStatuses")
 	})
 	c.expect(apitest.ExecPrompt)
@@ -1243,7 +1221,7 @@ func TestDebugContainerStillStarting(t *testing.T) {
 	if st, _ := c.end(); st.Status != metav1.StatusSuccess {
 		t.Errorf("Status %+v", st)
 	}
-	if e := lastExec(t, f.fake, ended); e.Container != "dbg" {
+	if e := lastExec(t, f.Fake, ended); e.Container != "dbg" {
 		t.Errorf("session %+v", e)
 	}
 }
@@ -1251,21 +1229,21 @@ func TestDebugContainerStillStarting(t *testing.T) {
 // A browser that leaves before its terminal started (before sending its
 // size) starts nothing upstream.
 func TestTerminalLeftBeforeItStartedStartsNothing(t *testing.T) {
-	f := newTermFixture(t, apitest.Options{}, TerminalConfig{})
-	b := newBrowser(t, f.harness)
+	f := newTermFixture(t, apitest.Options{}, exec.Config{})
+	b := newBrowser(t, f)
 	c := b.open(b.terminal(termExec, nil), "", nil)
 	_ = c.ws.UnderlyingConn().Close()
 	// The socket's request is logged once its handler returned.
 	deadline := time.Now().Add(termWait)
-	for !slices.ContainsFunc(f.logs.records(t, "http request"), func(r map[string]any) bool {
+	for !slices.ContainsFunc(f.Log.Records(t, "http request"), func(r map[string]any) bool {
 		return r["path"] == termExec && r["status"] == float64(http.StatusSwitchingProtocols)
 	}) {
 		if time.Now().After(deadline) {
-			t.Fatalf("the socket's handler did not return:\n%s", f.logs.String())
+			t.Fatalf("the socket's handler did not return:\n%s", f.Log.String())
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	if ss := f.fake.ExecSessions(); len(ss) != 0 {
+	if ss := f.Fake.ExecSessions(); len(ss) != 0 {
 		t.Errorf("a session for a browser that had left: %+v", ss)
 	}
 }
@@ -1273,16 +1251,16 @@ func TestTerminalLeftBeforeItStartedStartsNothing(t *testing.T) {
 // Under a base path, the page's socket and links carry it, and the socket
 // is served there.
 func TestTerminalUnderABasePath(t *testing.T) {
-	f := newTermFixture(t, apitest.Options{}, TerminalConfig{}, func(d *Deps) { d.BasePath = "/tabula" })
-	b := newBrowser(t, f.harness)
-	if got := b.get("/tabula"+termPod, http.StatusOK).doc.Find("[data-testid=terminal-link]").AttrOr("href", ""); got != "/tabula"+termExec {
+	f := newTermFixture(t, apitest.Options{}, exec.Config{}, func(d *web.Deps) { d.BasePath = "/tabula" })
+	b := newBrowser(t, f)
+	if got := b.Get("/tabula"+termPod, http.StatusOK).Doc.Find("[data-testid=terminal-link]").AttrOr("href", ""); got != "/tabula"+termExec {
 		t.Errorf("Terminal link %q", got)
 	}
 	p := b.terminal("/tabula"+termExec, nil)
 	if p.socket != "/tabula"+termExec+"?container=app" {
 		t.Errorf("data-socket %q", p.socket)
 	}
-	if got := p.doc.Find("[data-testid=debug-link]").AttrOr("href", ""); got != "/tabula"+termPod+"/debug" {
+	if got := p.Doc.Find("[data-testid=debug-link]").AttrOr("href", ""); got != "/tabula"+termPod+"/debug" {
 		t.Errorf("Debug link %q", got)
 	}
 	c := b.open(p, "", nil)
@@ -1291,26 +1269,26 @@ func TestTerminalUnderABasePath(t *testing.T) {
 	if st, _ := c.end(); st.Status != metav1.StatusSuccess {
 		t.Errorf("Status %+v", st)
 	}
-	form := b.form(b.get("/tabula"+termPod+"/debug", http.StatusOK), "[data-testid=debug-form]")
-	form.set("name", "dbg")
-	if got := form.submit("", http.StatusSeeOther).location(); got != "/tabula"+termExec+"?container=dbg" {
+	form := b.Form(b.Get("/tabula"+termPod+"/debug", http.StatusOK), "[data-testid=debug-form]")
+	form.Set("name", "dbg")
+	if got := form.Submit("", http.StatusSeeOther).Location(); got != "/tabula"+termExec+"?container=dbg" {
 		t.Errorf("debug redirect %q", got)
 	}
 }
 
 // The cap counts each identity's terminals on their own.
 func TestTerminalCapIsPerIdentity(t *testing.T) {
-	f := newTermFixture(t, apitest.Options{Access: accessRules()}, TerminalConfig{MaxPerUser: 1})
-	b := newBrowser(t, f.harness)
-	editor := b.open(b.terminal(termExec, as(editorToken)), "", as(editorToken))
+	f := newTermFixture(t, apitest.Options{Access: webtest.AccessRules()}, exec.Config{MaxPerUser: 1})
+	b := newBrowser(t, f)
+	editor := b.open(b.terminal(termExec, webtest.As(webtest.EditorToken)), "", webtest.As(webtest.EditorToken))
 	editor.resize(80, 24)
 	editor.expect(apitest.ExecPrompt)
-	again := b.open(b.terminal(termExec, as(editorToken)), "", as(editorToken))
+	again := b.open(b.terminal(termExec, webtest.As(webtest.EditorToken)), "", webtest.As(webtest.EditorToken))
 	again.resize(80, 24)
 	if st, _ := again.end(); st.Code != http.StatusTooManyRequests {
 		t.Errorf("the editor's second terminal: %+v", st)
 	}
-	admin := b.open(b.terminal(termExec, as(consoleToken)), "", as(consoleToken))
+	admin := b.open(b.terminal(termExec, webtest.As(webtest.ConsoleToken)), "", webtest.As(webtest.ConsoleToken))
 	admin.resize(80, 24)
 	admin.typeText("exit\r")
 	if st, _ := admin.end(); st.Status != metav1.StatusSuccess {

@@ -1,4 +1,4 @@
-package web
+package web_test
 
 import (
 	"bytes"
@@ -16,33 +16,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/tabula-console/tabula/apiclient/apitest"
+	"github.com/tabula-console/tabula/web"
+	"github.com/tabula-console/tabula/web/webtest"
 )
-
-// newVariant starts a console against a fake server following opts, seeded
-// with a small demo namespace and a CSM-style group.
-func newVariant(t *testing.T, opts apitest.Options) (*harness, *apitest.Server) {
-	t.Helper()
-	fake := apitest.NewServerWith(t, opts, apitest.CoreV1(), apitest.AppsV1(), apitest.EventsV1(), apitest.CSMGroup())
-	deploy := apitest.Deployment("demo", "web", 2, map[string]string{"app": "web"})
-	rs := apitest.ReplicaSet("demo", "web-5d9", 2, map[string]string{"app": "web"}, deploy)
-	fake.Add(
-		deploy, rs,
-		apitest.Pod("demo", "web-5d9-a", map[string]string{"app": "web"}, rs),
-		apitest.Pod("demo", "web-5d9-b", map[string]string{"app": "web"}, rs),
-		apitest.Pod("team-a", "worker-1", map[string]string{"app": "worker"}),
-		apitest.CSMSession("boot-x3000", "boot", "compute-23.7", "running"),
-		apitest.CSMSession("shutdown-x3001", "shutdown", "compute-23.7", "complete"),
-	)
-	return newConsole(t, fake, "dev"), fake
-}
-
-func headers(doc *goquery.Document) []string {
-	var out []string
-	doc.Find("[data-testid=list-table] thead th").Each(func(_ int, s *goquery.Selection) {
-		out = append(out, strings.TrimSpace(s.Text()))
-	})
-	return out
-}
 
 func rowLinks(doc *goquery.Document) map[string]string {
 	out := map[string]string{}
@@ -83,13 +59,13 @@ func TestListConformanceVariants(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h, fake := newVariant(t, tt.opts)
-			_, body := h.get(t, tt.path, http.StatusOK)
-			doc := parse(t, body)
+			h, fake := webtest.Demo(t, tt.opts)
+			_, body := h.Get(t, tt.path, http.StatusOK)
+			doc := webtest.Parse(t, body)
 			if got := doc.Find("[data-testid=served]").Text(); got != tt.wantServed {
 				t.Errorf("served badge = %q, want %q", got, tt.wantServed)
 			}
-			if got := strings.Join(headers(doc), ","); got != tt.wantHeaders {
+			if got := strings.Join(webtest.Columns(doc), ","); got != tt.wantHeaders {
 				t.Errorf("headers = %s, want %s", got, tt.wantHeaders)
 			}
 			if got := rowLinks(doc)[tt.wantLink[0]]; got != tt.wantLink[1] {
@@ -109,14 +85,14 @@ func TestListConformanceVariants(t *testing.T) {
 }
 
 func TestListIncludesOnlyTheObjectDataThePageNeeds(t *testing.T) {
-	h, fake := newVariant(t, apitest.Options{})
+	h, fake := webtest.Demo(t, apitest.Options{})
 	for path, want := range map[string]string{
 		"/c/dev/api/v1/namespaces/demo/pods":         "None",
 		"/c/dev/apis/policy.example.com/v1/sessions": "None",
 		"/c/dev/api/v1/pods":                         "Metadata",
 	} {
 		fake.ResetRequests()
-		h.get(t, path, http.StatusOK)
+		h.Get(t, path, http.StatusOK)
 		var got []string
 		for _, r := range fake.Requests() {
 			if strings.HasSuffix(r.URL.Path, "/pods") || strings.HasSuffix(r.URL.Path, "/sessions") {
@@ -130,51 +106,51 @@ func TestListIncludesOnlyTheObjectDataThePageNeeds(t *testing.T) {
 }
 
 func TestWideRevealsPriorityColumns(t *testing.T) {
-	h, _ := newVariant(t, apitest.Options{})
-	_, body := h.get(t, "/c/dev/apis/policy.example.com/v1/sessions", http.StatusOK)
-	doc := parse(t, body)
-	if strings.Contains(strings.Join(headers(doc), ","), "Limit") {
+	h, _ := webtest.Demo(t, apitest.Options{})
+	_, body := h.Get(t, "/c/dev/apis/policy.example.com/v1/sessions", http.StatusOK)
+	doc := webtest.Parse(t, body)
+	if strings.Contains(strings.Join(webtest.Columns(doc), ","), "Limit") {
 		t.Error("priority column shown without wide")
 	}
 	wide := doc.Find("[data-testid=wide-toggle]").AttrOr("href", "")
-	_, body = h.get(t, wide, http.StatusOK)
-	if got := strings.Join(headers(parse(t, body)), ","); got != "Name,Operation,Template,Status,Limit,Age" {
+	_, body = h.Get(t, wide, http.StatusOK)
+	if got := strings.Join(webtest.Columns(webtest.Parse(t, body)), ","); got != "Name,Operation,Template,Status,Limit,Age" {
 		t.Errorf("wide headers = %s", got)
 	}
 }
 
 func TestPagingFollowsContinueTokensBothWays(t *testing.T) {
-	h, _ := newVariant(t, apitest.Options{})
+	h, _ := webtest.Demo(t, apitest.Options{})
 	names := func(body string) string {
 		var out []string
-		parse(t, body).Find("[data-testid=list-table] tbody tr").Each(func(_ int, s *goquery.Selection) {
+		webtest.Parse(t, body).Find("[data-testid=list-table] tbody tr").Each(func(_ int, s *goquery.Selection) {
 			out = append(out, s.Find("td a").First().Text())
 		})
 		return strings.Join(out, ",")
 	}
-	_, p1 := h.get(t, "/c/dev/api/v1/pods?limit=2", http.StatusOK)
-	next := parse(t, p1).Find("[data-testid=page-next]").AttrOr("href", "")
+	_, p1 := h.Get(t, "/c/dev/api/v1/pods?limit=2", http.StatusOK)
+	next := webtest.Parse(t, p1).Find("[data-testid=page-next]").AttrOr("href", "")
 	if next == "" || !strings.Contains(next, "continue=") {
 		t.Fatalf("no Next link with a continue token: %q", next)
 	}
-	_, p2 := h.get(t, next, http.StatusOK)
+	_, p2 := h.Get(t, next, http.StatusOK)
 	if names(p1) == names(p2) || names(p2) == "" {
 		t.Fatalf("page 2 (%s) repeats page 1 (%s)", names(p2), names(p1))
 	}
-	back := parse(t, p2).Find("[data-testid=page-back]").AttrOr("href", "")
-	_, again := h.get(t, back, http.StatusOK)
+	back := webtest.Parse(t, p2).Find("[data-testid=page-back]").AttrOr("href", "")
+	_, again := h.Get(t, back, http.StatusOK)
 	if names(again) != names(p1) {
 		t.Errorf("Back shows %s, want page 1 %s", names(again), names(p1))
 	}
 }
 
 func TestExpiredContinueTokenRestartsWithANotice(t *testing.T) {
-	h, fake := newVariant(t, apitest.Options{})
-	_, p1 := h.get(t, "/c/dev/api/v1/pods?limit=2", http.StatusOK)
-	next := parse(t, p1).Find("[data-testid=page-next]").AttrOr("href", "")
+	h, fake := webtest.Demo(t, apitest.Options{})
+	_, p1 := h.Get(t, "/c/dev/api/v1/pods?limit=2", http.StatusOK)
+	next := webtest.Parse(t, p1).Find("[data-testid=page-next]").AttrOr("href", "")
 	fake.ExpireContinueTokens()
-	_, body := h.get(t, next, http.StatusOK)
-	doc := parse(t, body)
+	_, body := h.Get(t, next, http.StatusOK)
+	doc := webtest.Parse(t, body)
 	if !strings.Contains(doc.Find("[data-testid=list-notice]").Text(), "expired") {
 		t.Error("no notice about the expired continue token")
 	}
@@ -184,9 +160,9 @@ func TestExpiredContinueTokenRestartsWithANotice(t *testing.T) {
 }
 
 func TestSortSortsTheCurrentPageAndSaysSo(t *testing.T) {
-	h, _ := newVariant(t, apitest.Options{})
-	_, body := h.get(t, "/c/dev/apis/policy.example.com/v1/sessions?sort=-Name", http.StatusOK)
-	doc := parse(t, body)
+	h, _ := webtest.Demo(t, apitest.Options{})
+	_, body := h.Get(t, "/c/dev/apis/policy.example.com/v1/sessions?sort=-Name", http.StatusOK)
+	doc := webtest.Parse(t, body)
 	first := doc.Find("[data-testid=list-table] tbody tr").First().Find("td a").Text()
 	if first != "shutdown-x3001" {
 		t.Errorf("first row = %q, want shutdown-x3001 (descending)", first)
@@ -207,22 +183,22 @@ func TestSortSortsTheCurrentPageAndSaysSo(t *testing.T) {
 }
 
 func TestLabelSelectorFilters(t *testing.T) {
-	h, _ := newVariant(t, apitest.Options{})
-	_, body := h.get(t, "/c/dev/api/v1/pods?labelSelector="+url.QueryEscape("app=worker"), http.StatusOK)
-	links := rowLinks(parse(t, body))
+	h, _ := webtest.Demo(t, apitest.Options{})
+	_, body := h.Get(t, "/c/dev/api/v1/pods?labelSelector="+url.QueryEscape("app=worker"), http.StatusOK)
+	links := rowLinks(webtest.Parse(t, body))
 	if _, ok := links["worker-1"]; !ok || len(links) != 2 { // name + namespace links
 		t.Errorf("filtered rows = %v", links)
 	}
 }
 
 func TestForbiddenListNamesVerbAndResource(t *testing.T) {
-	h, fake := newVariant(t, apitest.Options{})
+	h, fake := webtest.Demo(t, apitest.Options{})
 	fake.FailResource("", "secrets", metav1.Status{
 		Status: metav1.StatusFailure, Code: http.StatusForbidden, Reason: metav1.StatusReasonForbidden,
 		Message: `secrets is forbidden: User "viewer" cannot list resource "secrets" in API group "" in the namespace "demo"`,
 	})
-	_, body := h.get(t, "/c/dev/api/v1/namespaces/demo/secrets", http.StatusForbidden)
-	doc := parse(t, body)
+	_, body := h.Get(t, "/c/dev/api/v1/namespaces/demo/secrets", http.StatusForbidden)
+	doc := webtest.Parse(t, body)
 	if got := doc.Find("[data-testid=error-hint]").Text(); got != "You may not list secrets in namespace demo." {
 		t.Errorf("hint = %q", got)
 	}
@@ -232,15 +208,15 @@ func TestForbiddenListNamesVerbAndResource(t *testing.T) {
 }
 
 func TestUnknownResourceIs404(t *testing.T) {
-	h, _ := newVariant(t, apitest.Options{})
-	_, body := h.get(t, "/c/dev/apis/nope.example.com/v1/things", http.StatusNotFound)
-	if !strings.Contains(parse(t, body).Find("[data-testid=error-message]").Text(), "does not serve") {
+	h, _ := webtest.Demo(t, apitest.Options{})
+	_, body := h.Get(t, "/c/dev/apis/nope.example.com/v1/things", http.StatusNotFound)
+	if !strings.Contains(webtest.Parse(t, body).Find("[data-testid=error-message]").Text(), "does not serve") {
 		t.Error("no clear message for an unknown resource")
 	}
 }
 
 func TestJumpResolvesLikeKubectl(t *testing.T) {
-	h, _ := newVariant(t, apitest.Options{})
+	h, _ := webtest.Demo(t, apitest.Options{})
 	for q, want := range map[string]string{
 		"sts":                        "/c/dev/apis/apps/v1/namespaces/demo/statefulsets",
 		"deploy":                     "/c/dev/apis/apps/v1/namespaces/demo/deployments",
@@ -249,27 +225,27 @@ func TestJumpResolvesLikeKubectl(t *testing.T) {
 		"bos":                        "/c/dev/apis/policy.example.com/v1/sessions",
 		"session.policy.example.com": "/c/dev/apis/policy.example.com/v1/sessions",
 	} {
-		resp, _ := h.get(t, "/c/dev/jump?namespace=demo&q="+url.QueryEscape(q), http.StatusSeeOther)
+		resp, _ := h.Get(t, "/c/dev/jump?namespace=demo&q="+url.QueryEscape(q), http.StatusSeeOther)
 		if got := resp.Header.Get("Location"); got != want {
 			t.Errorf("jump %q → %q, want %q", q, got, want)
 		}
 	}
-	_, body := h.get(t, "/c/dev/jump?q=all", http.StatusOK)
-	if n := parse(t, body).Find("[data-testid=jump-results] li").Length(); n < 3 {
+	_, body := h.Get(t, "/c/dev/jump?q=all", http.StatusOK)
+	if n := webtest.Parse(t, body).Find("[data-testid=jump-results] li").Length(); n < 3 {
 		t.Errorf("category all matched %d resources", n)
 	}
-	h.get(t, "/c/dev/jump?q=nonsense", http.StatusNotFound)
+	h.Get(t, "/c/dev/jump?q=nonsense", http.StatusNotFound)
 }
 
 func TestNamespacePickerRedirectsKeepingFilters(t *testing.T) {
-	h, _ := newVariant(t, apitest.Options{})
-	resp, _ := h.get(t, "/c/dev/namespace?group=&version=v1&resource=pods&namespace=team-a&labelSelector=app%3Dworker", http.StatusSeeOther)
+	h, _ := webtest.Demo(t, apitest.Options{})
+	resp, _ := h.Get(t, "/c/dev/namespace?group=&version=v1&resource=pods&namespace=team-a&labelSelector=app%3Dworker", http.StatusSeeOther)
 	if got := resp.Header.Get("Location"); got != "/c/dev/api/v1/namespaces/team-a/pods?labelSelector=app%3Dworker" {
 		t.Errorf("Location = %q", got)
 	}
-	_, body := h.get(t, "/c/dev/api/v1/namespaces/demo/pods", http.StatusOK)
+	_, body := h.Get(t, "/c/dev/api/v1/namespaces/demo/pods", http.StatusOK)
 	var options []string
-	parse(t, body).Find("[data-testid=namespace-select] option").Each(func(_ int, s *goquery.Selection) {
+	webtest.Parse(t, body).Find("[data-testid=namespace-select] option").Each(func(_ int, s *goquery.Selection) {
 		options = append(options, s.AttrOr("value", ""))
 	})
 	if strings.Join(options, ",") != ",demo" {
@@ -278,13 +254,13 @@ func TestNamespacePickerRedirectsKeepingFilters(t *testing.T) {
 }
 
 func TestThrottledListPassesRetryAfterOn(t *testing.T) {
-	h, fake := newVariant(t, apitest.Options{})
+	h, fake := webtest.Demo(t, apitest.Options{})
 	fake.FailResource("", "pods", apitest.TooManyRequests(9))
-	resp, body := h.get(t, "/c/dev/api/v1/namespaces/demo/pods", http.StatusTooManyRequests)
+	resp, body := h.Get(t, "/c/dev/api/v1/namespaces/demo/pods", http.StatusTooManyRequests)
 	if got := resp.Header.Get("Retry-After"); got != "9" {
 		t.Errorf("Retry-After = %q, want 9", got)
 	}
-	if parse(t, body).Find("[data-testid=error-retry]").Length() != 1 {
+	if webtest.Parse(t, body).Find("[data-testid=error-retry]").Length() != 1 {
 		t.Error("no retry link")
 	}
 }
@@ -294,9 +270,9 @@ func TestAHungServerGivesA504Page(t *testing.T) {
 	fake.Override("/api/v1/namespaces/demo/pods", func(w http.ResponseWriter, r *http.Request) {
 		<-r.Context().Done() // never answers; returns when the console gives up
 	})
-	h := newConsoleWithTimeout(t, fake, 300*time.Millisecond, "dev")
-	_, body := h.get(t, "/c/dev/api/v1/namespaces/demo/pods", http.StatusGatewayTimeout)
-	if got := parse(t, body).Find("[data-testid=error-title]").Text(); got != "The API server did not answer in time" {
+	h := webtest.Start(t, fake, webtest.Options{Deps: web.Deps{RequestTimeout: 300 * time.Millisecond}})
+	_, body := h.Get(t, "/c/dev/api/v1/namespaces/demo/pods", http.StatusGatewayTimeout)
+	if got := webtest.Parse(t, body).Find("[data-testid=error-title]").Text(); got != "The API server did not answer in time" {
 		t.Errorf("title = %q", got)
 	}
 }
@@ -304,15 +280,15 @@ func TestAHungServerGivesA504Page(t *testing.T) {
 // The namespace picker's cached options are shared by concurrent pages;
 // adding the current namespace must not write into them (run with -race).
 func TestConcurrentPagesDoNotShareNamespaceOptions(t *testing.T) {
-	h, _ := newVariant(t, apitest.Options{})
-	h.get(t, "/c/dev/api/v1/namespaces/demo/pods", http.StatusOK) // fills the cache
+	h, _ := webtest.Demo(t, apitest.Options{})
+	h.Get(t, "/c/dev/api/v1/namespaces/demo/pods", http.StatusOK) // fills the cache
 	var wg sync.WaitGroup
 	for i := range 8 {
 		wg.Go(func() {
 			ns := fmt.Sprintf("ns-%d", i)
-			_, body := h.get(t, "/c/dev/api/v1/namespaces/"+ns+"/pods", http.StatusOK)
+			_, body := h.Get(t, "/c/dev/api/v1/namespaces/"+ns+"/pods", http.StatusOK)
 			var options []string
-			parse(t, body).Find("[data-testid=namespace-select] option").Each(func(_ int, s *goquery.Selection) {
+			webtest.Parse(t, body).Find("[data-testid=namespace-select] option").Each(func(_ int, s *goquery.Selection) {
 				options = append(options, s.AttrOr("value", ""))
 			})
 			if options[len(options)-1] != ns {
@@ -364,9 +340,9 @@ func TestAListCutShortIsAWholeErrorPage(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			fake := apitest.NewServer(t, apitest.CoreV1())
 			fake.Override("/api/v1/namespaces/demo/pods", bodyCutShort(t, !tc.stall))
-			h := newConsoleWithTimeout(t, fake, tc.timeout, "dev")
-			_, body := h.get(t, "/c/dev/api/v1/namespaces/demo/pods", tc.status)
-			doc := parse(t, body)
+			h := webtest.Start(t, fake, webtest.Options{Deps: web.Deps{RequestTimeout: tc.timeout}})
+			_, body := h.Get(t, "/c/dev/api/v1/namespaces/demo/pods", tc.status)
+			doc := webtest.Parse(t, body)
 			if doc.Find("[data-testid=error-page]").Length() != 1 {
 				t.Errorf("no error page:\n%.400s", body)
 			}
@@ -380,9 +356,9 @@ func TestAListCutShortIsAWholeErrorPage(t *testing.T) {
 // A selector that matches nothing says so, and the empty state's link
 // shows the same list (namespace, wide) without it.
 func TestEmptyListOffersToClearTheSelector(t *testing.T) {
-	h, _ := newVariant(t, apitest.Options{})
-	_, body := h.get(t, "/c/dev/api/v1/namespaces/demo/pods?wide=1&labelSelector="+url.QueryEscape("app=none"), http.StatusOK)
-	doc := parse(t, body)
+	h, _ := webtest.Demo(t, apitest.Options{})
+	_, body := h.Get(t, "/c/dev/api/v1/namespaces/demo/pods?wide=1&labelSelector="+url.QueryEscape("app=none"), http.StatusOK)
+	doc := webtest.Parse(t, body)
 	if got := doc.Find("[data-testid=list-empty-reason]").Text(); got != "No pods match the label selector app=none in namespace demo." {
 		t.Errorf("reason = %q", got)
 	}
@@ -390,8 +366,8 @@ func TestEmptyListOffersToClearTheSelector(t *testing.T) {
 	if clear != "/c/dev/api/v1/namespaces/demo/pods?wide=1" {
 		t.Fatalf("clear link = %q", clear)
 	}
-	_, body = h.get(t, clear, http.StatusOK)
-	if _, hidden := parse(t, body).Find("[data-testid=list-empty]").Attr("hidden"); !hidden {
+	_, body = h.Get(t, clear, http.StatusOK)
+	if _, hidden := webtest.Parse(t, body).Find("[data-testid=list-empty]").Attr("hidden"); !hidden {
 		t.Error("the cleared list is empty")
 	}
 }

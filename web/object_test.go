@@ -1,4 +1,4 @@
-package web
+package web_test
 
 import (
 	"net/http"
@@ -10,26 +10,21 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/tabula-console/tabula/apiclient/apitest"
+	"github.com/tabula-console/tabula/web/webtest"
 )
 
-func texts(doc *goquery.Document, sel string) []string {
-	var out []string
-	doc.Find(sel).Each(func(_ int, s *goquery.Selection) { out = append(out, strings.TrimSpace(s.Text())) })
-	return out
-}
-
 func TestDeploymentPageLinksItsReplicaSetAndLabels(t *testing.T) {
-	h, _ := newVariant(t, apitest.Options{})
-	_, body := h.get(t, "/c/dev/apis/apps/v1/namespaces/demo/deployments/web", http.StatusOK)
-	doc := parse(t, body)
+	h, _ := webtest.Demo(t, apitest.Options{})
+	_, body := h.Get(t, "/c/dev/apis/apps/v1/namespaces/demo/deployments/web", http.StatusOK)
+	doc := webtest.Parse(t, body)
 	if got := doc.Find("[data-testid=describe-source]").Text(); got != "Generic describe" {
 		t.Errorf("source = %q", got)
 	}
 	rs := doc.Find("[data-testid=related] a")
 	if rs.Length() == 0 || rs.First().AttrOr("href", "") != "/c/dev/apis/apps/v1/namespaces/demo/replicasets/web-5d9" {
-		t.Errorf("related links = %v", texts(doc, "[data-testid=related] a"))
+		t.Errorf("related links = %v", webtest.Texts(doc, "[data-testid=related] a"))
 	}
-	if got := strings.Join(texts(doc, "[data-testid=conditions] tbody td:first-child"), ","); got != "Available" {
+	if got := strings.Join(webtest.Texts(doc, "[data-testid=conditions] tbody td:first-child"), ","); got != "Available" {
 		t.Errorf("conditions = %s", got)
 	}
 	if got := doc.Find("[data-testid=object-summary]").Text(); !strings.Contains(got, "Ready") {
@@ -38,19 +33,19 @@ func TestDeploymentPageLinksItsReplicaSetAndLabels(t *testing.T) {
 }
 
 func TestReplicaSetPageLinksOwnerAndPods(t *testing.T) {
-	h, _ := newVariant(t, apitest.Options{})
-	_, body := h.get(t, "/c/dev/apis/apps/v1/namespaces/demo/replicasets/web-5d9", http.StatusOK)
-	doc := parse(t, body)
+	h, _ := webtest.Demo(t, apitest.Options{})
+	_, body := h.Get(t, "/c/dev/apis/apps/v1/namespaces/demo/replicasets/web-5d9", http.StatusOK)
+	doc := webtest.Parse(t, body)
 	if href := doc.Find("[data-testid=owners] a").AttrOr("href", ""); href != "/c/dev/apis/apps/v1/namespaces/demo/deployments/web" {
 		t.Errorf("owner link = %q", href)
 	}
-	if got := strings.Join(texts(doc, "[data-testid=related] a"), ","); got != "web-5d9-a,web-5d9-b" {
+	if got := strings.Join(webtest.Texts(doc, "[data-testid=related] a"), ","); got != "web-5d9-a,web-5d9-b" {
 		t.Errorf("pods = %s", got)
 	}
 }
 
 func TestPodPageShowsConditionsAndEventsNewestFirst(t *testing.T) {
-	h, fake := newVariant(t, apitest.Options{})
+	h, fake := webtest.Demo(t, apitest.Options{})
 	// The fake derives UIDs from kind, namespace and name, so a fresh copy
 	// of the seeded pod stands for it.
 	pod := apitest.Pod("demo", "web-5d9-a", nil)
@@ -59,15 +54,15 @@ func TestPodPageShowsConditionsAndEventsNewestFirst(t *testing.T) {
 		apitest.EventV1("ev-1", pod, apitest.EventSpec{Type: "Normal", Reason: "Scheduled", Message: "assigned", First: now.Add(-time.Hour), Source: "default-scheduler"}),
 		apitest.EventV1("ev-2", pod, apitest.EventSpec{Type: "Warning", Reason: "BackOff", Message: "back-off restarting", First: now.Add(-10 * time.Minute), Last: now.Add(-time.Minute), Count: 4, Source: "kubelet"}),
 	)
-	_, body := h.get(t, "/c/dev/api/v1/namespaces/demo/pods/web-5d9-a", http.StatusOK)
-	doc := parse(t, body)
-	if got := strings.Join(texts(doc, "[data-testid=event] td:nth-child(2)"), ","); got != "BackOff,Scheduled" {
+	_, body := h.Get(t, "/c/dev/api/v1/namespaces/demo/pods/web-5d9-a", http.StatusOK)
+	doc := webtest.Parse(t, body)
+	if got := strings.Join(webtest.Texts(doc, "[data-testid=event] td:nth-child(2)"), ","); got != "BackOff,Scheduled" {
 		t.Errorf("events = %s, want newest first", got)
 	}
-	if got := texts(doc, "[data-testid=event] td.num"); len(got) == 0 || got[0] != "4" {
+	if got := webtest.Texts(doc, "[data-testid=event] td.num"); len(got) == 0 || got[0] != "4" {
 		t.Errorf("counts = %v", got)
 	}
-	if len(texts(doc, "[data-testid=conditions] tbody tr")) == 0 {
+	if len(webtest.Texts(doc, "[data-testid=conditions] tbody tr")) == 0 {
 		t.Error("no conditions")
 	}
 	chip := doc.Find("[data-testid=label-chip]").First()
@@ -77,9 +72,9 @@ func TestPodPageShowsConditionsAndEventsNewestFirst(t *testing.T) {
 }
 
 func TestServerDescribeIsPreferred(t *testing.T) {
-	h, _ := newVariant(t, apitest.Options{Describe: apitest.DescribeServed})
-	_, body := h.get(t, "/c/dev/apis/policy.example.com/v1/sessions/boot-x3000", http.StatusOK)
-	doc := parse(t, body)
+	h, _ := webtest.Demo(t, apitest.Options{Describe: apitest.DescribeServed})
+	_, body := h.Get(t, "/c/dev/apis/policy.example.com/v1/sessions/boot-x3000", http.StatusOK)
+	doc := webtest.Parse(t, body)
 	if got := doc.Find("[data-testid=describe-source]").Text(); got != "Server describe" {
 		t.Errorf("source = %q", got)
 	}
@@ -89,33 +84,33 @@ func TestServerDescribeIsPreferred(t *testing.T) {
 }
 
 func TestYAMLTabHidesManagedFieldsByDefault(t *testing.T) {
-	h, fake := newVariant(t, apitest.Options{})
+	h, fake := webtest.Demo(t, apitest.Options{})
 	svc := apitest.Service("demo", "settings", map[string]string{"app": "web"})
 	if err := unstructured.SetNestedSlice(svc.Object, []any{map[string]any{"manager": "kubectl", "operation": "Apply"}}, "metadata", "managedFields"); err != nil {
 		t.Fatal(err)
 	}
 	fake.Add(svc)
-	_, body := h.get(t, "/c/dev/api/v1/namespaces/demo/services/settings?view=yaml", http.StatusOK)
-	yaml := parse(t, body).Find("[data-testid=yaml] pre").Text()
+	_, body := h.Get(t, "/c/dev/api/v1/namespaces/demo/services/settings?view=yaml", http.StatusOK)
+	yaml := webtest.Parse(t, body).Find("[data-testid=yaml] pre").Text()
 	if !strings.Contains(yaml, "app: web") || strings.Contains(yaml, "managedFields") {
 		t.Errorf("yaml = %s", yaml)
 	}
-	toggle := parse(t, body).Find("[data-testid=managed-fields-toggle]").AttrOr("href", "")
-	_, body = h.get(t, toggle, http.StatusOK)
-	if !strings.Contains(parse(t, body).Find("[data-testid=yaml] pre").Text(), "managedFields") {
+	toggle := webtest.Parse(t, body).Find("[data-testid=managed-fields-toggle]").AttrOr("href", "")
+	_, body = h.Get(t, toggle, http.StatusOK)
+	if !strings.Contains(webtest.Parse(t, body).Find("[data-testid=yaml] pre").Text(), "managedFields") {
 		t.Error("the toggle does not show managedFields")
 	}
 }
 
 func TestSecretValuesAreHiddenInTheOverview(t *testing.T) {
-	h, fake := newVariant(t, apitest.Options{})
+	h, fake := webtest.Demo(t, apitest.Options{})
 	secret := apitest.Object("v1", "Secret", "demo", "creds", map[string]any{"data": map[string]any{"password": "aHVudGVyMg=="}})
 	secret.SetAnnotations(map[string]string{
 		"kubectl.kubernetes.io/last-applied-configuration": `{"apiVersion":"v1","data":{"password":"aHVudGVyMg=="},"kind":"Secret"}`,
 		"team": "payments",
 	})
 	fake.Add(secret)
-	_, body := h.get(t, "/c/dev/api/v1/namespaces/demo/secrets/creds", http.StatusOK)
+	_, body := h.Get(t, "/c/dev/api/v1/namespaces/demo/secrets/creds", http.StatusOK)
 	if strings.Contains(body, "aHVudGVyMg==") {
 		t.Error("the overview shows a secret value")
 	}
@@ -128,10 +123,10 @@ func TestSecretValuesAreHiddenInTheOverview(t *testing.T) {
 }
 
 func TestMissingObjectOffersTheList(t *testing.T) {
-	h, _ := newVariant(t, apitest.Options{})
-	_, body := h.get(t, "/c/dev/api/v1/namespaces/demo/pods/gone", http.StatusNotFound)
+	h, _ := webtest.Demo(t, apitest.Options{})
+	_, body := h.Get(t, "/c/dev/api/v1/namespaces/demo/pods/gone", http.StatusNotFound)
 	found := false
-	parse(t, body).Find(".actions a").Each(func(_ int, s *goquery.Selection) {
+	webtest.Parse(t, body).Find(".actions a").Each(func(_ int, s *goquery.Selection) {
 		if s.AttrOr("href", "") == "/c/dev/api/v1/namespaces/demo/pods" {
 			found = true
 		}

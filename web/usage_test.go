@@ -1,4 +1,4 @@
-package web
+package web_test
 
 import (
 	"io"
@@ -15,57 +15,8 @@ import (
 
 	"github.com/tabula-console/tabula/apiclient/apitest"
 	"github.com/tabula-console/tabula/web/list"
+	"github.com/tabula-console/tabula/web/webtest"
 )
-
-// sampledAt is when the fake's metrics-server took its samples.
-var sampledAt = time.Now().Add(-30 * time.Second).UTC().Truncate(time.Second)
-
-// usageHarness is newVariant's demo content on a server that serves
-// metrics.k8s.io (withMetrics) or not, with a node, and samples of web-5d9-a
-// (13m, 64Mi), worker-1 and node-1; web-5d9-b has none yet.
-func usageHarness(t *testing.T, withMetrics bool) (*harness, *apitest.Server) {
-	t.Helper()
-	gvs := []apitest.GroupVersion{apitest.CoreV1(), apitest.AppsV1(), apitest.EventsV1()}
-	if withMetrics {
-		gvs = append(gvs, apitest.MetricsV1Beta1())
-	}
-	fake := apitest.NewServer(t, gvs...)
-	deploy := apitest.Deployment("demo", "web", 2, map[string]string{"app": "web"})
-	rs := apitest.ReplicaSet("demo", "web-5d9", 2, map[string]string{"app": "web"}, deploy)
-	withRequests := apitest.Pod("demo", "web-5d9-a", map[string]string{"app": "web"}, rs)
-	containers, _, _ := unstructured.NestedSlice(withRequests.Object, "spec", "containers")
-	containers[0].(map[string]any)["resources"] = map[string]any{
-		"requests": map[string]any{"cpu": "100m", "memory": "64Mi"},
-		"limits":   map[string]any{"cpu": "500m", "memory": "128Mi"},
-	}
-	_ = unstructured.SetNestedSlice(withRequests.Object, containers, "spec", "containers")
-	fake.Add(deploy, rs, withRequests,
-		apitest.Pod("demo", "web-5d9-b", map[string]string{"app": "web"}, rs),
-		apitest.Pod("team-a", "worker-1", map[string]string{"app": "worker"}),
-		apitest.Node("node-1", "4", "8Gi"),
-	)
-	if withMetrics {
-		fake.Add(
-			apitest.PodMetrics("demo", "web-5d9-a", map[string]string{"app": "web"}, sampledAt, 15*time.Second,
-				apitest.ContainerUsage{Name: "app", CPU: "12345678n", Memory: "65536Ki"}),
-			apitest.PodMetrics("team-a", "worker-1", map[string]string{"app": "worker"}, sampledAt, 15*time.Second,
-				apitest.ContainerUsage{Name: "app", CPU: "1500m", Memory: "12Gi"}),
-			apitest.NodeMetrics("node-1", sampledAt, 20*time.Second, "250m", "2Gi"),
-		)
-	}
-	return newConsole(t, fake, "dev"), fake
-}
-
-// metricsRequests are the requests the fake got for metrics.k8s.io.
-func metricsRequests(fake *apitest.Server) []*url.URL {
-	var out []*url.URL
-	for _, r := range fake.Requests() {
-		if strings.HasPrefix(r.URL.Path, "/apis/metrics.k8s.io/") {
-			out = append(out, r.URL)
-		}
-	}
-	return out
-}
 
 // rowCells are the texts of a row's cells, by the row's key.
 func rowCells(doc *goquery.Document, key string) []string {
@@ -109,11 +60,11 @@ func TestListsShowUsageColumnsMergedByName(t *testing.T) {
 			"/apis/metrics.k8s.io/v1beta1/nodes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h, fake := usageHarness(t, true)
+			h, fake := webtest.Usage(t, true)
 			fake.ResetRequests()
-			_, body := h.get(t, tc.path, http.StatusOK)
-			doc := parse(t, body)
-			if got := strings.Join(headers(doc), ","); got != tc.wantHeaders {
+			_, body := h.Get(t, tc.path, http.StatusOK)
+			doc := webtest.Parse(t, body)
+			if got := strings.Join(webtest.Columns(doc), ","); got != tc.wantHeaders {
 				t.Errorf("headers = %s, want %s", got, tc.wantHeaders)
 			}
 			for key, want := range tc.rows {
@@ -124,7 +75,7 @@ func TestListsShowUsageColumnsMergedByName(t *testing.T) {
 			if n := doc.Find(`td.num.muted`).Length(); n != tc.muted {
 				t.Errorf("%d muted usage cells, want %d", n, tc.muted)
 			}
-			reqs := metricsRequests(fake)
+			reqs := webtest.MetricsRequests(fake)
 			if len(reqs) != 1 || reqs[0].RequestURI() != tc.wantRequest {
 				t.Errorf("metrics requests = %v, want one: %s", reqs, tc.wantRequest)
 			}
@@ -135,7 +86,7 @@ func TestListsShowUsageColumnsMergedByName(t *testing.T) {
 // A server without metrics-server: no column, no section, no chart, and
 // not one request for metrics.k8s.io.
 func TestNoMetricsServerNoUsageAndNoRequest(t *testing.T) {
-	h, fake := usageHarness(t, false)
+	h, fake := webtest.Usage(t, false)
 	fake.ResetRequests()
 	for _, path := range []string{
 		"/c/dev/api/v1/namespaces/demo/pods",
@@ -145,17 +96,17 @@ func TestNoMetricsServerNoUsageAndNoRequest(t *testing.T) {
 		"/c/dev/api/v1/nodes/node-1",
 		"/c/dev/apis/apps/v1/namespaces/demo/deployments/web",
 	} {
-		_, body := h.get(t, path, http.StatusOK)
-		doc := parse(t, body)
-		if hs := strings.Join(headers(doc), ","); strings.Contains(hs, "CPU") {
+		_, body := h.Get(t, path, http.StatusOK)
+		doc := webtest.Parse(t, body)
+		if hs := strings.Join(webtest.Columns(doc), ","); strings.Contains(hs, "CPU") {
 			t.Errorf("%s: headers %s", path, hs)
 		}
 		if doc.Find("[data-testid=usage]").Length() != 0 || strings.Contains(body, "data-usage-src") {
 			t.Errorf("%s: a usage section without metrics.k8s.io", path)
 		}
 	}
-	h.get(t, "/c/dev/api/v1/namespaces/demo/pods/web-5d9-a/usage", http.StatusNotFound)
-	if reqs := metricsRequests(fake); len(reqs) != 0 {
+	h.Get(t, "/c/dev/api/v1/namespaces/demo/pods/web-5d9-a/usage", http.StatusNotFound)
+	if reqs := webtest.MetricsRequests(fake); len(reqs) != 0 {
 		t.Errorf("requests for metrics.k8s.io on a server without it: %v", reqs)
 	}
 }
@@ -187,15 +138,15 @@ func TestListSurvivesAFailingMetricsRequest(t *testing.T) {
 		}, "in time"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h, fake := usageHarness(t, true)
+			h, fake := webtest.Usage(t, true)
 			tc.inject(fake)
 			began := time.Now()
-			_, body := h.get(t, "/c/dev/api/v1/namespaces/demo/pods", http.StatusOK)
+			_, body := h.Get(t, "/c/dev/api/v1/namespaces/demo/pods", http.StatusOK)
 			if took := time.Since(began); took > 5*time.Second {
 				t.Errorf("the page took %s: it must not wait long for metrics", took)
 			}
-			doc := parse(t, body)
-			if got := strings.Join(headers(doc), ","); got != "Name,Ready,Status,Restarts,Age,CPU,Memory" {
+			doc := webtest.Parse(t, body)
+			if got := strings.Join(webtest.Columns(doc), ","); got != "Name,Ready,Status,Restarts,Age,CPU,Memory" {
 				t.Errorf("headers = %s", got)
 			}
 			if got := lastTwo(rowCells(doc, "demo/web-5d9-a")); got != "—,—" {
@@ -215,18 +166,18 @@ func TestListSurvivesAFailingMetricsRequest(t *testing.T) {
 // A live list pushes rows with the same usage cells as the page: the page
 // says it has them (data-usage), and static/live/list.js passes that on.
 func TestLiveListRowsCarryUsage(t *testing.T) {
-	h, fake := usageHarness(t, true)
+	h, fake := webtest.Usage(t, true)
 	const path = "/c/dev/api/v1/namespaces/demo/pods"
-	_, body := h.get(t, path, http.StatusOK)
-	live := parse(t, body).Find("[data-testid=live-list]")
+	_, body := h.Get(t, path, http.StatusOK)
+	live := webtest.Parse(t, body).Find("[data-testid=live-list]")
 	if got := live.AttrOr("data-usage", ""); got != "on" {
 		t.Fatalf("data-usage = %q, want on", got)
 	}
-	c := h.dial(t, path+"?usage=on&resourceVersion="+live.AttrOr("data-rv", ""))
-	fake.Modify(podGVK, "demo", "web-5d9-a", setPhase("Failed"))
-	m := c.listMessage(5*time.Second, func(m list.Message) bool { return m.Type == "MODIFIED" && m.Key == "demo/web-5d9-a" })
-	doc := parse(t, "<table><tbody>"+m.HTML+"</tbody></table>")
-	cells := texts(doc, "td")
+	c := h.Dial(t, path+"?usage=on&resourceVersion="+live.AttrOr("data-rv", ""))
+	fake.Modify(webtest.PodGVK, "demo", "web-5d9-a", webtest.SetPhase("Failed"))
+	m := webtest.NextData(c, 5*time.Second, func(m list.Message) bool { return m.Type == "MODIFIED" && m.Key == "demo/web-5d9-a" })
+	doc := webtest.Parse(t, "<table><tbody>"+m.HTML+"</tbody></table>")
+	cells := webtest.Texts(doc, "td")
 	if len(cells) != 7 || lastTwo(cells) != "13m,64Mi" {
 		t.Errorf("pushed row cells = %v, want the page's seven with usage 13m, 64Mi", cells)
 	}
@@ -235,13 +186,13 @@ func TestLiveListRowsCarryUsage(t *testing.T) {
 // A deleted row is only named in what a live list pushes: it costs no
 // metrics request.
 func TestLiveListDeletionsAskNoUsage(t *testing.T) {
-	h, fake := usageHarness(t, true)
+	h, fake := webtest.Usage(t, true)
 	const path = "/c/dev/api/v1/namespaces/demo/pods"
-	c := h.dial(t, path+"?usage=on&resourceVersion="+pageRV(t, h, path))
+	c := h.Dial(t, path+"?usage=on&resourceVersion="+h.ListRV(t, path))
 	fake.ResetRequests()
-	fake.Delete(podGVK, "demo", "web-5d9-b")
-	c.listMessage(5*time.Second, func(m list.Message) bool { return m.Type == "DELETED" && m.Key == "demo/web-5d9-b" })
-	if reqs := metricsRequests(fake); len(reqs) != 0 {
+	fake.Delete(webtest.PodGVK, "demo", "web-5d9-b")
+	webtest.NextData(c, 5*time.Second, func(m list.Message) bool { return m.Type == "DELETED" && m.Key == "demo/web-5d9-b" })
+	if reqs := webtest.MetricsRequests(fake); len(reqs) != 0 {
 		t.Errorf("a deletion asked metrics.k8s.io: %v", reqs)
 	}
 }
@@ -249,7 +200,7 @@ func TestLiveListDeletionsAskNoUsage(t *testing.T) {
 // An object page that fails does not wait for its usage: the metrics
 // request is given up at once.
 func TestFailedObjectPageDoesNotWaitForUsage(t *testing.T) {
-	h, fake := usageHarness(t, true)
+	h, fake := webtest.Usage(t, true)
 	fake.Override("/apis/metrics.k8s.io/v1beta1/namespaces/demo/pods/ghost", func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-r.Context().Done():
@@ -257,7 +208,7 @@ func TestFailedObjectPageDoesNotWaitForUsage(t *testing.T) {
 		}
 	})
 	began := time.Now()
-	h.get(t, "/c/dev/api/v1/namespaces/demo/pods/ghost", http.StatusNotFound)
+	h.Get(t, "/c/dev/api/v1/namespaces/demo/pods/ghost", http.StatusNotFound)
 	// Waiting would take the whole usage timeout (2 s).
 	if took := time.Since(began); took >= 2*time.Second {
 		t.Errorf("the 404 took %s: it waited for the metrics request", took)
@@ -265,9 +216,9 @@ func TestFailedObjectPageDoesNotWaitForUsage(t *testing.T) {
 }
 
 func TestPodPageChartsItsUsage(t *testing.T) {
-	h, fake := usageHarness(t, true)
-	_, body := h.get(t, "/c/dev/api/v1/namespaces/demo/pods/web-5d9-a", http.StatusOK)
-	doc := parse(t, body)
+	h, fake := webtest.Usage(t, true)
+	_, body := h.Get(t, "/c/dev/api/v1/namespaces/demo/pods/web-5d9-a", http.StatusOK)
+	doc := webtest.Parse(t, body)
 	chart := doc.Find("[data-testid=usage] [data-testid=usage-chart]")
 	if chart.Length() != 1 {
 		t.Fatal("no usage chart on the pod page")
@@ -275,27 +226,27 @@ func TestPodPageChartsItsUsage(t *testing.T) {
 	if src := chart.AttrOr("data-usage-src", ""); src != "/c/dev/api/v1/namespaces/demo/pods/web-5d9-a/usage" {
 		t.Errorf("chart source = %q", src)
 	}
-	wantHistory := strconv.FormatInt(sampledAt.Unix(), 10) + ",13," + strconv.Itoa(64<<20)
+	wantHistory := strconv.FormatInt(webtest.SampledAt.Unix(), 10) + ",13," + strconv.Itoa(64<<20)
 	if got := chart.AttrOr("data-usage-history", ""); got != wantHistory {
 		t.Errorf("history = %q, want %q", got, wantHistory)
 	}
 	if every := chart.AttrOr("data-usage-every", ""); every != "15000" {
 		t.Errorf("period = %q ms, want metrics-server's window", every)
 	}
-	if got := texts(doc, "[data-testid=usage-latest]"); strings.Join(got, ",") != "13m,64Mi" {
+	if got := webtest.Texts(doc, "[data-testid=usage-latest]"); strings.Join(got, ",") != "13m,64Mi" {
 		t.Errorf("latest = %v", got)
 	}
 	if got := doc.Find("[data-testid=usage-svg]").Length(); got != 2 {
 		t.Errorf("%d sparklines, want CPU and memory", got)
 	}
-	fields := strings.Join(texts(doc, "[data-testid=usage-fields] dt, [data-testid=usage-fields] dd"), ",")
+	fields := strings.Join(webtest.Texts(doc, "[data-testid=usage-fields] dt, [data-testid=usage-fields] dd"), ",")
 	if fields != "CPU requested,100m,Memory requested,64Mi,CPU limit,500m,Memory limit,128Mi" {
 		t.Errorf("requests and limits = %s", fields)
 	}
 
 	// A pod metrics-server has not scraped yet: an empty chart that waits.
-	_, body = h.get(t, "/c/dev/api/v1/namespaces/demo/pods/web-5d9-b", http.StatusOK)
-	doc = parse(t, body)
+	_, body = h.Get(t, "/c/dev/api/v1/namespaces/demo/pods/web-5d9-b", http.StatusOK)
+	doc = webtest.Parse(t, body)
 	chart = doc.Find("[data-testid=usage-chart]")
 	if chart.Length() != 1 || chart.AttrOr("data-usage-history", "x") != "" || !strings.Contains(chart.Text(), "Waiting for metrics-server") {
 		t.Errorf("chart of a pod without a sample: %q", chart.Text())
@@ -303,26 +254,26 @@ func TestPodPageChartsItsUsage(t *testing.T) {
 
 	// A user who may not read metrics gets the page without the section.
 	fake.FailResource("metrics.k8s.io", "pods", apitest.Forbidden("jane", "get", "metrics.k8s.io", "pods", "web-5d9-a"))
-	_, body = h.get(t, "/c/dev/api/v1/namespaces/demo/pods/web-5d9-a", http.StatusOK)
-	if parse(t, body).Find("[data-testid=usage]").Length() != 0 {
+	_, body = h.Get(t, "/c/dev/api/v1/namespaces/demo/pods/web-5d9-a", http.StatusOK)
+	if webtest.Parse(t, body).Find("[data-testid=usage]").Length() != 0 {
 		t.Error("usage section despite a forbidden metrics request")
 	}
 }
 
 func TestNodePageChartsItsUsageAgainstAllocatable(t *testing.T) {
-	h, _ := usageHarness(t, true)
-	_, body := h.get(t, "/c/dev/api/v1/nodes/node-1", http.StatusOK)
-	doc := parse(t, body)
+	h, _ := webtest.Usage(t, true)
+	_, body := h.Get(t, "/c/dev/api/v1/nodes/node-1", http.StatusOK)
+	doc := webtest.Parse(t, body)
 	if src := doc.Find("[data-testid=usage-chart]").AttrOr("data-usage-src", ""); src != "/c/dev/api/v1/nodes/node-1/usage" {
 		t.Errorf("chart source = %q", src)
 	}
-	if got := strings.Join(texts(doc, "[data-testid=usage-latest]"), ","); got != "250m,2048Mi" {
+	if got := strings.Join(webtest.Texts(doc, "[data-testid=usage-latest]"), ","); got != "250m,2048Mi" {
 		t.Errorf("latest = %s", got)
 	}
 	if every := doc.Find("[data-testid=usage-chart]").AttrOr("data-usage-every", ""); every != "20000" {
 		t.Errorf("period = %q ms, want the node's 20 s window", every)
 	}
-	if got := strings.Join(texts(doc, "[data-testid=usage-fields] dd"), ","); got != "4,8192Mi" {
+	if got := strings.Join(webtest.Texts(doc, "[data-testid=usage-fields] dd"), ","); got != "4,8192Mi" {
 		t.Errorf("allocatable = %s", got)
 	}
 }
@@ -330,17 +281,17 @@ func TestNodePageChartsItsUsageAgainstAllocatable(t *testing.T) {
 // Workload pages sum the samples of the pods their selector matches, in one
 // request.
 func TestWorkloadPagesSumTheirPods(t *testing.T) {
-	h, fake := usageHarness(t, true)
-	fake.Add(apitest.PodMetrics("demo", "web-5d9-b", map[string]string{"app": "web"}, sampledAt, 15*time.Second,
+	h, fake := webtest.Usage(t, true)
+	fake.Add(apitest.PodMetrics("demo", "web-5d9-b", map[string]string{"app": "web"}, webtest.SampledAt, 15*time.Second,
 		apitest.ContainerUsage{Name: "app", CPU: "7m", Memory: "32Mi"}))
 	for _, path := range []string{
 		"/c/dev/apis/apps/v1/namespaces/demo/deployments/web",
 		"/c/dev/apis/apps/v1/namespaces/demo/replicasets/web-5d9",
 	} {
 		fake.ResetRequests()
-		_, body := h.get(t, path, http.StatusOK)
-		doc := parse(t, body)
-		if got := strings.Join(texts(doc, "[data-testid=usage-fields] dd"), ","); got != "20m,96Mi" {
+		_, body := h.Get(t, path, http.StatusOK)
+		doc := webtest.Parse(t, body)
+		if got := strings.Join(webtest.Texts(doc, "[data-testid=usage-fields] dd"), ","); got != "20m,96Mi" {
 			t.Errorf("%s: usage = %s, want 13m+7m, 64Mi+32Mi", path, got)
 		}
 		if note := doc.Find("[data-testid=usage-note]").Text(); !strings.Contains(note, "2 pods") || !strings.Contains(note, "app=web") {
@@ -349,34 +300,34 @@ func TestWorkloadPagesSumTheirPods(t *testing.T) {
 		if doc.Find("[data-usage-src]").Length() != 0 {
 			t.Errorf("%s: a workload has no chart", path)
 		}
-		reqs := metricsRequests(fake)
+		reqs := webtest.MetricsRequests(fake)
 		if len(reqs) != 1 || reqs[0].RequestURI() != "/apis/metrics.k8s.io/v1beta1/namespaces/demo/pods?labelSelector=app%3Dweb" {
 			t.Errorf("%s: metrics requests = %v", path, reqs)
 		}
 	}
 	// Other kinds have no usage, and ask for none.
 	fake.ResetRequests()
-	h.get(t, "/c/dev/api/v1/namespaces/demo/services", http.StatusOK)
-	if reqs := metricsRequests(fake); len(reqs) != 0 {
+	h.Get(t, "/c/dev/api/v1/namespaces/demo/services", http.StatusOK)
+	if reqs := webtest.MetricsRequests(fake); len(reqs) != 0 {
 		t.Errorf("a services list asked for metrics: %v", reqs)
 	}
 }
 
 func TestUsageEndpoint(t *testing.T) {
-	h, fake := usageHarness(t, true)
+	h, fake := webtest.Usage(t, true)
 	const path = "/c/dev/api/v1/namespaces/demo/pods/web-5d9-a/usage"
-	older := sampledAt.Add(-15 * time.Second).Unix()
+	older := webtest.SampledAt.Add(-15 * time.Second).Unix()
 	prev := strconv.FormatInt(older, 10) + ",10," + strconv.Itoa(60<<20)
 
 	// The current sample joins the page's history.
-	resp, body := h.get(t, path+"?history="+url.QueryEscape(prev), http.StatusOK)
+	resp, body := h.Get(t, path+"?history="+url.QueryEscape(prev), http.StatusOK)
 	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/html") {
 		t.Errorf("Content-Type = %q", ct)
 	}
-	doc := parse(t, body)
+	doc := webtest.Parse(t, body)
 	chart := doc.Find("[data-testid=usage-chart]")
 	history := chart.AttrOr("data-usage-history", "")
-	want := prev + ";" + strconv.FormatInt(sampledAt.Unix(), 10) + ",13," + strconv.Itoa(64<<20)
+	want := prev + ";" + strconv.FormatInt(webtest.SampledAt.Unix(), 10) + ",13," + strconv.Itoa(64<<20)
 	if history != want {
 		t.Errorf("history = %q, want %q", history, want)
 	}
@@ -384,8 +335,8 @@ func TestUsageEndpoint(t *testing.T) {
 		t.Error("the endpoint answered a whole page, not the chart")
 	}
 	// metrics-server still serves the same sample: nothing is added.
-	_, body = h.get(t, path+"?history="+url.QueryEscape(history), http.StatusOK)
-	if again := parse(t, body).Find("[data-testid=usage-chart]").AttrOr("data-usage-history", ""); again != history {
+	_, body = h.Get(t, path+"?history="+url.QueryEscape(history), http.StatusOK)
+	if again := webtest.Parse(t, body).Find("[data-testid=usage-chart]").AttrOr("data-usage-history", ""); again != history {
 		t.Errorf("the same sample was added twice: %q", again)
 	}
 
@@ -404,10 +355,10 @@ func TestUsageEndpoint(t *testing.T) {
 		{"a node", "/c/dev/api/v1/nodes/node-1/usage", http.StatusOK},
 		{"a kind without usage", "/c/dev/api/v1/namespaces/demo/services/web/usage", http.StatusNotFound},
 	} {
-		t.Run(tc.name, func(t *testing.T) { h.get(t, tc.path, tc.want) })
+		t.Run(tc.name, func(t *testing.T) { h.Get(t, tc.path, tc.want) })
 	}
 	fake.FailResource("metrics.k8s.io", "pods", apitest.Forbidden("jane", "get", "metrics.k8s.io", "pods", "web-5d9-a"))
-	h.get(t, path, http.StatusForbidden)
+	h.Get(t, path, http.StatusForbidden)
 }
 
 // A user the server would refuse metrics gets pods and workloads without
@@ -416,57 +367,57 @@ func TestUsageEndpoint(t *testing.T) {
 // role aggregates it, gets the columns.
 func TestUsageOnlyForUsersWhoMayReadMetrics(t *testing.T) {
 	const metricsToken = "metrics-token"
-	ac := accessRules()
+	ac := webtest.AccessRules()
 	ac.Users[metricsToken] = apitest.User{Name: "carol@example.com", Groups: []string{"tabula:viewers", "tabula:metrics"}}
 	ac.Rules = append(ac.Rules, apitest.Rule{Groups: []string{"tabula:metrics"}, Namespaces: []string{"demo"},
 		Verbs: []string{"get", "list"}, APIGroups: []string{"metrics.k8s.io"}, Resources: []string{"pods"}})
-	h := newAccessConsole(t, ac, apitest.MetricsV1Beta1())
-	h.fake.Add(apitest.PodMetrics("demo", "web-1", map[string]string{"app": "web"}, sampledAt, 15*time.Second,
+	h := webtest.WithAccess(t, ac, apitest.MetricsV1Beta1())
+	h.Fake.Add(apitest.PodMetrics("demo", "web-1", map[string]string{"app": "web"}, webtest.SampledAt, 15*time.Second,
 		apitest.ContainerUsage{Name: "app", CPU: "13m", Memory: "64Mi"}))
 	const (
 		podsPath = "/c/dev/api/v1/namespaces/demo/pods"
 		podPath  = podsPath + "/web-1"
 	)
 
-	h.fake.ResetRequests()
-	for _, path := range []string{podsPath, podPath, webPath} {
-		doc := parse(t, h.getAs(t, viewerToken, path, http.StatusOK))
-		if hs := strings.Join(headers(doc), ","); strings.Contains(hs, "CPU") {
+	h.Fake.ResetRequests()
+	for _, path := range []string{podsPath, podPath, webtest.WebPath} {
+		doc := webtest.Parse(t, h.GetAs(t, webtest.ViewerToken, path, http.StatusOK))
+		if hs := strings.Join(webtest.Columns(doc), ","); strings.Contains(hs, "CPU") {
 			t.Errorf("%s as a viewer without metrics: headers %s", path, hs)
 		}
 		if doc.Find("[data-testid=usage]").Length() != 0 {
 			t.Errorf("%s as a viewer without metrics: a usage section", path)
 		}
 	}
-	if reqs := metricsRequests(h.fake); len(reqs) != 0 {
+	if reqs := webtest.MetricsRequests(h.Fake); len(reqs) != 0 {
 		t.Errorf("metrics requests for a user the server would refuse: %v", reqs)
 	}
 
-	doc := parse(t, h.getAs(t, metricsToken, podsPath, http.StatusOK))
+	doc := webtest.Parse(t, h.GetAs(t, metricsToken, podsPath, http.StatusOK))
 	if got := lastTwo(rowCells(doc, "demo/web-1")); got != "13m,64Mi" {
 		t.Errorf("usage of web-1 for a metrics reader = %s", got)
 	}
-	doc = parse(t, h.getAs(t, metricsToken, podPath, http.StatusOK))
+	doc = webtest.Parse(t, h.GetAs(t, metricsToken, podPath, http.StatusOK))
 	if doc.Find("[data-testid=usage-chart]").Length() != 1 {
 		t.Error("no usage chart for a metrics reader")
 	}
-	doc = parse(t, h.getAs(t, metricsToken, webPath, http.StatusOK))
-	if got := strings.Join(texts(doc, "[data-testid=usage-fields] dd"), ","); got != "13m,64Mi" {
+	doc = webtest.Parse(t, h.GetAs(t, metricsToken, webtest.WebPath, http.StatusOK))
+	if got := strings.Join(webtest.Texts(doc, "[data-testid=usage-fields] dd"), ","); got != "13m,64Mi" {
 		t.Errorf("deployment usage for a metrics reader = %s", got)
 	}
 
 	// A live list told the page has usage columns, by a user the server
 	// would refuse (a page from before a RoleBinding was removed, or a
 	// forged URL), keeps the columns with dashes and asks nothing.
-	rv, _ := parse(t, h.getAs(t, viewerToken, podsPath, http.StatusOK)).Find("[data-testid=live-list]").Attr("data-rv")
-	c := h.dialAs(t, viewerToken, podsPath+"?usage=on&resourceVersion="+rv)
-	h.fake.ResetRequests()
-	h.fake.Modify(podGVK, "demo", "web-1", setPhase("Failed"))
-	m := c.listMessage(5*time.Second, func(m list.Message) bool { return m.Type == "MODIFIED" && m.Key == "demo/web-1" })
-	if cells := texts(parse(t, "<table><tbody>"+m.HTML+"</tbody></table>"), "td"); lastTwo(cells) != "—,—" {
+	rv, _ := webtest.Parse(t, h.GetAs(t, webtest.ViewerToken, podsPath, http.StatusOK)).Find("[data-testid=live-list]").Attr("data-rv")
+	c := h.DialAs(t, webtest.ViewerToken, podsPath+"?usage=on&resourceVersion="+rv)
+	h.Fake.ResetRequests()
+	h.Fake.Modify(webtest.PodGVK, "demo", "web-1", webtest.SetPhase("Failed"))
+	m := webtest.NextData(c, 5*time.Second, func(m list.Message) bool { return m.Type == "MODIFIED" && m.Key == "demo/web-1" })
+	if cells := webtest.Texts(webtest.Parse(t, "<table><tbody>"+m.HTML+"</tbody></table>"), "td"); lastTwo(cells) != "—,—" {
 		t.Errorf("pushed row for a refused user = %v, want dashes", cells)
 	}
-	if reqs := metricsRequests(h.fake); len(reqs) != 0 {
+	if reqs := webtest.MetricsRequests(h.Fake); len(reqs) != 0 {
 		t.Errorf("a refused user's live list asked metrics.k8s.io: %v", reqs)
 	}
 }
@@ -478,13 +429,13 @@ func TestUsageOnlyForUsersWhoMayReadMetrics(t *testing.T) {
 // field selector (which narrows the list but not metrics-server's answer)
 // is judged by what metrics-server would return.
 func TestLongListsAskForNoUsage(t *testing.T) {
-	h, fake := usageHarness(t, true)
+	h, fake := webtest.Usage(t, true)
 	bulk := make([]*unstructured.Unstructured, 0, 2010)
 	for i := range 2010 {
 		bulk = append(bulk, apitest.Pod("bulk", "bulk-"+strconv.Itoa(10000+i), map[string]string{"app": "bulk"}))
 	}
 	fake.Add(bulk...)
-	fake.Add(apitest.PodMetrics("bulk", "bulk-10000", map[string]string{"app": "bulk"}, sampledAt, 15*time.Second,
+	fake.Add(apitest.PodMetrics("bulk", "bulk-10000", map[string]string{"app": "bulk"}, webtest.SampledAt, 15*time.Second,
 		apitest.ContainerUsage{Name: "app", CPU: "5m", Memory: "16Mi"}))
 
 	for _, tc := range []struct {
@@ -510,11 +461,11 @@ func TestLongListsAskForNoUsage(t *testing.T) {
 		{"/c/dev/api/v1/namespaces/demo/pods?labelSelector=app%3Dweb&limit=1", "demo/web-5d9-a", "13m,64Mi", ""},
 	} {
 		fake.ResetRequests()
-		_, body := h.get(t, tc.path, http.StatusOK)
-		doc := parse(t, body)
-		hs := strings.Join(headers(doc), ",")
+		_, body := h.Get(t, tc.path, http.StatusOK)
+		doc := webtest.Parse(t, body)
+		hs := strings.Join(webtest.Columns(doc), ",")
 		remark := doc.Find("[data-testid=page-info] [data-testid=usage-omitted]")
-		asked := len(metricsRequests(fake)) > 0
+		asked := len(webtest.MetricsRequests(fake)) > 0
 		if tc.omitted == "" {
 			if got := lastTwo(rowCells(doc, tc.key)); got != tc.usage {
 				t.Errorf("%s: usage of %s = %s, want %s", tc.path, tc.key, got, tc.usage)
@@ -537,46 +488,46 @@ func TestLongListsAskForNoUsage(t *testing.T) {
 
 	// A later page of a long list counts the list, whatever page number
 	// its URL claims.
-	_, body := h.get(t, "/c/dev/api/v1/namespaces/bulk/pods", http.StatusOK)
-	next := parse(t, body).Find("[data-testid=page-next]").AttrOr("href", "")
+	_, body := h.Get(t, "/c/dev/api/v1/namespaces/bulk/pods", http.StatusOK)
+	next := webtest.Parse(t, body).Find("[data-testid=page-next]").AttrOr("href", "")
 	if !strings.Contains(next, "page=2") {
 		t.Fatalf("next page link %q", next)
 	}
 	fake.ResetRequests()
-	_, body = h.get(t, strings.Replace(next, "page=2", "page=1", 1), http.StatusOK)
-	if why := parse(t, body).Find("[data-testid=usage-omitted]").AttrOr("title", ""); !strings.Contains(why, "holds more") {
+	_, body = h.Get(t, strings.Replace(next, "page=2", "page=1", 1), http.StatusOK)
+	if why := webtest.Parse(t, body).Find("[data-testid=usage-omitted]").AttrOr("title", ""); !strings.Contains(why, "holds more") {
 		t.Errorf("later page of a long list: remark titled %q", why)
 	}
-	if reqs := metricsRequests(fake); len(reqs) != 0 {
+	if reqs := webtest.MetricsRequests(fake); len(reqs) != 0 {
 		t.Errorf("a later page of a long list asked metrics.k8s.io: %v", reqs)
 	}
 
 	// The second page of a short list gets usage too.
-	_, body = h.get(t, "/c/dev/api/v1/namespaces/demo/pods?limit=1", http.StatusOK)
-	next = parse(t, body).Find("[data-testid=page-next]").AttrOr("href", "")
+	_, body = h.Get(t, "/c/dev/api/v1/namespaces/demo/pods?limit=1", http.StatusOK)
+	next = webtest.Parse(t, body).Find("[data-testid=page-next]").AttrOr("href", "")
 	if next == "" {
 		t.Fatal("no next page link")
 	}
-	_, body = h.get(t, next, http.StatusOK)
-	if got := strings.Join(headers(parse(t, body)), ","); !strings.HasSuffix(got, "CPU,Memory") {
+	_, body = h.Get(t, next, http.StatusOK)
+	if got := strings.Join(webtest.Columns(webtest.Parse(t, body)), ","); !strings.HasSuffix(got, "CPU,Memory") {
 		t.Errorf("second page headers = %s", got)
 	}
 
 	// Live rows of a long list match its columns, and ask nothing either.
 	const bulkPath = "/c/dev/api/v1/namespaces/bulk/pods"
-	_, body = h.get(t, bulkPath, http.StatusOK)
-	live := parse(t, body).Find("[data-testid=live-list]")
+	_, body = h.Get(t, bulkPath, http.StatusOK)
+	live := webtest.Parse(t, body).Find("[data-testid=live-list]")
 	if got := live.AttrOr("data-usage", ""); got != "" {
 		t.Errorf("data-usage of a long list = %q, want none", got)
 	}
-	c := h.dial(t, bulkPath+"?resourceVersion="+live.AttrOr("data-rv", ""))
+	c := h.Dial(t, bulkPath+"?resourceVersion="+live.AttrOr("data-rv", ""))
 	fake.ResetRequests()
-	fake.Modify(podGVK, "bulk", "bulk-10000", setPhase("Failed"))
-	m := c.listMessage(5*time.Second, func(m list.Message) bool { return m.Type == "MODIFIED" && m.Key == "bulk/bulk-10000" })
-	if cells := texts(parse(t, "<table><tbody>"+m.HTML+"</tbody></table>"), "td"); len(cells) != 5 {
+	fake.Modify(webtest.PodGVK, "bulk", "bulk-10000", webtest.SetPhase("Failed"))
+	m := webtest.NextData(c, 5*time.Second, func(m list.Message) bool { return m.Type == "MODIFIED" && m.Key == "bulk/bulk-10000" })
+	if cells := webtest.Texts(webtest.Parse(t, "<table><tbody>"+m.HTML+"</tbody></table>"), "td"); len(cells) != 5 {
 		t.Errorf("pushed row of a long list = %v, want the page's five cells", cells)
 	}
-	if reqs := metricsRequests(fake); len(reqs) != 0 {
+	if reqs := webtest.MetricsRequests(fake); len(reqs) != 0 {
 		t.Errorf("a live long list asked metrics.k8s.io: %v", reqs)
 	}
 }
@@ -589,24 +540,24 @@ func TestUsageWhereTheServerCountsNothing(t *testing.T) {
 	fake.Add(
 		apitest.Pod("demo", "web-a", map[string]string{"app": "web"}),
 		apitest.Pod("demo", "web-b", map[string]string{"app": "web"}),
-		apitest.PodMetrics("demo", "web-a", map[string]string{"app": "web"}, sampledAt, 15*time.Second,
+		apitest.PodMetrics("demo", "web-a", map[string]string{"app": "web"}, webtest.SampledAt, 15*time.Second,
 			apitest.ContainerUsage{Name: "app", CPU: "13m", Memory: "64Mi"}),
 	)
-	h := newConsole(t, fake, "dev")
+	h := webtest.Start(t, fake, webtest.Options{})
 	const path = "/c/dev/api/v1/namespaces/demo/pods"
 
-	_, body := h.get(t, path, http.StatusOK)
-	if got := lastTwo(rowCells(parse(t, body), "demo/web-a")); got != "13m,64Mi" {
+	_, body := h.Get(t, path, http.StatusOK)
+	if got := lastTwo(rowCells(webtest.Parse(t, body), "demo/web-a")); got != "13m,64Mi" {
 		t.Errorf("usage on a whole list = %s", got)
 	}
 
 	fake.ResetRequests()
-	_, body = h.get(t, path+"?limit=1", http.StatusOK)
-	doc := parse(t, body)
+	_, body = h.Get(t, path+"?limit=1", http.StatusOK)
+	doc := webtest.Parse(t, body)
 	if why := doc.Find("[data-testid=usage-omitted]").AttrOr("title", ""); !strings.Contains(why, "does not say how long") {
 		t.Errorf("paged list: remark titled %q", why)
 	}
-	if reqs := metricsRequests(fake); len(reqs) != 0 {
+	if reqs := webtest.MetricsRequests(fake); len(reqs) != 0 {
 		t.Errorf("a list of unknown length asked metrics.k8s.io: %v", reqs)
 	}
 
@@ -623,8 +574,8 @@ func TestUsageWhereTheServerCountsNothing(t *testing.T) {
 			`"columnDefinitions":[{"name":"Name","type":"string","format":"name"}],`+
 			`"rows":[{"cells":["web-a"],"object":{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{"name":"web-a","namespace":"demo"}}}]}`)
 	})
-	_, body = h.get(t, path+"?fieldSelector=metadata.name%3Dweb-a", http.StatusOK)
-	doc = parse(t, body)
+	_, body = h.Get(t, path+"?fieldSelector=metadata.name%3Dweb-a", http.StatusOK)
+	doc = webtest.Parse(t, body)
 	if why := doc.Find("[data-testid=usage-omitted]").AttrOr("title", ""); !strings.Contains(why, "could not tell") || !strings.Contains(why, "etcd is sulking") {
 		t.Errorf("failed count: remark titled %q", why)
 	}

@@ -1,0 +1,23 @@
+package web
+
+import "github.com/labstack/echo/v4"
+
+// What the external tests (package web_test, over web/webtest) reach
+// inside the server.
+
+// NewAssets builds the fingerprinted asset set of fsys under base.
+var NewAssets = newAssets
+
+// AssetURL is the URL the server serves the static file name at.
+func (s *Server) AssetURL(name string) string { return s.assets.URL(name) }
+
+// AssetURLs are the served URLs of every static file, by name.
+func (s *Server) AssetURLs() map[string]string { return s.assets.urls }
+
+// Echo is the server's router, for tests that add a route or a middleware.
+func (s *Server) Echo() *echo.Echo { return s.echo }
+
+// RequireContext is the middleware of the /c/:context routes.
+func (s *Server) RequireContext(next echo.HandlerFunc) echo.HandlerFunc {
+	return s.env.RequireContext(next)
+}
