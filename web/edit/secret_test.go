@@ -1,4 +1,4 @@
-package web_test
+package edit_test
 
 import (
 	"encoding/base64"
