@@ -1,4 +1,4 @@
-package web_test
+package exec_test
 
 import (
 	"context"
