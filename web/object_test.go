@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/tabula-console/tabula/apiclient/apitest"
+	"github.com/tabula-console/tabula/web/object"
 	"github.com/tabula-console/tabula/web/webtest"
 )
 
@@ -134,4 +136,34 @@ func TestMissingObjectOffersTheList(t *testing.T) {
 	if !found {
 		t.Error("the 404 page does not offer the list")
 	}
+}
+
+// An object page's live sections re-render when the object changes.
+func TestLiveObjectPushesItsSectionsOnChange(t *testing.T) {
+	h := webtest.Pods(t)
+	const path = "/c/dev/api/v1/namespaces/demo/pods/web-1"
+	_, body := h.Get(t, path, http.StatusOK)
+	if live, _ := webtest.Parse(t, body).Find("[data-testid=object-live]").Attr("data-live"); live != "object" {
+		t.Fatalf("object page is not live: %q", live)
+	}
+	c := h.Dial(t, path)
+	// One watch on the object, one on its events.
+	if !h.Fake.AwaitOpenWatches(2, 5*time.Second) {
+		t.Fatalf("%d upstream watches, want 2", h.Fake.OpenWatches())
+	}
+	h.Fake.Modify(webtest.PodGVK, "demo", "web-1", webtest.SetPhase("Failed"))
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		ch, payload := c.Frame(time.Until(deadline))
+		var m object.SectionsMessage
+		if ch != 1 || json.Unmarshal(payload, &m) != nil || m.Type != "SECTIONS" {
+			continue
+		}
+		if strings.Contains(m.Sections["header"], "Failed") && strings.Contains(m.Sections["conditions"], "Ready") {
+			if _, ok := m.Sections["events"]; ok {
+				return
+			}
+		}
+	}
+	t.Fatal("no SECTIONS message with the new phase")
 }

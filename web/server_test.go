@@ -4,9 +4,11 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/labstack/echo/v4"
@@ -364,4 +366,66 @@ func TestAllowedHostsAreServed(t *testing.T) {
 	if rec.Code != http.StatusOK {
 		t.Fatalf("allowed host: status %d", rec.Code)
 	}
+}
+
+func TestUnknownResourceIs404(t *testing.T) {
+	h, _ := webtest.Demo(t, apitest.Options{})
+	_, body := h.Get(t, "/c/dev/apis/nope.example.com/v1/things", http.StatusNotFound)
+	if !strings.Contains(webtest.Parse(t, body).Find("[data-testid=error-message]").Text(), "does not serve") {
+		t.Error("no clear message for an unknown resource")
+	}
+}
+
+func TestJumpResolvesLikeKubectl(t *testing.T) {
+	h, _ := webtest.Demo(t, apitest.Options{})
+	for q, want := range map[string]string{
+		"sts":                        "/c/dev/apis/apps/v1/namespaces/demo/statefulsets",
+		"deploy":                     "/c/dev/apis/apps/v1/namespaces/demo/deployments",
+		"Pod":                        "/c/dev/api/v1/namespaces/demo/pods",
+		"deployments.apps":           "/c/dev/apis/apps/v1/namespaces/demo/deployments",
+		"bos":                        "/c/dev/apis/policy.example.com/v1/sessions",
+		"session.policy.example.com": "/c/dev/apis/policy.example.com/v1/sessions",
+	} {
+		resp, _ := h.Get(t, "/c/dev/jump?namespace=demo&q="+url.QueryEscape(q), http.StatusSeeOther)
+		if got := resp.Header.Get("Location"); got != want {
+			t.Errorf("jump %q → %q, want %q", q, got, want)
+		}
+	}
+	_, body := h.Get(t, "/c/dev/jump?q=all", http.StatusOK)
+	if n := webtest.Parse(t, body).Find("[data-testid=jump-results] li").Length(); n < 3 {
+		t.Errorf("category all matched %d resources", n)
+	}
+	h.Get(t, "/c/dev/jump?q=nonsense", http.StatusNotFound)
+}
+
+// A WebSocket is counted as the 101 it was, not as a 200 page, and its
+// lifetime is not a response time.
+func TestWebSocketsAreCountedAsSwitchingProtocols(t *testing.T) {
+	h := webtest.Pods(t)
+	c := h.Dial(t, "/c/dev/api/v1/namespaces/demo/pods")
+	_ = c.Conn.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		_, body := h.Get(t, "/metrics", http.StatusOK)
+		if strings.Contains(body, `tabula_http_requests_total{code="101",method="GET",route="/c/:context/api/*"} 1`) {
+			if strings.Contains(body, `tabula_http_request_duration_seconds_count{route="/c/:context/api/*"}`) {
+				t.Error("the WebSocket's lifetime was observed as a response time")
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no 101 counted for the live list:\n%s", grepLines(body, "tabula_http_requests_total"))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func grepLines(s, substr string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, substr) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }

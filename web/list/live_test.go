@@ -1,4 +1,4 @@
-package web_test
+package list_test
 
 import (
 	"encoding/json"
@@ -15,7 +15,6 @@ import (
 
 	"github.com/tabula-console/tabula/apiclient/apitest"
 	"github.com/tabula-console/tabula/web/list"
-	"github.com/tabula-console/tabula/web/object"
 	"github.com/tabula-console/tabula/web/webtest"
 )
 
@@ -199,36 +198,6 @@ func TestLiveListConnectionsLeakNoGoroutines(t *testing.T) {
 	}
 }
 
-// An object page's live sections re-render when the object changes.
-func TestLiveObjectPushesItsSectionsOnChange(t *testing.T) {
-	h := webtest.Pods(t)
-	const path = "/c/dev/api/v1/namespaces/demo/pods/web-1"
-	_, body := h.Get(t, path, http.StatusOK)
-	if live, _ := webtest.Parse(t, body).Find("[data-testid=object-live]").Attr("data-live"); live != "object" {
-		t.Fatalf("object page is not live: %q", live)
-	}
-	c := h.Dial(t, path)
-	// One watch on the object, one on its events.
-	if !h.Fake.AwaitOpenWatches(2, 5*time.Second) {
-		t.Fatalf("%d upstream watches, want 2", h.Fake.OpenWatches())
-	}
-	h.Fake.Modify(webtest.PodGVK, "demo", "web-1", webtest.SetPhase("Failed"))
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		ch, payload := c.Frame(time.Until(deadline))
-		var m object.SectionsMessage
-		if ch != 1 || json.Unmarshal(payload, &m) != nil || m.Type != "SECTIONS" {
-			continue
-		}
-		if strings.Contains(m.Sections["header"], "Failed") && strings.Contains(m.Sections["conditions"], "Ready") {
-			if _, ok := m.Sections["events"]; ok {
-				return
-			}
-		}
-	}
-	t.Fatal("no SECTIONS message with the new phase")
-}
-
 // While the API server is away (a restart), the live list keeps its tab and
 // retries; when the server is back the tab sees what changed meanwhile.
 func TestLiveListRecoversWhenTheAPIServerComesBack(t *testing.T) {
@@ -266,36 +235,4 @@ func TestLiveListRecoversWhenTheAPIServerComesBack(t *testing.T) {
 	if m.Key != "demo/web-2" || !strings.Contains(m.HTML, "Failed") {
 		t.Fatalf("after recovery: %+v", m)
 	}
-}
-
-// A WebSocket is counted as the 101 it was, not as a 200 page, and its
-// lifetime is not a response time.
-func TestWebSocketsAreCountedAsSwitchingProtocols(t *testing.T) {
-	h := webtest.Pods(t)
-	c := h.Dial(t, "/c/dev/api/v1/namespaces/demo/pods")
-	_ = c.Conn.Close()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		_, body := h.Get(t, "/metrics", http.StatusOK)
-		if strings.Contains(body, `tabula_http_requests_total{code="101",method="GET",route="/c/:context/api/*"} 1`) {
-			if strings.Contains(body, `tabula_http_request_duration_seconds_count{route="/c/:context/api/*"}`) {
-				t.Error("the WebSocket's lifetime was observed as a response time")
-			}
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no 101 counted for the live list:\n%s", grepLines(body, "tabula_http_requests_total"))
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-func grepLines(s, substr string) string {
-	var out []string
-	for _, l := range strings.Split(s, "\n") {
-		if strings.Contains(l, substr) {
-			out = append(out, l)
-		}
-	}
-	return strings.Join(out, "\n")
 }

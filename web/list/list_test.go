@@ -1,4 +1,4 @@
-package web_test
+package list_test
 
 import (
 	"bytes"
@@ -205,36 +205,6 @@ func TestForbiddenListNamesVerbAndResource(t *testing.T) {
 	if !strings.Contains(doc.Find("[data-testid=error-message]").Text(), `cannot list resource "secrets"`) {
 		t.Error("the server's message is missing")
 	}
-}
-
-func TestUnknownResourceIs404(t *testing.T) {
-	h, _ := webtest.Demo(t, apitest.Options{})
-	_, body := h.Get(t, "/c/dev/apis/nope.example.com/v1/things", http.StatusNotFound)
-	if !strings.Contains(webtest.Parse(t, body).Find("[data-testid=error-message]").Text(), "does not serve") {
-		t.Error("no clear message for an unknown resource")
-	}
-}
-
-func TestJumpResolvesLikeKubectl(t *testing.T) {
-	h, _ := webtest.Demo(t, apitest.Options{})
-	for q, want := range map[string]string{
-		"sts":                        "/c/dev/apis/apps/v1/namespaces/demo/statefulsets",
-		"deploy":                     "/c/dev/apis/apps/v1/namespaces/demo/deployments",
-		"Pod":                        "/c/dev/api/v1/namespaces/demo/pods",
-		"deployments.apps":           "/c/dev/apis/apps/v1/namespaces/demo/deployments",
-		"bos":                        "/c/dev/apis/policy.example.com/v1/sessions",
-		"session.policy.example.com": "/c/dev/apis/policy.example.com/v1/sessions",
-	} {
-		resp, _ := h.Get(t, "/c/dev/jump?namespace=demo&q="+url.QueryEscape(q), http.StatusSeeOther)
-		if got := resp.Header.Get("Location"); got != want {
-			t.Errorf("jump %q → %q, want %q", q, got, want)
-		}
-	}
-	_, body := h.Get(t, "/c/dev/jump?q=all", http.StatusOK)
-	if n := webtest.Parse(t, body).Find("[data-testid=jump-results] li").Length(); n < 3 {
-		t.Errorf("category all matched %d resources", n)
-	}
-	h.Get(t, "/c/dev/jump?q=nonsense", http.StatusNotFound)
 }
 
 func TestNamespacePickerRedirectsKeepingFilters(t *testing.T) {
