@@ -1,4 +1,4 @@
-package web_test
+package logs_test
 
 import (
 	"fmt"
