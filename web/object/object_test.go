@@ -1,4 +1,4 @@
-package web_test
+package object_test
 
 import (
 	"encoding/json"
