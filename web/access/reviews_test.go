@@ -1,4 +1,4 @@
-package web_test
+package access_test
 
 import (
 	"net/http"
@@ -10,6 +10,12 @@ import (
 	"github.com/tabula-console/tabula/apiclient/apitest"
 	"github.com/tabula-console/tabula/web/webtest"
 )
+
+// The access reviews as the pages use them, over webtest.WithAccess (a fake
+// that authorizes as kube-apiserver does, requests acting as the token they
+// carry): no reviews without the API, one answer per identity, a bounded
+// number per page, the sidebar's dimming, and the server's refusal winning
+// over a cached answer.
 
 func TestWithoutAnAuthorizationAPIEveryActionIsOffered(t *testing.T) {
 	ac := webtest.AccessRules()
