@@ -25,6 +25,7 @@ import (
 	"github.com/tabula-console/tabula/apiclient/apitest"
 	"github.com/tabula-console/tabula/static"
 	"github.com/tabula-console/tabula/streaming"
+	"github.com/tabula-console/tabula/web/csrf"
 	"github.com/tabula-console/tabula/web/page"
 )
 
@@ -1097,7 +1098,7 @@ func TestDebugContainer(t *testing.T) {
 	f.fake.ResetRequests()
 	noToken := url.Values{}
 	for k, v := range form.values {
-		if k != page.CSRFField {
+		if k != csrf.Field {
 			noToken[k] = v
 		}
 	}
@@ -1213,7 +1214,7 @@ func TestDebugOnAServerWithoutEphemeralContainers(t *testing.T) {
 		t.Error("the terminal page offers Debug")
 	}
 	b.get(termPod+"/debug", http.StatusNotFound)
-	b.post(termPod+"/debug", url.Values{page.CSRFField: {b.csrfToken()}, "image": {"busybox"}}, http.StatusNotFound, nil)
+	b.post(termPod+"/debug", url.Values{csrf.Field: {b.csrfToken()}, "image": {"busybox"}}, http.StatusNotFound, nil)
 	b.get(termWorkload+"/debug", http.StatusNotFound)
 	if ws := f.fake.Writes(); len(ws) != 0 {
 		t.Errorf("writes %v", ws)

@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/tabula-console/tabula/streaming"
+	"github.com/tabula-console/tabula/web/csrf"
 	"github.com/tabula-console/tabula/web/page"
 )
 
@@ -31,7 +32,7 @@ func (s *Server) routes() *echo.Echo {
 	// not a read, so no write can be routed around it, and UpgradeOrigin
 	// every WebSocket handshake, so no stream can; both run after the host
 	// check so their Origin checks compare with a vouched-for Host.
-	e.Use(headRestored, requestLog(s.log), s.metrics.middleware, s.idle.middleware, recoverPanics(s.log), securityHeaders(s.auth.FormActions()), s.hosts.check, s.env.UpgradeOrigin, limitBody, s.auth.Middleware, page.CSRF, page.Flashes, page.Theme, page.CollectWarnings)
+	e.Use(headRestored, requestLog(s.log), s.metrics.middleware, s.idle.middleware, recoverPanics(s.log), securityHeaders(s.auth.FormActions()), s.hosts.check, s.env.UpgradeOrigin, limitBody, s.auth.Middleware, csrf.Protect, page.Flashes, page.Theme, page.CollectWarnings)
 	bounded := s.env.Bounded
 
 	// Operations.

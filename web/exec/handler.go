@@ -20,6 +20,7 @@ import (
 	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/streaming"
 	"github.com/tabula-console/tabula/views"
+	"github.com/tabula-console/tabula/web/csrf"
 	"github.com/tabula-console/tabula/web/page"
 )
 
@@ -185,7 +186,7 @@ func (h *Handler) terminal(c echo.Context, t page.Target, attach bool) error {
 		// Before any upstream call: the socket must come from the page.
 		// The page's socket URL always names the container.
 		scope := scopeOf(c, t, c.QueryParam("container"), attach)
-		if !checkToken(page.CSRFSecret(c.Request().Context()), scope, offeredToken(c.Request()), h.now()) {
+		if !checkToken(csrf.Secret(c.Request().Context()), scope, offeredToken(c.Request()), h.now()) {
 			return echo.NewHTTPError(http.StatusForbidden, "This terminal was not opened from its own page, or the page is too old: reload it.")
 		}
 	}
@@ -205,7 +206,7 @@ func (h *Handler) terminal(c echo.Context, t page.Target, attach bool) error {
 		Context:  client.ContextName(),
 		Pods:     t.Resource,
 		Target:   tg,
-		Token:    issueToken(page.CSRFSecret(ctx), tg.scope, h.now()),
+		Token:    issueToken(csrf.Secret(ctx), tg.scope, h.now()),
 		Permits:  permits,
 		CanDebug: page.CanDebug(t.Resource),
 	})

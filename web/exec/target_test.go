@@ -15,7 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/tabula-console/tabula/apiclient"
-	"github.com/tabula-console/tabula/web/page"
+	"github.com/tabula-console/tabula/web/csrf"
 )
 
 func TestParseCommand(t *testing.T) {
@@ -138,7 +138,7 @@ func TestTokenOpensOnlyItsTerminal(t *testing.T) {
 	if !checkToken("csrf-secret", scope, again, now) {
 		t.Error("the second page's token is refused")
 	}
-	raw, _ := page.UnmaskSecret(tok)
+	raw, _ := csrf.Unmask(tok)
 	if checkToken("csrf-secret", scope, base64.RawURLEncoding.EncodeToString(raw), now) {
 		t.Error("an unmasked token was accepted")
 	}

@@ -9,8 +9,7 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
-
-	"github.com/tabula-console/tabula/web/page"
+	"github.com/tabula-console/tabula/web/csrf"
 )
 
 // A terminal's socket must come from the terminal page itself. The Origin
@@ -52,17 +51,17 @@ func (s tokenScope) mac(secret string, expires int64) []byte {
 }
 
 // issueToken makes the page's token: the expiry and the MAC, masked
-// (page.MaskSecret) so that the page, compressed, does not give it away.
+// (csrf.Mask) so that the page, compressed, does not give it away.
 func issueToken(secret string, s tokenScope, now time.Time) string {
 	expires := now.Add(tokenLifetime).Unix()
 	var b [8]byte
 	binary.BigEndian.PutUint64(b[:], uint64(expires))
-	return page.MaskSecret(append(b[:], s.mac(secret, expires)...))
+	return csrf.Mask(append(b[:], s.mac(secret, expires)...))
 }
 
 // checkToken verifies the token a handshake offers.
 func checkToken(secret string, s tokenScope, token string, now time.Time) bool {
-	raw, ok := page.UnmaskSecret(token)
+	raw, ok := csrf.Unmask(token)
 	if secret == "" || !ok || len(raw) != 8+sha256.Size {
 		return false
 	}
