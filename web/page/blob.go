@@ -2,6 +2,7 @@ package page
 
 import (
 	"context"
+	"net/http"
 	"slices"
 	"strconv"
 
@@ -12,14 +13,26 @@ import (
 
 type headKey struct{}
 
-// MarkHead records that the request is a HEAD served as a GET: its body
-// is dropped, so there is nothing to compress.
+// MarkHead serves a HEAD request as its GET, as RFC 9110 asks: echo routes
+// the very request net/http handed it, so that one becomes a GET, and the
+// handlers get a copy that remembers it (IsHead). RestoreHead gives it back
+// its HEAD after routing: net/http reads the method of its own request to
+// send no body, even when a handler flushes.
 func MarkHead(c echo.Context) {
-	req := c.Request()
-	c.SetRequest(req.WithContext(context.WithValue(req.Context(), headKey{}, true)))
+	served := c.Request()
+	served.Method = http.MethodGet
+	c.SetRequest(served.WithContext(context.WithValue(served.Context(), headKey{}, served)))
 }
 
-// IsHead says whether MarkHead marked the request.
+// RestoreHead gives the request MarkHead marked its HEAD back, once routed.
+func RestoreHead(c echo.Context) {
+	if served, ok := c.Request().Context().Value(headKey{}).(*http.Request); ok {
+		served.Method = http.MethodHead
+	}
+}
+
+// IsHead says whether MarkHead marked the request: its body is dropped,
+// so there is nothing to compress.
 func IsHead(c echo.Context) bool { return c.Request().Context().Value(headKey{}) != nil }
 
 // ReleasePooled drops what the Env keeps only for speed (pooled
