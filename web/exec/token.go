@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gorilla/websocket"
+	"github.com/tabula-console/tabula/streaming"
 	"github.com/tabula-console/tabula/web/csrf"
 )
 
@@ -74,7 +74,7 @@ func checkToken(secret string, s tokenScope, token string, now time.Time) bool {
 
 // offeredToken is the token among a handshake's subprotocols.
 func offeredToken(r *http.Request) string {
-	for _, p := range websocket.Subprotocols(r) {
+	for _, p := range streaming.Subprotocols(r) {
 		if t, ok := strings.CutPrefix(p, tokenProtocolPrefix); ok {
 			return t
 		}
