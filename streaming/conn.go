@@ -27,6 +27,9 @@ var ErrClosed = errors.New("streaming: closed")
 const (
 	CloseNormal    = websocket.CloseNormalClosure // the stream ended
 	CloseGoingAway = websocket.CloseGoingAway     // the server is shutting down
+	// CloseTryAgainLater: the stream failed in a way a reconnect may mend
+	// (a 5xx or 429 upstream).
+	CloseTryAgainLater = websocket.CloseTryAgainLater
 )
 
 // Options tune a Conn. Zero fields take the defaults.
@@ -84,6 +87,9 @@ func refuse(w http.ResponseWriter, status int, msg string) *UpgradeError {
 	http.Error(w, msg, status)
 	return &UpgradeError{Status: status, Message: msg}
 }
+
+// Subprotocols are the subprotocols a WebSocket handshake offers, in order.
+func Subprotocols(r *http.Request) []string { return websocket.Subprotocols(r) }
 
 // IsUpgrade reports whether r asks for a WebSocket upgrade.
 func IsUpgrade(r *http.Request) bool {

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/tabula-console/tabula/apiclient/apitest"
-	"github.com/tabula-console/tabula/web/page"
+	"github.com/tabula-console/tabula/web/csrf"
 	"github.com/tabula-console/tabula/web/webtest"
 )
 
@@ -32,7 +32,7 @@ func TestPagesSetTheCSRFCookie(t *testing.T) {
 	}
 	token := b.CSRFToken()
 	first := b.Form(p, "[data-testid=edit-form]").Get("_csrf")
-	if raw, ok := page.UnmaskSecret(first); token == "" || !ok || string(raw) != token {
+	if raw, ok := csrf.Unmask(first); token == "" || !ok || string(raw) != token {
 		t.Errorf("the form's _csrf = %q, want the cookie's %q masked", first, token)
 	}
 	// The cookie is kept: the next page does not set another.
@@ -42,7 +42,7 @@ func TestPagesSetTheCSRFCookie(t *testing.T) {
 			t.Errorf("a page replaced the browser's token: %v", c)
 		}
 	}
-	if got, _ := page.UnmaskSecret(b.Form(p, `form[action$="/restart"]`).Get("_csrf")); string(got) != token {
+	if got, _ := csrf.Unmask(b.Form(p, `form[action$="/restart"]`).Get("_csrf")); string(got) != token {
 		t.Errorf("the object page's restart form carries _csrf for %q, want %q", got, token)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/views"
+	"github.com/tabula-console/tabula/web/kube"
 	"github.com/tabula-console/tabula/web/page"
 )
 
@@ -47,7 +48,7 @@ func (s *Server) home(c echo.Context) error {
 }
 
 func groupView(ctx context.Context, contextName string, g apiclient.Group) views.APIGroup {
-	display := page.GroupLabel(g.Name)
+	display := kube.GroupLabel(g.Name)
 	vg := views.APIGroup{
 		Anchor:   page.GroupAnchor(g.Name),
 		Name:     display,
@@ -102,7 +103,7 @@ func (s *Server) jump(c echo.Context) error {
 		p.Matches = append(p.Matches, views.APIResource{
 			Name:       r.Name,
 			Kind:       r.Kind,
-			Group:      page.GroupLabel(r.Group) + "/" + r.Version,
+			Group:      kube.GroupLabel(r.Group) + "/" + r.Version,
 			Href:       page.ResourceURL(ctx, client.ContextName(), r, ns, ""),
 			Namespaced: r.Namespaced,
 			ShortNames: r.ShortNames,

@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/tabula-console/tabula/streaming"
+	"github.com/tabula-console/tabula/web/csrf"
 	"github.com/tabula-console/tabula/web/page"
 )
 
@@ -31,7 +32,7 @@ func (s *Server) routes() *echo.Echo {
 	// not a read, so no write can be routed around it, and UpgradeOrigin
 	// every WebSocket handshake, so no stream can; both run after the host
 	// check so their Origin checks compare with a vouched-for Host.
-	e.Use(headRestored, requestLog(s.log), s.metrics.middleware, s.idle.middleware, recoverPanics(s.log), securityHeaders(s.auth.FormActions()), s.hosts.check, s.env.UpgradeOrigin, limitBody, s.auth.Middleware, page.CSRF, page.Flashes, page.Theme, page.CollectWarnings)
+	e.Use(headRestored, requestLog(s.log), s.metrics.middleware, s.idle.middleware, recoverPanics(s.log), securityHeaders(s.auth.FormActions()), s.hosts.check, s.env.UpgradeOrigin, limitBody, s.auth.Middleware, csrf.Protect, page.Flashes, page.Theme, page.CollectWarnings)
 	bounded := s.env.Bounded
 
 	// Operations.
@@ -215,33 +216,20 @@ func (s *Server) boundedTarget(h page.ResourceHandler) page.ResourceHandler {
 
 // headAsGet serves HEAD as the GET of the same URL, as RFC 9110 asks
 // (curl -I, uptime checks), and every middleware (sign-in, CSRF, headers)
-// runs as for the GET. echo routes the very request net/http handed it, so
-// this pre-routing step turns that one into a GET; headRestored then
-// gives it back its HEAD.
+// runs as for the GET. It runs before routing; headRestored, the first step
+// after it, gives net/http back its HEAD (page.MarkHead says why).
 func headAsGet(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		if c.Request().Method == http.MethodHead {
-			c.Request().Method = http.MethodGet
 			page.MarkHead(c)
 		}
 		return next(c)
 	}
 }
 
-// headRestored, the first step after routing, hands the handlers a GET
-// copy of a HEAD request and gives net/http back its HEAD: net/http reads
-// the method of the request it made to decide that the response has no
-// body. So it sends the GET's headers, Content-Length included, drops the
-// body even when a handler flushes (a chunked HEAD would otherwise carry
-// a terminating chunk), and keeps the connection for the next request.
 func headRestored(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if page.IsHead(c) {
-			served := c.Request()
-			get := served.WithContext(served.Context())
-			served.Method = http.MethodHead
-			c.SetRequest(get)
-		}
+		page.RestoreHead(c)
 		return next(c)
 	}
 }

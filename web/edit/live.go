@@ -57,7 +57,7 @@ func (h *Handler) follow(stream *page.Stream, t page.Target, loaded string) erro
 	// and opening this stream is reported too. An expired version relists
 	// (ADDED of the current object), which reports it if it differs.
 	first := true
-	err := page.KeepWatching(ctx, func(ctx context.Context, from string, emit func(apiclient.WatchEvent)) error {
+	err := streaming.KeepWatching(ctx, page.Watches(), func(ctx context.Context, from string, emit func(apiclient.WatchEvent)) error {
 		if first {
 			from, first = loaded, false
 		}

@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/tabula-console/tabula/apiclient"
+	"github.com/tabula-console/tabula/web/kube"
 	"github.com/tabula-console/tabula/web/page"
 )
 
@@ -21,7 +22,7 @@ const restartAnnotation = "kubectl.kubernetes.io/restartedAt"
 // template's restartedAt annotation, guarded by the resourceVersion the
 // object page showed.
 func (h *Handler) Restart(c echo.Context, t page.Target) error {
-	if !page.Restartable(t.Resource) {
+	if !kube.Restartable(t.Resource) {
 		return echo.NewHTTPError(http.StatusMethodNotAllowed, fmt.Sprintf("%s cannot be restarted: only Deployments, StatefulSets and DaemonSets roll their pods.", t.Resource.Name))
 	}
 	patch := map[string]any{"spec": map[string]any{"template": map[string]any{"metadata": map[string]any{

@@ -15,6 +15,7 @@ import (
 
 	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/views"
+	"github.com/tabula-console/tabula/web/kube"
 	"github.com/tabula-console/tabula/web/page"
 )
 
@@ -30,7 +31,7 @@ type debugForm struct {
 // DebugForm serves …/pods/{name}/debug: the form that adds a debug
 // container.
 func (h *Handler) DebugForm(c echo.Context, t page.Target) error {
-	if !page.CanDebug(t.Resource) {
+	if !kube.CanDebug(t.Resource) {
 		return noDebug(t.Resource)
 	}
 	ctx := c.Request().Context()
@@ -38,15 +39,14 @@ func (h *Handler) DebugForm(c echo.Context, t page.Target) error {
 	if err != nil {
 		return page.WithAction(err, "get", t.Resource, t.Path.Namespace, page.ResourceURL(ctx, t.Client.ContextName(), t.Resource, t.Path.Namespace, ""))
 	}
-	_, def := podContainers(pod)
-	f := debugForm{Image: DefaultDebugImage, Target: def, Name: apiclient.DebugContainerName(podContainerNames(pod)), ResourceVersion: pod.ResourceVersion}
+	f := debugForm{Image: DefaultDebugImage, Target: kube.DefaultContainer(pod), Name: apiclient.DebugContainerName(kube.ContainerNames(kube.PodContainers(pod))), ResourceVersion: pod.ResourceVersion}
 	return h.renderDebug(c, t, pod, f, "", http.StatusOK)
 }
 
 // Debug serves the form's POST: add the ephemeral container, guarded by
 // the pod's resourceVersion, then open a terminal to it.
 func (h *Handler) Debug(c echo.Context, t page.Target) error {
-	if !page.CanDebug(t.Resource) {
+	if !kube.CanDebug(t.Resource) {
 		return noDebug(t.Resource)
 	}
 	ctx := c.Request().Context()
@@ -62,7 +62,7 @@ func (h *Handler) Debug(c echo.Context, t page.Target) error {
 		return page.WithAction(err, "get", t.Resource, p.Namespace, page.ResourceURL(ctx, client.ContextName(), t.Resource, p.Namespace, ""))
 	}
 	if f.Name == "" {
-		f.Name = apiclient.DebugContainerName(podContainerNames(pod))
+		f.Name = apiclient.DebugContainerName(kube.ContainerNames(kube.PodContainers(pod)))
 	}
 	if msg := validateDebug(f, pod); msg != "" {
 		return h.renderDebug(c, t, pod, f, msg, http.StatusBadRequest)
@@ -120,8 +120,7 @@ func validateDebug(f debugForm, pod *corev1.Pod) string {
 	if errs := validation.IsDNS1123Label(f.Name); len(errs) > 0 {
 		return fmt.Sprintf("%q is not a container name: %s.", f.Name, strings.Join(errs, "; "))
 	}
-	names := podContainerNames(pod)
-	for _, n := range names {
+	for _, n := range kube.ContainerNames(kube.PodContainers(pod)) {
 		if n == f.Name {
 			return fmt.Sprintf("The pod already has a container named %q.", f.Name)
 		}
@@ -136,22 +135,6 @@ func validateDebug(f debugForm, pod *corev1.Pod) string {
 		}
 	}
 	return ""
-}
-
-// podContainerNames are the names of all a pod's containers, which a new
-// one must not repeat.
-func podContainerNames(pod *corev1.Pod) []string {
-	var out []string
-	for _, c := range pod.Spec.InitContainers {
-		out = append(out, c.Name)
-	}
-	for _, c := range pod.Spec.Containers {
-		out = append(out, c.Name)
-	}
-	for _, c := range pod.Spec.EphemeralContainers {
-		out = append(out, c.Name)
-	}
-	return out
 }
 
 func (h *Handler) renderDebug(c echo.Context, t page.Target, pod *corev1.Pod, f debugForm, msg string, status int) error {

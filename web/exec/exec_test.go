@@ -21,8 +21,8 @@ import (
 	"github.com/tabula-console/tabula/apiclient/apitest"
 	"github.com/tabula-console/tabula/streaming"
 	"github.com/tabula-console/tabula/web"
+	"github.com/tabula-console/tabula/web/csrf"
 	"github.com/tabula-console/tabula/web/exec"
-	"github.com/tabula-console/tabula/web/page"
 	"github.com/tabula-console/tabula/web/webtest"
 )
 
@@ -1076,7 +1076,7 @@ func TestDebugContainer(t *testing.T) {
 	f.Fake.ResetRequests()
 	noToken := url.Values{}
 	for k, v := range form.Values {
-		if k != page.CSRFField {
+		if k != csrf.Field {
 			noToken[k] = v
 		}
 	}
@@ -1191,7 +1191,7 @@ func TestDebugOnAServerWithoutEphemeralContainers(t *testing.T) {
 		t.Error("the terminal page offers Debug")
 	}
 	b.Get(termPod+"/debug", http.StatusNotFound)
-	b.Post(termPod+"/debug", url.Values{page.CSRFField: {b.CSRFToken()}, "image": {"busybox"}}, http.StatusNotFound, nil)
+	b.Post(termPod+"/debug", url.Values{csrf.Field: {b.CSRFToken()}, "image": {"busybox"}}, http.StatusNotFound, nil)
 	b.Get(termWorkload+"/debug", http.StatusNotFound)
 	if ws := f.Fake.Writes(); len(ws) != 0 {
 		t.Errorf("writes %v", ws)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/views"
+	"github.com/tabula-console/tabula/web/kube"
 	"github.com/tabula-console/tabula/web/page"
 )
 
@@ -58,7 +59,7 @@ func (h *Handler) Page(c echo.Context, t page.Target) error {
 	if hasUsage {
 		checks = append(checks, usageCheck(metrics, ns))
 	}
-	permits := make(chan page.Permits, 1)
+	permits := make(chan kube.Permits, 1)
 	go func() { permits <- h.env.Permits(ctx, t.Client, checks) }()
 	picker := make(chan views.NamespacePicker, 1)
 	if r.Namespaced {
@@ -113,7 +114,7 @@ func collect(s *apiclient.TableStream) ([]apiclient.Row, error) {
 // createChecks are the access checks of a list page: its Create button's,
 // when it has one.
 func createChecks(r apiclient.Resource, ns string) []apiclient.AccessCheck {
-	if check, ok := page.CreateCheck(r, ns); ok && r.Can("create") {
+	if check, ok := kube.CreateCheck(r, ns); ok && r.Can("create") {
 		return []apiclient.AccessCheck{check}
 	}
 	return nil

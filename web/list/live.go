@@ -23,12 +23,9 @@ import (
 type watchHub = streaming.Hub[apiclient.WatchEvent]
 
 func newWatchHub(log *slog.Logger) *watchHub {
+	w := page.Watches()
 	return streaming.NewHub(streaming.HubConfig[apiclient.WatchEvent]{
-		Log:     log,
-		Key:     watchEventKey,
-		Version: func(e apiclient.WatchEvent) string { return e.ResourceVersion },
-		Expired: apiclient.IsExpired,
-		Fatal:   page.PermanentWatchError,
+		Log: log, Key: watchEventKey, Version: w.Version, Expired: w.Expired, Fatal: w.Fatal,
 	})
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/views"
+	"github.com/tabula-console/tabula/web/kube"
 	"github.com/tabula-console/tabula/web/page"
 )
 
@@ -26,11 +27,11 @@ type Input struct {
 	Table   *apiclient.Table
 	Rows    TableRows
 	Notices []string
-	// Permits answer the page's access checks (page.CreateCheck).
-	Permits page.Permits
+	// Permits answer the page's access checks (kube.CreateCheck).
+	Permits kube.Permits
 	// Kubectl starts the page's kubectl command (page.Env.Kubectl); zero,
 	// it names Resource alone.
-	Kubectl page.KubectlGet
+	Kubectl kube.KubectlGet
 	// Usage, for pods and nodes where the server serves metrics.k8s.io,
 	// adds CPU and memory columns; nil adds none.
 	Usage *Usage
@@ -82,7 +83,7 @@ func Model(ctx context.Context, in Input) views.ListPage {
 	p.Filter = listFilter(base, lq)
 	if r.Can("create") {
 		p.CreateHref = page.NewObjectURL(ctx, in.Context, r, in.Namespace)
-		if check, ok := page.CreateCheck(r, in.Namespace); ok {
+		if check, ok := kube.CreateCheck(r, in.Namespace); ok {
 			p.CreateDenied = in.Permits.Denied(check)
 		}
 	}
@@ -100,10 +101,10 @@ func Model(ctx context.Context, in Input) views.ListPage {
 }
 
 // kubectl is the kubectl command listing what the page lists.
-func kubectl(in Input) page.KubectlGet {
+func kubectl(in Input) kube.KubectlGet {
 	k := in.Kubectl
 	if k.Resource == "" {
-		k = page.KubectlGet{Resource: page.KubectlResource(nil, in.Resource), Namespaced: in.Resource.Namespaced}
+		k = kube.KubectlGet{Resource: kube.KubectlResource(nil, in.Resource), Namespaced: in.Resource.Namespaced}
 	}
 	k.Namespace, k.LabelSelector, k.FieldSelector = in.Namespace, in.Query.LabelSelector, in.Query.FieldSelector
 	if in.Query.Wide {
@@ -205,7 +206,7 @@ func tableView(ctx context.Context, in Input) ([]views.ListColumn, *rowView, int
 		cols = append(cols, views.ListColumn{
 			Name:        col.Name,
 			Description: col.Description,
-			Numeric:     page.Numeric(col.Type),
+			Numeric:     kube.Numeric(col.Type),
 			NameColumn:  i == rv.nameCol,
 			SortHref:    page.WithQuery(base, next.Values()),
 			Sort:        sortState(i == sortCol, desc),
@@ -284,7 +285,7 @@ func (v *rowView) row(row *apiclient.Row, cells []views.Cell) views.ListRow {
 			val = row.Cells[i]
 		}
 		col := v.columns[i]
-		cell := page.FormatCell(val, col.Type, v.now)
+		cell := kube.FormatCell(val, col.Type, v.now)
 		if cell.Time && col.Name == "Age" && row.Object != nil && !row.Object.CreationTimestamp.IsZero() {
 			cell.Title = row.Object.CreationTimestamp.UTC().Format(time.RFC3339)
 		}

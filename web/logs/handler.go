@@ -20,6 +20,7 @@ import (
 	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/streaming"
 	"github.com/tabula-console/tabula/views"
+	"github.com/tabula-console/tabula/web/kube"
 	"github.com/tabula-console/tabula/web/page"
 )
 
@@ -43,7 +44,7 @@ func (h *Handler) Object(c echo.Context, t page.Target) error {
 				return page.WithAction(err, "get", r, p.Namespace, page.ResourceURL(ctx, client.ContextName(), r, p.Namespace, ""))
 			}
 			tg.Pod = pod.Name
-			tg.Containers, tg.Default = podContainers(pod)
+			tg.Containers, tg.Default = kube.ContainerNames(kube.PodContainers(pod)), kube.DefaultContainer(pod)
 			return nil
 		}
 		if !r.Namespaced {

@@ -50,7 +50,7 @@ func (h *Handler) follow(stream *page.Stream, t page.Target) error {
 	watchErr := make(chan error, 1)
 	go func() {
 		opts := apiclient.WatchOptions{Namespace: p.Namespace, FieldSelector: fields.OneTermEqualSelector("metadata.name", p.Name).String()}
-		watchErr <- page.KeepWatching(ctx, func(ctx context.Context, rv string, emit func(apiclient.WatchEvent)) error {
+		watchErr <- streaming.KeepWatching(ctx, page.Watches(), func(ctx context.Context, rv string, emit func(apiclient.WatchEvent)) error {
 			opts.ResourceVersion = rv
 			return client.WatchMeta(ctx, r, opts, emit)
 		}, poke)
@@ -64,7 +64,7 @@ func (h *Handler) follow(stream *page.Stream, t page.Target) error {
 			}
 			opts := apiclient.WatchOptions{Namespace: p.Namespace, FieldSelector: fields.OneTermEqualSelector(field, p.Name).String()}
 			// A refused events watch only means the page's events stay put.
-			_ = page.KeepWatching(ctx, func(ctx context.Context, rv string, emit func(apiclient.WatchEvent)) error {
+			_ = streaming.KeepWatching(ctx, page.Watches(), func(ctx context.Context, rv string, emit func(apiclient.WatchEvent)) error {
 				opts.ResourceVersion = rv
 				return client.WatchMeta(ctx, events, opts, emit)
 			}, poke)

@@ -18,6 +18,7 @@ import (
 	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/streaming"
 	"github.com/tabula-console/tabula/views"
+	"github.com/tabula-console/tabula/web/compress"
 )
 
 // Clusters is what the console needs from apiclient: the known contexts and
@@ -78,7 +79,7 @@ type Env struct {
 	assets views.Assets
 	pages  bufferPool
 	// compressor encodes finished bodies (Blob); nil when disabled.
-	compressor *Compressor
+	compressor *compress.Compressor
 	sockets    Gauge
 	origins    []string
 	mode       string
@@ -116,7 +117,7 @@ func New(cfg Config) (*Env, error) {
 		e.mode = ModeKubeconfig
 	}
 	if !cfg.DisableCompression {
-		e.compressor = NewCompressor()
+		e.compressor = compress.New()
 	}
 	if e.Log == nil {
 		e.Log = slog.New(slog.DiscardHandler)

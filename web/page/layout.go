@@ -8,6 +8,7 @@ import (
 	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/streaming"
 	"github.com/tabula-console/tabula/views"
+	"github.com/tabula-console/tabula/web/kube"
 )
 
 type themeKey struct{}
@@ -139,7 +140,7 @@ func (e *Env) navRules(ctx context.Context, client *apiclient.Client, namespace 
 func NavGroups(ctx context.Context, contextName string, d *apiclient.Discovery, current *apiclient.Resource, namespace string, rules *apiclient.Rules) []views.NavGroup {
 	var out []views.NavGroup
 	for _, g := range d.Groups {
-		ng := views.NavGroup{Label: GroupLabel(g.Name)}
+		ng := views.NavGroup{Label: kube.GroupLabel(g.Name)}
 		for _, r := range g.Resources {
 			if !r.Can("list") {
 				continue
@@ -152,7 +153,7 @@ func NavGroups(ctx context.Context, contextName string, d *apiclient.Discovery, 
 				Current: isCurrent,
 			}
 			if rules != nil && rules.Denies("list", r.Group, r.Name, "", "") {
-				item.Denied = listDenied(r, namespace)
+				item.Denied = kube.ListDenied(r, namespace)
 			}
 			ng.Items = append(ng.Items, item)
 		}
@@ -161,27 +162,6 @@ func NavGroups(ctx context.Context, contextName string, d *apiclient.Discovery, 
 		}
 	}
 	return out
-}
-
-// listDenied is the reason a sidebar link is dimmed.
-func listDenied(r apiclient.Resource, namespace string) string {
-	check := apiclient.AccessCheck{Verb: "list", Group: r.Group, Resource: r.Name}
-	switch {
-	case !r.Namespaced:
-		return DeniedReason(check, "")
-	case namespace == "":
-		return deniedPhrase(check, "across all namespaces", "")
-	}
-	check.Namespace = namespace
-	return DeniedReason(check, "")
-}
-
-// GroupLabel names an API group as pages show it: "core" for the legacy group.
-func GroupLabel(group string) string {
-	if group == "" {
-		return "core"
-	}
-	return group
 }
 
 // WithEditor links the code editor bundle into a page that edits.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/views"
+	"github.com/tabula-console/tabula/web/kube"
 )
 
 // UnservedError is an API path discovery did not resolve, with ways onward
@@ -33,7 +34,7 @@ func (e *UnservedError) Unwrap() error { return e.err }
 
 // GroupAnchor is the id of a group's section on a context's home page.
 func GroupAnchor(group string) string {
-	return "group-" + strings.ReplaceAll(GroupLabel(group), ".", "-")
+	return "group-" + strings.ReplaceAll(kube.GroupLabel(group), ".", "-")
 }
 
 // Unserved adds ways onward to err when it says the API path p is not

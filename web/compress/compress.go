@@ -1,15 +1,16 @@
-package page
+// Package compress encodes the console's finished responses and static
+// assets in the coding a browser accepts (RFC 9110 §12.5.3): brotli or gzip,
+// with bounded pools of writers. It knows nothing of pages or echo.
+package compress
 
 import (
 	"bytes"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/andybalholm/brotli"
 	"github.com/klauspost/compress/gzip"
-	"github.com/labstack/echo/v4"
 )
 
 // Encoding is a content coding the console sends: Brotli, Gzip, or
@@ -42,10 +43,10 @@ const (
 	assetGzipLevel   = gzip.BestCompression
 )
 
-// MinCompressed is the smallest body worth compressing: below it the
+// MinSize is the smallest body worth compressing: below it the
 // saving is a few hundred bytes, less than the response's headers, and
 // fits in the packet the headers go in anyway.
-const MinCompressed = 1024
+const MinSize = 1024
 
 // Compressor compresses finished bodies with pooled writers. The pools are
 // bounded, and Drop empties them: a brotli writer holds 2–3 MB of tables,
@@ -59,8 +60,8 @@ type Compressor struct {
 // pages are usually finished at once; more are made, and dropped, in bursts.
 const pooledWriters = 4
 
-// NewCompressor returns a Compressor with empty pools.
-func NewCompressor() *Compressor {
+// New returns a Compressor with empty pools.
+func New() *Compressor {
 	return &Compressor{
 		br: writerPool[*brotli.Writer]{max: pooledWriters, make: func() *brotli.Writer {
 			return brotli.NewWriterLevel(nil, pageBrotliLevel)
@@ -101,14 +102,6 @@ func (c *Compressor) Compress(dst *bytes.Buffer, enc Encoding, body []byte) erro
 func (c *Compressor) Drop() {
 	c.br.drop()
 	c.gz.drop()
-}
-
-// ReleasePooled drops what the Env keeps only for speed (pooled
-// compressors), before the console hands its spare memory back.
-func (e *Env) ReleasePooled() {
-	if e.compressor != nil {
-		e.compressor.Drop()
-	}
 }
 
 // CompressBest encodes body in enc at the best level that stays quick
@@ -243,53 +236,6 @@ func qValue(params string) (float64, bool) {
 		return q, true
 	}
 	return 1, true
-}
-
-const ctxKeyHead = "tabula.head"
-
-// MarkHead records that the request is a HEAD served as a GET: its body
-// is dropped, so there is nothing to compress.
-func MarkHead(c echo.Context) { c.Set(ctxKeyHead, true) }
-
-// IsHead says whether MarkHead marked the request.
-func IsHead(c echo.Context) bool { return c.Get(ctxKeyHead) != nil }
-
-// Encoding decides the coding of a finished response body of size bytes
-// and says so in Vary, whatever it decides. A response another layer
-// already encoded, a HEAD request's and a body under MinCompressed are
-// sent as they are.
-func (e *Env) Encoding(c echo.Context, size int) Encoding {
-	if e.compressor == nil {
-		return Identity
-	}
-	h := c.Response().Header()
-	if !slices.Contains(h.Values(echo.HeaderVary), echo.HeaderAcceptEncoding) {
-		h.Add(echo.HeaderVary, echo.HeaderAcceptEncoding)
-	}
-	if size < MinCompressed || h.Get(echo.HeaderContentEncoding) != "" || IsHead(c) {
-		return Identity
-	}
-	return Negotiate(c.Request().Header.Get(echo.HeaderAcceptEncoding))
-}
-
-// Blob writes a finished body, compressed as the request accepts, with
-// its Content-Length. Pages, error pages and JSON go through it; streams
-// that flush as they go never do.
-func (e *Env) Blob(c echo.Context, status int, contentType string, body []byte) error {
-	enc := e.Encoding(c, len(body))
-	h := c.Response().Header()
-	if enc == Identity {
-		h.Set(echo.HeaderContentLength, strconv.Itoa(len(body)))
-		return c.Blob(status, contentType, body)
-	}
-	out := e.pages.get()
-	defer e.pages.put(out)
-	if err := e.compressor.Compress(out, enc, body); err != nil {
-		return err
-	}
-	h.Set(echo.HeaderContentEncoding, string(enc))
-	h.Set(echo.HeaderContentLength, strconv.Itoa(out.Len()))
-	return c.Blob(status, contentType, out.Bytes())
 }
 
 // Compressible says whether a content type gains from compression: text,

@@ -1,4 +1,8 @@
-package page
+// Package csrf guards every request that is not a read with a token its
+// form or header must repeat, and refuses writes that a browser says come
+// from another site. It also masks secrets written into pages, so that a
+// compressed page never gives one away (BREACH).
+package csrf
 
 import (
 	"context"
@@ -14,11 +18,11 @@ import (
 	"github.com/tabula-console/tabula/views"
 )
 
-// CSRFField is the form field (and CSRFHeader the header, for scripts) that
-// must carry the token on every request that is not a read.
+// Field is the form field (and Header the header, for scripts) that must
+// carry the token on every request that is not a read.
 const (
-	CSRFField  = "_csrf"
-	CSRFHeader = "X-CSRF-Token"
+	Field  = "_csrf"
+	Header = "X-CSRF-Token"
 )
 
 // csrfCookie names the cookie holding the browser's token. Over TLS it is
@@ -35,27 +39,30 @@ func csrfCookie(secure bool) string {
 // cookies are Secure and __Host- prefixed.
 func IsTLS(c echo.Context) bool { return c.Scheme() == "https" }
 
-const ctxKeyBoundCSRF = "tabula.csrf.bound"
+type boundKey struct{}
 
-// BindCSRF makes token the request's CSRF token instead of the browser's
+// Bind makes token the request's CSRF token instead of the browser's
 // token cookie: sign-in derives it from the session, so a token is good
 // for one session only and changes at every login. The sign-in middleware
 // calls it before CSRF runs.
-func BindCSRF(c echo.Context, token string) { c.Set(ctxKeyBoundCSRF, token) }
+func Bind(c echo.Context, token string) {
+	req := c.Request()
+	c.SetRequest(req.WithContext(context.WithValue(req.Context(), boundKey{}, token)))
+}
 
-// CSRF guards every request that is not a read with a token the form (or
+// Protect guards every request that is not a read with a token the form (or
 // header) must repeat. Signed in, the token is bound to the session
-// (BindCSRF); otherwise it is a double-submit token, the browser's token
+// (Bind); otherwise it is a double-submit token, the browser's token
 // cookie, which a cross-site page can neither read nor set. A request that
 // comes from another origin (Origin or Sec-Fetch-Site says so) is refused
 // even with a token. It sits on the whole server, so no mutating route can
 // forget it.
-func CSRF(next echo.HandlerFunc) echo.HandlerFunc {
+func Protect(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
 		secure := IsTLS(c)
 		name := csrfCookie(secure)
-		token, bound := c.Get(ctxKeyBoundCSRF).(string)
+		token, bound := req.Context().Value(boundKey{}).(string)
 		if !bound {
 			if ck, err := req.Cookie(name); err == nil && validToken(ck.Value) {
 				token = ck.Value
@@ -65,9 +72,9 @@ func CSRF(next echo.HandlerFunc) echo.HandlerFunc {
 			if err := checkSameOrigin(req); err != nil {
 				return err
 			}
-			sent := req.Header.Get(CSRFHeader)
+			sent := req.Header.Get(Header)
 			if sent == "" {
-				sent = req.FormValue(CSRFField)
+				sent = req.FormValue(Field)
 			}
 			if token == "" || !tokenMatches(sent, token) {
 				return echo.NewHTTPError(http.StatusForbidden,
@@ -87,8 +94,8 @@ func CSRF(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		// Forms carry the token masked afresh for this response; the
 		// secret itself stays in the context for what is keyed by it.
-		ctx := context.WithValue(req.Context(), csrfSecretKey{}, token)
-		c.SetRequest(req.WithContext(views.WithCSRFToken(ctx, MaskSecret([]byte(token)))))
+		ctx := context.WithValue(req.Context(), secretKey{}, token)
+		c.SetRequest(req.WithContext(views.WithCSRFToken(ctx, Mask([]byte(token)))))
 		return next(c)
 	}
 }
@@ -97,33 +104,29 @@ func CSRF(next echo.HandlerFunc) echo.HandlerFunc {
 // carries it) or as it is (as the cookie holds it, for clients that send
 // that back).
 func tokenMatches(sent, token string) bool {
-	if raw, ok := UnmaskSecret(sent); ok && len(raw) == len(token) {
+	if raw, ok := Unmask(sent); ok && len(raw) == len(token) {
 		return subtle.ConstantTimeCompare(raw, []byte(token)) == 1
 	}
 	return subtle.ConstantTimeCompare([]byte(sent), []byte(token)) == 1
 }
 
-type csrfSecretKey struct{}
+type secretKey struct{}
 
-// CSRFToken is the request's token as this response's forms carry it
-// (masked), for forms built outside templates.
-func CSRFToken(ctx context.Context) string { return views.CSRFToken(ctx) }
-
-// CSRFSecret is the request's token itself: the session's secret, which
+// Secret is the request's token itself: the session's secret, which
 // keys what a page hands out (web/exec's terminal tokens). Never render it:
-// write CSRFToken, or a value masked with MaskSecret.
-func CSRFSecret(ctx context.Context) string {
-	s, _ := ctx.Value(csrfSecretKey{}).(string)
+// write views.CSRFToken, or a value masked with Mask.
+func Secret(ctx context.Context) string {
+	s, _ := ctx.Value(secretKey{}).(string)
 	return s
 }
 
-// MaskSecret returns secret under a fresh one-time pad, as base64url of
+// Mask returns secret under a fresh one-time pad, as base64url of
 // pad‖(pad XOR secret), as Django and gorilla/csrf mask their tokens. A
 // secret written into compressed pages as it is can be read out, a byte at
 // a time, by a site that makes the browser load pages reflecting its
 // guesses (a label selector, a path) and watches their sizes (BREACH);
 // masked, its bytes differ in every response.
-func MaskSecret(secret []byte) string {
+func Mask(secret []byte) string {
 	b := make([]byte, 2*len(secret))
 	pad, masked := b[:len(secret)], b[len(secret):]
 	_, _ = rand.Read(pad) // never fails (crypto/rand)
@@ -133,10 +136,10 @@ func MaskSecret(secret []byte) string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// UnmaskSecret returns the secret MaskSecret masked into s; ok is false
-// for what MaskSecret cannot have made. The caller compares the secret,
+// Unmask returns the secret Mask masked into s; ok is false
+// for what Mask cannot have made. The caller compares the secret,
 // and its length, with the one it expects.
-func UnmaskSecret(s string) (secret []byte, ok bool) {
+func Unmask(s string) (secret []byte, ok bool) {
 	b, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil || len(b) == 0 || len(b)%2 != 0 {
 		return nil, false
