@@ -158,12 +158,12 @@ func (s *Server) resource(c echo.Context) error {
 	r, err := client.Resource(resolveCtx, p.Group, p.Version, p.Resource)
 	cancel()
 	if err != nil {
-		return page.Unserved(c.Request().Context(), client.ContextName(), p, c.QueryParams(), err)
+		return page.Unserved(page.URLsOf(c.Request().Context()), p, c.QueryParams(), err)
 	}
 	if p.Namespace != "" && !r.Namespaced {
 		return echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("%s is cluster-scoped and has no namespace %q", r.Name, p.Namespace))
 	}
-	t := page.Target{Client: client, Resource: r, Path: p}
+	t := page.Target{Client: client, Resource: r, Path: p, URLs: page.URLsOf(c.Request().Context())}
 	routes := s.dispatch
 	live := streaming.IsUpgrade(c.Request())
 	switch {

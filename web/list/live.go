@@ -76,7 +76,7 @@ func (h *Handler) Live(c echo.Context, t page.Target) error {
 	}
 	f := &follower{
 		env: h.env, watches: h.watches, stream: stream, client: t.Client,
-		in:    Input{Context: t.Client.ContextName(), Resource: r, Namespace: ns, Query: lq},
+		in:    Input{URLs: t.URLs, Resource: r, Namespace: ns, Query: lq},
 		usage: newLiveUsage(c.Request().Context(), h.env, t.Client, r, ns, lq, c.QueryParam("usage") == "on"),
 		// The identity key covers the exact credential: a tab carrying a
 		// refreshed token opens its own upstream, never riding one opened
