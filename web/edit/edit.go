@@ -37,9 +37,6 @@ func New(env *page.Env) *Handler { return &Handler{env: env} }
 // Edit serves GET …/{name}/edit: the object as YAML in the editor.
 func (h *Handler) Edit(c echo.Context, t page.Target) error {
 	ctx := c.Request().Context()
-	if !t.Resource.Can("patch") {
-		return echo.NewHTTPError(http.StatusMethodNotAllowed, fmt.Sprintf("The server does not allow patching %s, so they cannot be edited.", t.Resource.Name))
-	}
 	live, err := t.Client.GetObject(ctx, t.Resource, t.Path.Namespace, t.Path.Name)
 	if err != nil {
 		return page.WithAction(err, "get", t.Resource, t.Path.Namespace, t.ListURL())

@@ -4,7 +4,6 @@ package list
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -42,9 +41,6 @@ func (h *Handler) Close() { h.watches.Close() }
 // Page serves …/{resource}: one page of the list in the server's columns.
 func (h *Handler) Page(c echo.Context, t page.Target) error {
 	r, ns := t.Resource, t.Path.Namespace
-	if !r.Can("list") {
-		return echo.NewHTTPError(http.StatusMethodNotAllowed, fmt.Sprintf("The server does not allow listing %s.", r.Name))
-	}
 	lq, err := ParseQuery(c.QueryParams())
 	if err != nil {
 		return err

@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
-	"net/http"
 	"strings"
 	"time"
 
@@ -63,9 +61,6 @@ type Message struct {
 // rendered exactly as the page renders rows. An expired watch relists.
 func (h *Handler) Live(c echo.Context, t page.Target) error {
 	r, ns := t.Resource, t.Path.Namespace
-	if !r.Can("watch") {
-		return echo.NewHTTPError(http.StatusMethodNotAllowed, fmt.Sprintf("The server does not allow watching %s.", r.Name))
-	}
 	lq, err := ParseQuery(c.QueryParams())
 	if err != nil {
 		return err
