@@ -15,11 +15,11 @@ import (
 )
 
 func (s *Server) root(c echo.Context) error {
-	return c.Redirect(http.StatusFound, string(page.ContextHome(c.Request().Context(), s.env.Clusters.Current())))
+	return c.Redirect(http.StatusFound, string(page.URLsOf(c.Request().Context()).In(s.env.Clusters.Current()).Home()))
 }
 
 func (s *Server) contextRoot(c echo.Context) error {
-	return c.Redirect(http.StatusMovedPermanently, string(page.ContextHome(c.Request().Context(), page.ContextName(c))))
+	return c.Redirect(http.StatusMovedPermanently, string(page.URLsOf(c.Request().Context()).Home()))
 }
 
 // home lists what the server serves, by group.
@@ -42,12 +42,12 @@ func (s *Server) home(c echo.Context) error {
 	}
 	sort.Strings(p.Unavailable)
 	for _, g := range disco.Groups {
-		p.Groups = append(p.Groups, groupView(ctx, client.ContextName(), g))
+		p.Groups = append(p.Groups, groupView(page.URLsOf(ctx), g))
 	}
 	return s.env.Render(c, http.StatusOK, views.Home(p))
 }
 
-func groupView(ctx context.Context, contextName string, g apiclient.Group) views.APIGroup {
+func groupView(u page.URLs, g apiclient.Group) views.APIGroup {
 	display := kube.GroupLabel(g.Name)
 	vg := views.APIGroup{
 		Anchor:   page.GroupAnchor(g.Name),
@@ -59,7 +59,7 @@ func groupView(ctx context.Context, contextName string, g apiclient.Group) views
 		res := views.APIResource{
 			Name:       r.Name,
 			Kind:       r.Kind,
-			Href:       page.ResourceURL(ctx, contextName, r, "", ""),
+			Href:       u.Resource(r, "", ""),
 			Namespaced: r.Namespaced,
 			ShortNames: r.ShortNames,
 			Listable:   r.Can("list"),
@@ -91,8 +91,9 @@ func (s *Server) jump(c echo.Context) error {
 		ns = ""
 	}
 	matches := d.Resolve(q)
+	u := page.URLsOf(ctx)
 	if len(matches) == 1 {
-		return c.Redirect(http.StatusSeeOther, string(page.ResourceURL(ctx, client.ContextName(), matches[0], ns, "")))
+		return c.Redirect(http.StatusSeeOther, string(u.Resource(matches[0], ns, "")))
 	}
 	p := views.JumpPage{
 		Layout: s.env.ContextLayout(ctx, client, "Jump", nil, ns),
@@ -104,7 +105,7 @@ func (s *Server) jump(c echo.Context) error {
 			Name:       r.Name,
 			Kind:       r.Kind,
 			Group:      kube.GroupLabel(r.Group) + "/" + r.Version,
-			Href:       page.ResourceURL(ctx, client.ContextName(), r, ns, ""),
+			Href:       u.Resource(r, ns, ""),
 			Namespaced: r.Namespaced,
 			ShortNames: r.ShortNames,
 			Listable:   r.Can("list"),

@@ -86,7 +86,7 @@ func requestLog(log *slog.Logger) echo.MiddlewareFunc {
 			attrs := []slog.Attr{
 				slog.String("method", c.Request().Method),
 				// The path as sent, base path included.
-				slog.String("path", page.BasePath(c.Request().Context())+c.Request().URL.Path),
+				slog.String("path", page.URLsOf(c.Request().Context()).Base()+c.Request().URL.Path),
 				slog.String("route", c.Path()),
 				slog.Int("status", status),
 				slog.Duration("duration", time.Since(start)),

@@ -73,72 +73,85 @@ func (s *Server) routes() *echo.Echo {
 var publicPaths = []string{"/healthz", "/readyz", "/metrics", assetPrefix}
 
 // resourceRoutes is what /c/{context}/api/* and /apis/* dispatch to, by the
-// shape of the API path after it was resolved through discovery.
+// shape of the API path after it was resolved through discovery. Each row
+// names the verb the server must allow on the resource for it, checked
+// once in resource, and whether it streams: every other row is bounded by
+// the page deadline.
 type resourceRoutes struct {
-	list, liveList     page.ResourceHandler
-	object, liveObject page.ResourceHandler
+	list, liveList     route
+	object, liveObject route
 	// subresources are served by name; any other subresource goes to
 	// otherSubresource.
-	subresources     map[string]page.ResourceHandler
-	otherSubresource page.ResourceHandler
+	subresources     map[string]route
+	otherSubresource route
 	// create is …/{resource}/new; actions are …/{name}/{action}, pages
 	// that change an object. They are served by method; another method
 	// gets 405.
 	create  methods
 	actions map[string]methods
 	// liveEdit follows the object an editor has open.
-	liveEdit page.ResourceHandler
+	liveEdit route
 }
 
-// methods are the handlers of one action path by HTTP method.
-type methods struct{ get, post page.ResourceHandler }
+// route is one row of the table.
+type route struct {
+	serve page.ResourceHandler
+	// verb is what the server must allow on the resource ("" for none the
+	// console can tell from discovery): otherwise 405, before the handler.
+	verb string
+	// stream: the handler bounds only its setup, not the stream itself.
+	stream bool
+}
+
+// methods are the routes of one action path by HTTP method.
+type methods struct{ get, post route }
 
 func (s *Server) resourceRoutes() resourceRoutes {
 	return resourceRoutes{
-		list:       s.boundedTarget(s.list.Page),   // …/{resource}: one page of the list, in the server's Table columns
-		liveList:   s.list.Live,                    // stream: …/{resource} over WebSocket: changed rows, rendered as the page renders them
-		object:     s.boundedTarget(s.object.Page), // …/{resource}/{name}: overview (server or generic describe), ?view=yaml
-		liveObject: s.object.Live,                  // stream: …/{resource}/{name} over WebSocket: the page's live sections
-		subresources: map[string]page.ResourceHandler{
-			"log":    s.logs.Object, // stream: …/pods/{name}/log and …/{workload}/{name}/log (page bounded; WebSocket; ?download=1)
-			"exec":   s.exec.Exec,   // stream: …/pods/{name}/exec: terminal page (bounded), session over WebSocket; …/{workload}/{name}/exec: pick a pod
-			"attach": s.exec.Attach, // stream: …/pods/{name}/attach: terminal joined to the container's process
+		list:       route{serve: s.list.Page, verb: "list"},                  // …/{resource}: one page of the list, in the server's Table columns
+		liveList:   route{serve: s.list.Live, verb: "watch", stream: true},   // …/{resource} over WebSocket: changed rows, rendered as the page renders them
+		object:     route{serve: s.object.Page, verb: "get"},                 // …/{resource}/{name}: overview (server or generic describe), ?view=yaml
+		liveObject: route{serve: s.object.Live, verb: "watch", stream: true}, // …/{resource}/{name} over WebSocket: the page's live sections
+		subresources: map[string]route{
+			"log":    {serve: s.logs.Object, stream: true}, // …/pods/{name}/log and …/{workload}/{name}/log (page bounded; WebSocket; ?download=1)
+			"exec":   {serve: s.exec.Exec, stream: true},   // …/pods/{name}/exec: terminal page (bounded), session over WebSocket; …/{workload}/{name}/exec: pick a pod
+			"attach": {serve: s.exec.Attach, stream: true}, // …/pods/{name}/attach: terminal joined to the container's process
 			// …/pods/{name}/usage and …/nodes/{name}/usage: the object page's usage chart, redrawn with
 			// metrics.k8s.io's current sample added to the page's ?history=; 404 without metrics
-			"usage": s.boundedTarget(s.object.Usage),
+			"usage": {serve: s.object.Usage},
 		},
-		otherSubresource: s.boundedTarget(s.object.Subresource), // …/{name}/status: the status; other served ones 405; else 404
+		otherSubresource: route{serve: s.object.Subresource}, // …/{name}/status: the status; other served ones 405; else 404
 		create: methods{ // …/{resource}/new: YAML editor → dry-run review → POST; apiVersion/kind pick the collection
-			get:  s.boundedTarget(s.edit.New),
-			post: s.boundedTarget(s.edit.Create),
+			get:  route{serve: s.edit.New, verb: "create"},
+			post: route{serve: s.edit.Create, verb: "create"},
 		},
 		actions: map[string]methods{
 			"edit": { // …/{name}/edit: YAML editor → dry-run review → merge patch with resourceVersion; 409 → conflict page
-				get:  s.boundedTarget(s.edit.Edit),
-				post: s.boundedTarget(s.edit.Save),
+				get:  route{serve: s.edit.Edit, verb: "patch"},
+				post: route{serve: s.edit.Save, verb: "patch"},
 			},
 			"delete": { // …/{name}/delete: confirmation (propagation, grace period) → DELETE; shows the server's answer
-				get:  s.boundedTarget(s.edit.ConfirmDelete),
-				post: s.boundedTarget(s.edit.Delete),
+				get:  route{serve: s.edit.ConfirmDelete, verb: "delete"},
+				post: route{serve: s.edit.Delete, verb: "delete"},
 			},
 			"scale": { // …/{name}/scale: replicas through the generic scale subresource, for any resource that has one
-				get:  s.boundedTarget(s.edit.ScaleForm),
-				post: s.boundedTarget(s.edit.Scale),
+				get:  route{serve: s.edit.ScaleForm},
+				post: route{serve: s.edit.Scale},
 			},
 			"restart": { // …/{name}/restart: pod-template annotation patch, as kubectl rollout restart
-				post: s.boundedTarget(s.edit.Restart),
+				post: route{serve: s.edit.Restart, verb: "patch"},
 			},
 			"debug": { // …/pods/{name}/debug: add an ephemeral container (image, target), guarded by resourceVersion → its terminal; 404 where the server has no pods/ephemeralcontainers
-				get:  s.boundedTarget(s.exec.DebugForm),
-				post: s.boundedTarget(s.exec.Debug),
+				get:  route{serve: s.exec.DebugForm},
+				post: route{serve: s.exec.Debug},
 			},
 		},
-		liveEdit: s.edit.Live, // stream: …/{name}/edit over WebSocket: "changed on the server by …" while an editor is open
+		liveEdit: route{serve: s.edit.Live, verb: "watch", stream: true}, // …/{name}/edit over WebSocket: "changed on the server by …" while an editor is open
 	}
 }
 
 // resource resolves an API path under a context through discovery and
-// hands it to its handler.
+// hands it to its route.
 func (s *Server) resource(c echo.Context) error {
 	// The escaped path is /c/{context}/api… or /c/{context}/apis…; the
 	// context segment is skipped as sent, however the browser escaped it.
@@ -157,61 +170,82 @@ func (s *Server) resource(c echo.Context) error {
 	resolveCtx, cancel := s.env.WithDeadline(c.Request().Context())
 	r, err := client.Resource(resolveCtx, p.Group, p.Version, p.Resource)
 	cancel()
+	urls := page.URLsOf(c.Request().Context())
 	if err != nil {
-		return page.Unserved(c.Request().Context(), client.ContextName(), p, c.QueryParams(), err)
+		return page.Unserved(urls, p, c.QueryParams(), err)
 	}
 	if p.Namespace != "" && !r.Namespaced {
 		return echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("%s is cluster-scoped and has no namespace %q", r.Name, p.Namespace))
 	}
-	t := page.Target{Client: client, Resource: r, Path: p}
-	routes := s.dispatch
-	live := streaming.IsUpgrade(c.Request())
+	rt, err := s.dispatch.route(c.Request().Method, p, streaming.IsUpgrade(c.Request()))
+	if err != nil {
+		return err
+	}
+	if rt.verb != "" && !r.Can(rt.verb) {
+		return echo.NewHTTPError(http.StatusMethodNotAllowed, fmt.Sprintf("The server does not allow %s %s.", gerund(rt.verb), r.Name))
+	}
+	t := page.Target{Client: client, Resource: r, Path: p, URLs: urls}
+	if rt.stream {
+		return rt.serve(c, t)
+	}
+	return s.env.Bounded(func(c echo.Context) error { return rt.serve(c, t) })(c)
+}
+
+// route picks the row of an API path, asked with method, live when it is
+// a WebSocket handshake.
+func (rr resourceRoutes) route(method string, p page.APIPath, live bool) (route, error) {
 	switch {
 	case p.Name == newObject && p.Subresource == "":
-		return routes.create.serve(c, t)
+		return rr.create.route(method)
 	case live && p.Subresource == "edit":
-		return routes.liveEdit(c, t)
+		return rr.liveEdit, nil
 	}
-	if action, ok := routes.actions[p.Subresource]; ok && p.Subresource != "" {
-		return action.serve(c, t)
+	if action, ok := rr.actions[p.Subresource]; ok && p.Subresource != "" {
+		return action.route(method)
 	}
 	switch {
-	case c.Request().Method != http.MethodGet:
-		return echo.NewHTTPError(http.StatusMethodNotAllowed, "Only the edit, delete, scale, restart and debug pages of an object, and the new page of a collection, accept forms.")
+	case method != http.MethodGet:
+		return route{}, echo.NewHTTPError(http.StatusMethodNotAllowed, "Only the edit, delete, scale, restart and debug pages of an object, and the new page of a collection, accept forms.")
 	case p.Name == "" && live:
-		return routes.liveList(c, t)
+		return rr.liveList, nil
 	case p.Name == "":
-		return routes.list(c, t)
+		return rr.list, nil
 	case p.Subresource == "" && live:
-		return routes.liveObject(c, t)
+		return rr.liveObject, nil
 	case p.Subresource == "":
-		return routes.object(c, t)
+		return rr.object, nil
 	}
-	if h, ok := routes.subresources[p.Subresource]; ok {
-		return h(c, t)
+	if rt, ok := rr.subresources[p.Subresource]; ok {
+		return rt, nil
 	}
-	return routes.otherSubresource(c, t)
+	return rr.otherSubresource, nil
 }
 
 // newObject is the name segment of the create page, …/{resource}/new. An
 // object named "new" is still reachable through its actions (…/new/edit).
 const newObject = "new"
 
-func (m methods) serve(c echo.Context, t page.Target) error {
-	h := m.get
-	if c.Request().Method == http.MethodPost {
-		h = m.post
+func (m methods) route(method string) (route, error) {
+	rt := m.get
+	if method == http.MethodPost {
+		rt = m.post
 	}
-	if h == nil {
-		return echo.NewHTTPError(http.StatusMethodNotAllowed, fmt.Sprintf("%s is not served here.", c.Request().Method))
+	if rt.serve == nil {
+		return route{}, echo.NewHTTPError(http.StatusMethodNotAllowed, fmt.Sprintf("%s is not served here.", method))
 	}
-	return h(c, t)
+	return rt, nil
 }
 
-func (s *Server) boundedTarget(h page.ResourceHandler) page.ResourceHandler {
-	return func(c echo.Context, t page.Target) error {
-		return s.env.Bounded(func(c echo.Context) error { return h(c, t) })(c)
+// gerund names what a verb does, for the 405 of a resource whose server
+// does not allow it ("The server does not allow watching pods.").
+func gerund(verb string) string {
+	switch verb {
+	case "get":
+		return "reading"
+	case "list", "watch", "patch":
+		return verb + "ing"
 	}
+	return strings.TrimSuffix(verb, "e") + "ing" // create, delete
 }
 
 // headAsGet serves HEAD as the GET of the same URL, as RFC 9110 asks

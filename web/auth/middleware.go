@@ -140,7 +140,7 @@ func (h *Handler) endSession(c echo.Context, s *Session, why string) {
 // the sign-in page and comes back to its URL; anything else gets 401.
 func (h *Handler) signIn(c echo.Context, msg string) error {
 	req := c.Request()
-	to := page.SignInURL(req.Context(), req.URL.RequestURI())
+	to := page.URLsOf(req.Context()).SignIn(req.URL.RequestURI())
 	// The session probe answers scripts, even those that do not say so.
 	if isDocument(req) && req.URL.Path != sessionCheckPath {
 		return c.Redirect(http.StatusFound, string(to))

@@ -258,7 +258,7 @@ func (h *Handler) Callback(c echo.Context) error {
 	if err := h.startSession(c, sessionFrom(t.tokens)); err != nil {
 		return h.sessionFailed(err)
 	}
-	return c.Redirect(http.StatusSeeOther, string(page.ConsoleURL(c.Request().Context(), pl.Return)))
+	return c.Redirect(http.StatusSeeOther, string(page.URLsOf(c.Request().Context()).Console(pl.Return)))
 }
 
 func (h *Handler) exchangeFailed(err error) error {

@@ -1,7 +1,6 @@
 package exec
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -37,7 +36,7 @@ func (h *Handler) DebugForm(c echo.Context, t page.Target) error {
 	ctx := c.Request().Context()
 	pod, err := t.Client.GetPod(ctx, t.Path.Namespace, t.Path.Name)
 	if err != nil {
-		return page.WithAction(err, "get", t.Resource, t.Path.Namespace, page.ResourceURL(ctx, t.Client.ContextName(), t.Resource, t.Path.Namespace, ""))
+		return page.WithAction(err, "get", t.Resource, t.Path.Namespace, t.URLs.Resource(t.Resource, t.Path.Namespace, ""))
 	}
 	f := debugForm{Image: DefaultDebugImage, Target: kube.DefaultContainer(pod), Name: apiclient.DebugContainerName(kube.ContainerNames(kube.PodContainers(pod))), ResourceVersion: pod.ResourceVersion}
 	return h.renderDebug(c, t, pod, f, "", http.StatusOK)
@@ -59,7 +58,7 @@ func (h *Handler) Debug(c echo.Context, t page.Target) error {
 	}
 	pod, err := client.GetPod(ctx, p.Namespace, p.Name)
 	if err != nil {
-		return page.WithAction(err, "get", t.Resource, p.Namespace, page.ResourceURL(ctx, client.ContextName(), t.Resource, p.Namespace, ""))
+		return page.WithAction(err, "get", t.Resource, p.Namespace, t.URLs.Resource(t.Resource, p.Namespace, ""))
 	}
 	if f.Name == "" {
 		f.Name = apiclient.DebugContainerName(kube.ContainerNames(kube.PodContainers(pod)))
@@ -89,7 +88,7 @@ func (h *Handler) Debug(c echo.Context, t page.Target) error {
 		}
 		return h.renderDebug(c, t, pod, f, msg, status)
 	}
-	base := page.ResourceURL(ctx, client.ContextName(), t.Resource, p.Namespace, p.Name)
+	base := t.URLs.Resource(t.Resource, p.Namespace, p.Name)
 	return c.Redirect(http.StatusSeeOther, string(page.WithQuery(base+"/exec", url.Values{"container": {f.Name}})))
 }
 
@@ -139,17 +138,17 @@ func validateDebug(f debugForm, pod *corev1.Pod) string {
 
 func (h *Handler) renderDebug(c echo.Context, t page.Target, pod *corev1.Pod, f debugForm, msg string, status int) error {
 	ctx := c.Request().Context()
-	m := DebugModel(ctx, t.Client.ContextName(), t.Resource, pod, f, msg)
+	m := DebugModel(t.URLs, t.Resource, pod, f, msg)
 	m.Layout = h.env.ContextLayout(ctx, t.Client, pod.Name+" · debug", &t.Resource, pod.Namespace)
 	return h.env.Render(c, status, views.Debug(m))
 }
 
 // DebugModel builds the debug form.
-func DebugModel(ctx context.Context, contextName string, pods apiclient.Resource, pod *corev1.Pod, f debugForm, msg string) views.DebugForm {
-	podHref := page.ResourceURL(ctx, contextName, pods, pod.Namespace, pod.Name)
+func DebugModel(u page.URLs, pods apiclient.Resource, pod *corev1.Pod, f debugForm, msg string) views.DebugForm {
+	podHref := u.Resource(pods, pod.Namespace, pod.Name)
 	m := views.DebugForm{
 		Pod: pod.Name, Namespace: pod.Namespace, PodHref: podHref,
-		Action:          page.ObjectActionURL(ctx, contextName, pods, pod.Namespace, pod.Name, "debug"),
+		Action:          u.Action(pods, pod.Namespace, pod.Name, "debug"),
 		ResourceVersion: f.ResourceVersion,
 		Image:           f.Image, Target: f.Target, Name: f.Name, Error: msg,
 	}

@@ -130,7 +130,7 @@ func (h *Handler) resolve(ctx context.Context, c echo.Context, t page.Target, at
 	client, p := t.Client, t.Path
 	pod, err := client.GetPod(ctx, p.Namespace, p.Name)
 	if err != nil {
-		return target{}, page.WithAction(err, "get", t.Resource, p.Namespace, page.ResourceURL(ctx, client.ContextName(), t.Resource, p.Namespace, ""))
+		return target{}, page.WithAction(err, "get", t.Resource, p.Namespace, t.URLs.Resource(t.Resource, p.Namespace, ""))
 	}
 	tg := target{pod: pod, attach: attach}
 	var def string
@@ -204,7 +204,7 @@ func (h *Handler) terminal(c echo.Context, t page.Target, attach bool) error {
 	client := t.Client
 	permits := h.env.Permits(ctx, client, []apiclient.AccessCheck{kube.TerminalCheck(tg.scope.Subresource, tg.pod.Namespace, tg.pod.Name), kube.DebugCheck(tg.pod.Namespace, tg.pod.Name)})
 	m := Model(ctx, ModelInput{
-		Context:  client.ContextName(),
+		URLs:     t.URLs,
 		Pods:     t.Resource,
 		Target:   tg,
 		Token:    issueToken(csrf.Secret(ctx), tg.scope, h.now()),
@@ -217,7 +217,7 @@ func (h *Handler) terminal(c echo.Context, t page.Target, attach bool) error {
 
 // ModelInput is what a terminal page is built from.
 type ModelInput struct {
-	Context  string
+	URLs     page.URLs
 	Pods     apiclient.Resource
 	Target   target
 	Token    string
@@ -229,7 +229,7 @@ type ModelInput struct {
 func Model(ctx context.Context, in ModelInput) views.TerminalPage {
 	tg := in.Target
 	pod := tg.pod
-	podHref := page.ResourceURL(ctx, in.Context, in.Pods, pod.Namespace, pod.Name)
+	podHref := in.URLs.Resource(in.Pods, pod.Namespace, pod.Name)
 	sub := tg.scope.Subresource
 	p := views.TerminalPage{
 		Pod:            pod.Name,
@@ -275,7 +275,7 @@ func Model(ctx context.Context, in ModelInput) views.TerminalPage {
 	}
 	p.Denied = in.Permits.Denied(kube.TerminalCheck(sub, pod.Namespace, pod.Name))
 	if in.CanDebug && in.Permits.Denied(kube.DebugCheck(pod.Namespace, pod.Name)) == "" {
-		p.DebugHref = page.ObjectActionURL(ctx, in.Context, in.Pods, pod.Namespace, pod.Name, "debug")
+		p.DebugHref = in.URLs.Action(in.Pods, pod.Namespace, pod.Name, "debug")
 	}
 	return p
 }

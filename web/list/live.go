@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
-	"net/http"
 	"strings"
 	"time"
 
@@ -63,9 +61,6 @@ type Message struct {
 // rendered exactly as the page renders rows. An expired watch relists.
 func (h *Handler) Live(c echo.Context, t page.Target) error {
 	r, ns := t.Resource, t.Path.Namespace
-	if !r.Can("watch") {
-		return echo.NewHTTPError(http.StatusMethodNotAllowed, fmt.Sprintf("The server does not allow watching %s.", r.Name))
-	}
 	lq, err := ParseQuery(c.QueryParams())
 	if err != nil {
 		return err
@@ -76,7 +71,7 @@ func (h *Handler) Live(c echo.Context, t page.Target) error {
 	}
 	f := &follower{
 		env: h.env, watches: h.watches, stream: stream, client: t.Client,
-		in:    Input{Context: t.Client.ContextName(), Resource: r, Namespace: ns, Query: lq},
+		in:    Input{URLs: t.URLs, Resource: r, Namespace: ns, Query: lq},
 		usage: newLiveUsage(c.Request().Context(), h.env, t.Client, r, ns, lq, c.QueryParam("usage") == "on"),
 		// The identity key covers the exact credential: a tab carrying a
 		// refreshed token opens its own upstream, never riding one opened

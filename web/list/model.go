@@ -18,7 +18,7 @@ import (
 
 // Input is everything a list page shows, fetched.
 type Input struct {
-	Context   string
+	URLs      page.URLs
 	Resource  apiclient.Resource
 	Namespace string
 	Query     Query
@@ -46,14 +46,14 @@ type TableRows interface {
 }
 
 // base is the page's own URL without a query.
-func (in Input) base(ctx context.Context) templ.SafeURL {
-	return page.ResourceURL(ctx, in.Context, in.Resource, in.Namespace, "")
+func (in Input) base() templ.SafeURL {
+	return in.URLs.Resource(in.Resource, in.Namespace, "")
 }
 
 // Model builds a list page from what was fetched; the handler adds the
 // frame and the namespace picker.
 func Model(ctx context.Context, in Input) views.ListPage {
-	r, lq, base := in.Resource, in.Query, in.base(ctx)
+	r, lq, base := in.Resource, in.Query, in.base()
 	p := views.ListPage{
 		Kind:         r.Kind,
 		Resource:     r.Name,
@@ -68,7 +68,7 @@ func Model(ctx context.Context, in Input) views.ListPage {
 		p.UsageOmitted = in.Usage.Omitted
 	}
 	var rv *rowView
-	p.Columns, rv, p.HiddenColumns = tableView(ctx, in)
+	p.Columns, rv, p.HiddenColumns = tableView(in)
 	if in.Rows != nil && lq.Sort == "" {
 		p.Rows = views.StreamRows(&streamedRows{src: in.Rows, view: rv})
 	} else {
@@ -82,7 +82,7 @@ func Model(ctx context.Context, in Input) views.ListPage {
 	p.WideHref = page.WithQuery(base, wide.Values())
 	p.Filter = listFilter(base, lq)
 	if r.Can("create") {
-		p.CreateHref = page.NewObjectURL(ctx, in.Context, r, in.Namespace)
+		p.CreateHref = in.URLs.New(r, in.Namespace)
 		if check, ok := kube.CreateCheck(r, in.Namespace); ok {
 			p.CreateDenied = in.Permits.Denied(check)
 		}
@@ -150,20 +150,20 @@ func pagerView(base templ.SafeURL, lq Query, t *apiclient.Table) views.Pager {
 // Rows renders the rows of a Table as a page of this list shows them; live
 // updates use it for single rows.
 func Rows(ctx context.Context, in Input) []views.ListRow {
-	_, rv, _ := tableView(ctx, in)
+	_, rv, _ := tableView(in)
 	return rv.rows(in.Table.Rows, in.Query)
 }
 
 // tableView turns the server's Table into visible columns, and the builder
 // of its rows: priority columns only when wide, the name column linked,
 // dates as ages.
-func tableView(ctx context.Context, in Input) ([]views.ListColumn, *rowView, int) {
+func tableView(in Input) ([]views.ListColumn, *rowView, int) {
 	r, namespace, t, lq := in.Resource, in.Namespace, in.Table, in.Query
 	fallback := t.Served == apiclient.JSONFallback || t.Served == apiclient.MetadataList
 	allNamespaces := r.Namespaced && namespace == ""
-	base := in.base(ctx)
+	base := in.base()
 	rv := &rowView{
-		ctx: ctx, in: in, columns: t.Columns, nameCol: -1, now: in.Now,
+		in: in, columns: t.Columns, nameCol: -1, now: in.Now,
 		// Like kubectl -A: an all-namespaces list shows each row's namespace.
 		withNamespace: allNamespaces && !fallback,
 		// Rows of a one-namespace (or cluster-scoped) list share their link prefix.
@@ -220,7 +220,6 @@ func tableView(ctx context.Context, in Input) ([]views.ListColumn, *rowView, int
 
 // rowView builds a page's rows from the server's.
 type rowView struct {
-	ctx           context.Context
 	in            Input
 	columns       []apiclient.Column
 	visible       []int
@@ -277,7 +276,7 @@ func (v *rowView) row(row *apiclient.Row, cells []views.Cell) views.ListRow {
 	// Live updates find rows by this key, with or without object metadata.
 	vr.Key = ns + "/" + name
 	if v.withNamespace {
-		vr.Cells = append(vr.Cells, views.Cell{Text: ns, Href: page.ResourceURL(v.ctx, v.in.Context, v.in.Resource, ns, "")})
+		vr.Cells = append(vr.Cells, views.Cell{Text: ns, Href: v.in.URLs.Resource(v.in.Resource, ns, "")})
 	}
 	for _, i := range v.visible {
 		var val any
@@ -294,7 +293,7 @@ func (v *rowView) row(row *apiclient.Row, cells []views.Cell) views.ListRow {
 			if ns == namespace {
 				cell.Href = v.rowBase + templ.SafeURL(url.PathEscape(name))
 			} else {
-				cell.Href = page.ResourceURL(v.ctx, v.in.Context, v.in.Resource, ns, name)
+				cell.Href = v.in.URLs.Resource(v.in.Resource, ns, name)
 			}
 		}
 		vr.Cells = append(vr.Cells, cell)

@@ -59,7 +59,7 @@ func (h *Handler) Subresource(c echo.Context, t page.Target) error {
 	}
 	return echo.NewHTTPError(http.StatusMethodNotAllowed, fmt.Sprintf(
 		"%s/%s is served, but not as a page: the console has no view of it yet. The object's page is at %s.",
-		t.Resource.Name, sub, page.ResourceURL(c.Request().Context(), t.Client.ContextName(), t.Resource, t.Path.Namespace, t.Path.Name)))
+		t.Resource.Name, sub, t.URLs.Resource(t.Resource, t.Path.Namespace, t.Path.Name)))
 }
 
 func (h *Handler) serve(c echo.Context, t page.Target, view string) error {
@@ -88,7 +88,7 @@ func (h *Handler) serve(c echo.Context, t page.Target, view string) error {
 
 // Input is everything an object page shows, fetched.
 type Input struct {
-	Context   string
+	URLs      page.URLs
 	Resource  apiclient.Resource
 	Namespace string
 	Name      string
@@ -135,8 +135,8 @@ func (h *Handler) load(ctx context.Context, t page.Target, view string, managedF
 // object itself was read.
 func fetch(ctx context.Context, t page.Target, view string, managedFields bool) (Input, error) {
 	client, r, p := t.Client, t.Resource, t.Path
-	in := Input{Context: client.ContextName(), Resource: r, Namespace: p.Namespace, Name: p.Name, View: view, ManagedFields: managedFields, Now: time.Now()}
-	listHref := page.ResourceURL(ctx, in.Context, r, p.Namespace, "")
+	in := Input{URLs: t.URLs, Resource: r, Namespace: p.Namespace, Name: p.Name, View: view, ManagedFields: managedFields, Now: time.Now()}
+	listHref := in.URLs.Resource(r, p.Namespace, "")
 	var err error
 	switch view {
 	case viewYAML:
@@ -190,17 +190,17 @@ func fetchExtras(ctx context.Context, client *apiclient.Client, r apiclient.Reso
 // frame.
 func Model(ctx context.Context, in Input) (views.ObjectPage, error) {
 	r := in.Resource
-	base := page.ResourceURL(ctx, in.Context, r, in.Namespace, in.Name)
+	base := in.URLs.Resource(r, in.Namespace, in.Name)
 	p := views.ObjectPage{
 		Kind:         r.Kind,
 		Name:         in.Name,
 		Namespace:    in.Namespace,
 		GroupVersion: r.GroupVersion().String(),
-		ListHref:     page.ResourceURL(ctx, in.Context, r, "", ""),
+		ListHref:     in.URLs.Resource(r, "", ""),
 		Tabs:         tabs(base, r, in.View),
 	}
 	if in.Namespace != "" {
-		p.NamespaceHref = page.ResourceURL(ctx, in.Context, r, in.Namespace, "")
+		p.NamespaceHref = in.URLs.Resource(r, in.Namespace, "")
 	}
 	obj := in.Object
 	switch {
@@ -228,7 +228,7 @@ func Model(ctx context.Context, in Input) (views.ObjectPage, error) {
 		p.ServerDescribe = serverSections(in.Description)
 	default:
 		p.Source = "Generic describe"
-		p.Generic = genericDescribe(ctx, in)
+		p.Generic = genericDescribe(in)
 	}
 	if obj != nil {
 		if created := obj.GetCreationTimestamp().Time; !created.IsZero() {
@@ -258,7 +258,7 @@ func Model(ctx context.Context, in Input) (views.ObjectPage, error) {
 	if obj != nil {
 		rv = obj.GetResourceVersion()
 	}
-	p.Actions = objectActions(ctx, in.Context, r, in.Namespace, in.Name, rv, in.Permits)
+	p.Actions = objectActions(in.URLs, r, in.Namespace, in.Name, rv, in.Permits)
 	p.Kubectl = kubectl(in).String()
 	p.Usage = usageSection(ctx, in)
 	return p, nil

@@ -166,7 +166,7 @@ func (h *Handler) Usage(c echo.Context, t page.Target) error {
 	if err != nil {
 		return err
 	}
-	base := page.ResourceURL(ctx, t.Client.ContextName(), t.Resource, t.Path.Namespace, t.Path.Name)
+	base := t.URLs.Resource(t.Resource, t.Path.Namespace, t.Path.Name)
 	chart := usageChart(base, t.Resource.Kind, t.Path.Name, addSample(history, s), s.Window)
 	return h.env.Render(c, http.StatusOK, views.UsageChartView(chart))
 }
@@ -352,7 +352,7 @@ func usageSection(ctx context.Context, in Input) *views.UsageSection {
 	if u.Sample != nil {
 		h, window = addSample(nil, *u.Sample), u.Sample.Window
 	}
-	base := page.ResourceURL(ctx, in.Context, in.Resource, in.Namespace, in.Name)
+	base := in.URLs.Resource(in.Resource, in.Namespace, in.Name)
 	chart := usageChart(base, in.Resource.Kind, in.Name, h, window)
 	return &views.UsageSection{Title: "Usage", Chart: &chart, Fields: reserved(in.Resource, in.Object)}
 }

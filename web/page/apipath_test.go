@@ -51,7 +51,7 @@ func TestConsolePathRoundTrips(t *testing.T) {
 		// A cluster-scoped resource never gets a namespace segment.
 		{sessions, "demo", "boot:x3000", "/c/dev/apis/policy.example.com/v1/sessions/boot:x3000", APIPath{Group: "policy.example.com", Version: "v1", Resource: "sessions", Name: "boot:x3000"}},
 	} {
-		got := string(ResourceURL(t.Context(), "dev", tc.r, tc.ns, tc.name))
+		got := string(URLsOf(t.Context()).In("dev").Resource(tc.r, tc.ns, tc.name))
 		if got != tc.want {
 			t.Errorf("ResourceURL = %q, want %q", got, tc.want)
 		}

@@ -151,28 +151,25 @@ type nopGauge struct{}
 func (nopGauge) Inc() {}
 func (nopGauge) Dec() {}
 
-const ctxKeyContextName = "tabula.context"
+type contextNameKey struct{}
 
 // RequireContext resolves the {context} route parameter or fails with 404,
-// and remembers it for Client and ContextName, and the request's AccessKey
-// for the builders of its page.
+// and remembers it in the request's context, for Client, ContextName and
+// URLsOf.
 func (e *Env) RequireContext(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		name := PathParam(c, "context")
 		if _, err := e.Clusters.Context(name); err != nil {
 			return err
 		}
-		c.Set(ctxKeyContextName, name)
-		e.withAccessKey(c)
+		req := c.Request()
+		c.SetRequest(req.WithContext(context.WithValue(req.Context(), contextNameKey{}, name)))
 		return next(c)
 	}
 }
 
 // ContextName is the context a request under /c/{context} addresses.
-func ContextName(c echo.Context) string {
-	name, _ := c.Get(ctxKeyContextName).(string)
-	return name
-}
+func ContextName(c echo.Context) string { return URLsOf(c.Request().Context()).ContextName() }
 
 // Client builds the upstream client for this request's identity and context.
 // In a sign-in mode a request without a signed-in identity fails closed

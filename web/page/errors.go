@@ -190,7 +190,7 @@ func (e *Env) HandleError(err error, c echo.Context) {
 	// (with the request's values, such as the CSP nonce).
 	ctx := context.WithoutCancel(c.Request().Context())
 	if p.Code == http.StatusMisdirectedRequest {
-		p.Layout = e.bareLayout(ctx, p.Title)
+		p.Layout = e.bareLayout(URLsOf(ctx), p.Title)
 	} else {
 		e.frameError(ctx, c, err, &p)
 	}
@@ -210,7 +210,7 @@ func (e *Env) frameError(ctx context.Context, c echo.Context, err error, p *view
 	var signIn *SignInRequired
 	if errors.As(err, &signIn) {
 		// Whoever is not signed in learns nothing about the clusters.
-		p.Layout = e.Layout(ctx, "", p.Title)
+		p.Layout = e.Layout(ctx, URLsOf(ctx).In(""), p.Title)
 		return
 	}
 	if c.Request().Method == http.MethodGet && (p.Code >= 500 || p.Code == http.StatusTooManyRequests) {
@@ -224,26 +224,27 @@ func (e *Env) frameError(ctx context.Context, c echo.Context, err error, p *view
 	if p.Code == http.StatusUnauthorized && name != "" && current.CredentialsDropped {
 		p.Hint = "The API server " + current.Server + " is reached over plain HTTP, and client-go never sends credentials such as a bearer token over plain HTTP, so every request is anonymous. Use an https:// server URL in the kubeconfig."
 	}
-	p.Layout = e.Layout(ctx, name, p.Title)
+	u := URLsOf(ctx).In(name)
+	p.Layout = e.Layout(ctx, u, p.Title)
 	if name != "" {
-		p.Links = append(p.Links, views.Link{Label: "API resources of " + name, Href: ContextHome(ctx, name)})
+		p.Links = append(p.Links, views.Link{Label: "API resources of " + name, Href: u.Home()})
 		return
 	}
 	for _, kc := range e.Clusters.Contexts() {
-		p.Links = append(p.Links, views.Link{Label: "Context " + kc.Name, Href: ContextHome(ctx, kc.Name)})
+		p.Links = append(p.Links, views.Link{Label: "Context " + kc.Name, Href: u.In(kc.Name).Home()})
 	}
 }
 
 // RequestURL is this request's URL, to offer it again. It is request data,
 // so templ sanitises it like any URL the console did not build.
 func RequestURL(c echo.Context) templ.SafeURL {
-	return templ.URL(BasePath(c.Request().Context()) + c.Request().URL.RequestURI())
+	return templ.URL(URLsOf(c.Request().Context()).Base() + c.Request().URL.RequestURI())
 }
 
 // RequestPath is this request's escaped path, base path included, for
 // forms and links that lead back to the same page.
 func RequestPath(c echo.Context) templ.SafeURL {
-	return templ.URL(BasePath(c.Request().Context()) + c.Request().URL.EscapedPath())
+	return templ.URL(URLsOf(c.Request().Context()).Base() + c.Request().URL.EscapedPath())
 }
 
 // ActionError says what the user tried when the server refused, so a 403

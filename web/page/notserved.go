@@ -1,7 +1,6 @@
 package page
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/url"
@@ -41,7 +40,7 @@ func GroupAnchor(group string) string {
 // served (an apiclient.NotServedError); any other error is returned as is.
 // Each link shows the same page (list, object, subresource) in the same
 // namespace with the same query, for the resource it suggests.
-func Unserved(ctx context.Context, contextName string, p APIPath, query url.Values, err error) error {
+func Unserved(u URLs, p APIPath, query url.Values, err error) error {
 	var ns *apiclient.NotServedError
 	if !errors.As(err, &ns) {
 		return err
@@ -53,7 +52,7 @@ func Unserved(ctx context.Context, contextName string, p APIPath, query url.Valu
 			// A namespaced object's URL needs its namespace: offer the list.
 			name = ""
 		}
-		href := ResourceURL(ctx, contextName, r, p.Namespace, name)
+		href := u.Resource(r, p.Namespace, name)
 		if name != "" && p.Subresource != "" {
 			href += "/" + templ.SafeURL(url.PathEscape(p.Subresource))
 		}
@@ -67,7 +66,7 @@ func Unserved(ctx context.Context, contextName string, p APIPath, query url.Valu
 	}
 	for _, g := range ns.ClosestGroups {
 		out.Links = append(out.Links, views.Link{
-			Label: "API group " + g, Href: ContextHome(ctx, contextName) + "#" + templ.SafeURL(GroupAnchor(g)), TestID: "closest-group",
+			Label: "API group " + g, Href: u.Home() + "#" + templ.SafeURL(GroupAnchor(g)), TestID: "closest-group",
 		})
 	}
 	if len(ns.Available) > 0 {
@@ -77,7 +76,7 @@ func Unserved(ctx context.Context, contextName string, p APIPath, query url.Valu
 		}
 	}
 	for _, r := range ns.Available {
-		out.Available = append(out.Available, views.Link{Label: r.Name, Href: ResourceURL(ctx, contextName, r, p.Namespace, "")})
+		out.Available = append(out.Available, views.Link{Label: r.Name, Href: u.Resource(r, p.Namespace, "")})
 	}
 	return out
 }
