@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/labstack/echo/v4"
+
 	"github.com/tabula-console/tabula/web/compress"
 )
 

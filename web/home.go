@@ -50,7 +50,7 @@ func (s *Server) home(c echo.Context) error {
 func groupView(u page.URLs, g apiclient.Group) views.APIGroup {
 	display := kube.GroupLabel(g.Name)
 	vg := views.APIGroup{
-		Anchor:   page.GroupAnchor(g.Name),
+		Anchor:   groupAnchor(g.Name),
 		Name:     display,
 		Version:  g.PreferredVersion,
 		Versions: g.Versions,

@@ -172,7 +172,7 @@ func (s *Server) resource(c echo.Context) error {
 	cancel()
 	urls := page.URLsOf(c.Request().Context())
 	if err != nil {
-		return page.Unserved(urls, p, c.QueryParams(), err)
+		return unserved(urls, p, c.QueryParams(), err)
 	}
 	if p.Namespace != "" && !r.Namespaced {
 		return echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("%s is cluster-scoped and has no namespace %q", r.Name, p.Namespace))

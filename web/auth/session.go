@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+
 	"github.com/tabula-console/tabula/web/csrf"
 )
 

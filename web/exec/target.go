@@ -8,8 +8,9 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/mattn/go-shellwords"
-	"github.com/tabula-console/tabula/web/kube"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/tabula-console/tabula/web/kube"
 )
 
 // terminalContainers are what a pod's terminal may open to, in kubectl's

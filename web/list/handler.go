@@ -51,7 +51,7 @@ func (h *Handler) Page(c echo.Context, t page.Target) error {
 	checks := createChecks(r, ns)
 	// Pods and nodes: where the server serves their usage, whether the
 	// user may read it is asked with the page's other checks.
-	metrics, hasUsage := page.UsageResource(ctx, t.Client, r)
+	metrics, hasUsage := t.Client.UsageResource(ctx, r)
 	if hasUsage {
 		checks = append(checks, usageCheck(metrics, ns))
 	}

@@ -177,7 +177,7 @@ func newLiveUsage(ctx context.Context, env *page.Env, client *apiclient.Client, 
 		return nil
 	}
 	l := &liveUsage{client: client, ns: ns, sel: lq.LabelSelector}
-	m, ok := page.UsageResource(ctx, client, r)
+	m, ok := client.UsageResource(ctx, r)
 	switch {
 	case !ok:
 		l.usage = &Usage{Unavailable: "the server no longer serves metrics.k8s.io"}

@@ -4,9 +4,9 @@ import (
 	"slices"
 
 	"github.com/a-h/templ"
-	"github.com/tabula-console/tabula/web/kube"
-
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/tabula-console/tabula/web/kube"
 )
 
 const (

@@ -79,7 +79,7 @@ type pendingUsage struct {
 // their object.
 func startUsage(ctx context.Context, env *page.Env, t page.Target) *pendingUsage {
 	p := &pendingUsage{cancel: func() {}}
-	m, ok := page.UsageResource(ctx, t.Client, t.Resource)
+	m, ok := t.Client.UsageResource(ctx, t.Resource)
 	if !ok {
 		return p
 	}
@@ -128,7 +128,7 @@ func (p *pendingUsage) wait(ctx context.Context, env *page.Env, client *apiclien
 	if !ok || err != nil {
 		return nil
 	}
-	m, ok := page.UsageResource(ctx, client, podsResource)
+	m, ok := client.UsageResource(ctx, podsResource)
 	if !ok || env.UsageDenied(ctx, client, kube.UsageCheck(m, "list", obj.GetNamespace(), "")) {
 		return nil
 	}
@@ -154,7 +154,7 @@ func (h *Handler) Usage(c echo.Context, t page.Target) error {
 	if t.Path.Name == "" {
 		return echo.NewHTTPError(http.StatusNotFound, "Usage is served for one pod or node.")
 	}
-	m, ok := page.UsageResource(ctx, t.Client, t.Resource)
+	m, ok := t.Client.UsageResource(ctx, t.Resource)
 	if !ok {
 		return echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("The server serves no usage of %s: its discovery lists no metrics.k8s.io for them.", t.Resource.Name))
 	}

@@ -15,7 +15,7 @@ type headKey struct{}
 
 // MarkHead serves a HEAD request as its GET, as RFC 9110 asks: echo routes
 // the very request net/http handed it, so that one becomes a GET, and the
-// handlers get a copy that remembers it (IsHead). RestoreHead gives it back
+// handlers get a copy that remembers it (isHead). RestoreHead gives it back
 // its HEAD after routing: net/http reads the method of its own request to
 // send no body, even when a handler flushes.
 func MarkHead(c echo.Context) {
@@ -31,9 +31,9 @@ func RestoreHead(c echo.Context) {
 	}
 }
 
-// IsHead says whether MarkHead marked the request: its body is dropped,
+// isHead says whether MarkHead marked the request: its body is dropped,
 // so there is nothing to compress.
-func IsHead(c echo.Context) bool { return c.Request().Context().Value(headKey{}) != nil }
+func isHead(c echo.Context) bool { return c.Request().Context().Value(headKey{}) != nil }
 
 // ReleasePooled drops what the Env keeps only for speed (pooled
 // compressors), before the console hands its spare memory back.
@@ -55,7 +55,7 @@ func (e *Env) Encoding(c echo.Context, size int) compress.Encoding {
 	if !slices.Contains(h.Values(echo.HeaderVary), echo.HeaderAcceptEncoding) {
 		h.Add(echo.HeaderVary, echo.HeaderAcceptEncoding)
 	}
-	if size < compress.MinSize || h.Get(echo.HeaderContentEncoding) != "" || IsHead(c) {
+	if size < compress.MinSize || h.Get(echo.HeaderContentEncoding) != "" || isHead(c) {
 		return compress.Identity
 	}
 	return compress.Negotiate(c.Request().Header.Get(echo.HeaderAcceptEncoding))

@@ -168,19 +168,19 @@ func (e *Env) RequireContext(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// ContextName is the context a request under /c/{context} addresses.
-func ContextName(c echo.Context) string { return URLsOf(c.Request().Context()).ContextName() }
+// contextNameOf is the context a request under /c/{context} addresses.
+func contextNameOf(c echo.Context) string { return URLsOf(c.Request().Context()).ContextName() }
 
 // Client builds the upstream client for this request's identity and context.
 // In a sign-in mode a request without a signed-in identity fails closed
 // (401): the zero Identity is the console's own credentials, which must
 // never stand in for a user.
 func (e *Env) Client(c echo.Context) (*apiclient.Client, error) {
-	id := IdentityOf(c)
+	id := identityOf(c)
 	if e.mode != ModeKubeconfig && id.BearerToken == "" && id.Impersonate.UserName == "" {
 		return nil, echo.NewHTTPError(http.StatusUnauthorized, "Sign in to use this console.")
 	}
-	return e.Clusters.Client(ContextName(c), id)
+	return e.Clusters.Client(contextNameOf(c), id)
 }
 
 // Bounded gives a handler's upstream calls the page deadline. Every route

@@ -17,6 +17,7 @@ import (
 
 	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/views"
+	"github.com/tabula-console/tabula/web/kube"
 )
 
 // StatusOf is the HTTP status code an error is served with.
@@ -31,14 +32,14 @@ func Classify(err error) views.ErrorPage {
 	p := classifyStatus(err)
 	var notServed *apiclient.NotServedError
 	if errors.As(err, &notServed) {
-		p.Message = notServedMessage(notServed)
+		p.Message = kube.NotServedMessage(notServed)
 	}
 	var unserved *UnservedError
 	if errors.As(err, &unserved) {
 		p.Links = append(p.Links, unserved.Links...)
 		p.ServedLabel, p.Served = unserved.AvailableLabel, unserved.Available
 	}
-	var action *ActionError
+	var action *actionError
 	if errors.As(err, &action) {
 		switch p.Code {
 		case http.StatusForbidden:
@@ -214,7 +215,7 @@ func (e *Env) frameError(ctx context.Context, c echo.Context, err error, p *view
 		return
 	}
 	if c.Request().Method == http.MethodGet && (p.Code >= 500 || p.Code == http.StatusTooManyRequests) {
-		p.RetryHref = RequestURL(c)
+		p.RetryHref = requestURL(c)
 	}
 	name := PathParam(c, "context")
 	current, cerr := e.Clusters.Context(name)
@@ -235,9 +236,9 @@ func (e *Env) frameError(ctx context.Context, c echo.Context, err error, p *view
 	}
 }
 
-// RequestURL is this request's URL, to offer it again. It is request data,
+// requestURL is this request's URL, to offer it again. It is request data,
 // so templ sanitises it like any URL the console did not build.
-func RequestURL(c echo.Context) templ.SafeURL {
+func requestURL(c echo.Context) templ.SafeURL {
 	return templ.URL(URLsOf(c.Request().Context()).Base() + c.Request().URL.RequestURI())
 }
 
@@ -247,9 +248,9 @@ func RequestPath(c echo.Context) templ.SafeURL {
 	return templ.URL(URLsOf(c.Request().Context()).Base() + c.Request().URL.EscapedPath())
 }
 
-// ActionError says what the user tried when the server refused, so a 403
+// actionError says what the user tried when the server refused, so a 403
 // can name the verb and resource and a 404 can offer the list.
-type ActionError struct {
+type actionError struct {
 	Verb      string
 	Resource  apiclient.Resource
 	Namespace string
@@ -257,18 +258,18 @@ type ActionError struct {
 	err       error
 }
 
-func (e *ActionError) Error() string { return e.err.Error() }
-func (e *ActionError) Unwrap() error { return e.err }
+func (e *actionError) Error() string { return e.err.Error() }
+func (e *actionError) Unwrap() error { return e.err }
 
 // WithAction wraps err, if any, with what the user tried.
 func WithAction(err error, verb string, r apiclient.Resource, namespace string, listHref templ.SafeURL) error {
 	if err == nil {
 		return nil
 	}
-	return &ActionError{Verb: verb, Resource: r, Namespace: namespace, ListHref: listHref, err: err}
+	return &actionError{Verb: verb, Resource: r, Namespace: namespace, ListHref: listHref, err: err}
 }
 
-func (e *ActionError) describe() string {
+func (e *actionError) describe() string {
 	what := e.Resource.Name
 	if e.Resource.Group != "" {
 		what += "." + e.Resource.Group

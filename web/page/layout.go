@@ -190,9 +190,9 @@ func (e *Env) sessionBar(ctx context.Context, u URLs) views.SessionBar {
 		}
 		return views.SessionBar{SharedIdentity: contextName}
 	}
-	b := views.SessionBar{SessionCheck: u.Console(SessionCheckPath), SignIn: u.SignIn("")}
+	b := views.SessionBar{SessionCheck: u.Console(sessionCheckPath), SignIn: u.SignIn("")}
 	if r.User != "" {
-		b.User, b.Groups, b.SignOut = r.User, r.Groups, u.Console(SignOutPath)
+		b.User, b.Groups, b.SignOut = r.User, r.Groups, u.Console(signOutPath)
 	}
 	return b
 }

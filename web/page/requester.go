@@ -63,5 +63,5 @@ func RequesterOf(c echo.Context) Requester {
 	return Requester{Mode: ModeKubeconfig}
 }
 
-// IdentityOf is who the request acts as upstream.
-func IdentityOf(c echo.Context) apiclient.Identity { return RequesterOf(c).Identity }
+// identityOf is who the request acts as upstream.
+func identityOf(c echo.Context) apiclient.Identity { return RequesterOf(c).Identity }

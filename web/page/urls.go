@@ -91,9 +91,9 @@ func (u URLs) New(r apiclient.Resource, namespace string) templ.SafeURL {
 // The sign-in pages (web/auth serves them), as console paths: build their
 // URLs with Console.
 const (
-	SignOutPath      = "/auth/logout"
+	signOutPath      = "/auth/logout"
 	SignedOutPath    = "/auth/signed-out"
-	SessionCheckPath = "/auth/session"
+	sessionCheckPath = "/auth/session"
 	TokenSignInPath  = "/auth/token"
 )
 
