@@ -581,7 +581,7 @@ func TestTerminalAndDebugLinksFollowTheUsersAccess(t *testing.T) {
 	}
 	// Reached by URL, the page says why and opens nothing: no socket, no
 	// token.
-	vt := b.getWith(termExec, http.StatusOK, as(viewerToken))
+	vt := b.getWith(termExec, http.StatusForbidden, as(viewerToken))
 	if got := vt.text("terminal-denied"); !strings.Contains(got, "pods/exec") {
 		t.Errorf("the viewer's terminal page says %q", got)
 	}
