@@ -109,7 +109,8 @@ func withComponents(t *testing.T) string {
 // The manifests apply to the dev control plane, dry run on the server first,
 // then for real; the objects are there, the console's service account may
 // impersonate and nothing else, and the pods pass the namespace's
-// restricted Pod Security admission.
+// restricted Pod Security admission. The pods carry only the projected
+// token, and the console works with it alone and follows its rotation.
 func TestDeployManifestsApplyToTheControlPlane(t *testing.T) {
 	cs, _ := clientset(t, "admin")
 	ctx := t.Context()
@@ -211,6 +212,15 @@ func TestDeployManifestsApplyToTheControlPlane(t *testing.T) {
 		}
 		t.Fatalf("Deployment not ready: %v; status %+v; events:\n%s", err, dep.Status, strings.Join(msgs, "\n"))
 	}
+
+	d := loadDeployed(t, cs)
+	t.Run("the pods get only the projected token", func(t *testing.T) { checkPodsGetOnlyTheProjectedToken(t, cs, d) })
+	t.Run("the token is short-lived, bound to its pod, good at the API server alone", func(t *testing.T) {
+		checkTheTokenIsShortLivedAndBound(t, cs, d)
+	})
+	t.Run("the console acts as the signed-in user with that token alone, and follows its rotation", func(t *testing.T) {
+		checkConsoleWithRotatingToken(t, cs, d)
+	})
 
 	// The components and the example Secret apply for real too: an Ingress
 	// needs no controller to be accepted.

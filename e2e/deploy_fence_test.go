@@ -1,0 +1,433 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+	appsv1 "k8s.io/api/apps/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/tabula-console/tabula/apiclient"
+	"github.com/tabula-console/tabula/e2e/harness"
+)
+
+// The fences around the deployed console's credential (deploy/), checked
+// against the objects the API server stored and through the API server
+// itself: the pod's projected token, what that token may do, the network
+// policy's intent and the console working as the ServiceAccount.
+
+// deployedConsole is deploy/ as the API server holds it once applied.
+type deployedConsole struct {
+	dep  *appsv1.Deployment
+	pods []corev1.Pod
+}
+
+func loadDeployed(t *testing.T, cs kubernetes.Interface) deployedConsole {
+	t.Helper()
+	ctx := t.Context()
+	dep, err := cs.AppsV1().Deployments(deployNamespace).Get(ctx, "tabula", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	selector, err := metav1.LabelSelectorAsSelector(dep.Spec.Selector)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pods, err := cs.CoreV1().Pods(deployNamespace).List(ctx, metav1.ListOptions{LabelSelector: selector.String()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var live []corev1.Pod
+	for _, p := range pods.Items {
+		if p.DeletionTimestamp == nil {
+			live = append(live, p)
+		}
+	}
+	if len(live) == 0 {
+		t.Fatal("the Deployment has no pods")
+	}
+	return deployedConsole{dep: dep, pods: live}
+}
+
+// tokenVolume is the volume mounted where the console reads its
+// credentials (apiclient.DefaultServiceAccountDir, as client-go's
+// rest.InClusterConfig), and its service account token projection.
+func tokenVolume(t *testing.T, spec corev1.PodSpec) (corev1.Volume, *corev1.ServiceAccountTokenProjection) {
+	t.Helper()
+	var name string
+	for _, m := range spec.Containers[0].VolumeMounts {
+		if m.MountPath == apiclient.DefaultServiceAccountDir {
+			if !m.ReadOnly || m.SubPath != "" {
+				t.Errorf("mount %+v: want read-only and no subPath (which never sees a rotated token)", m)
+			}
+			name = m.Name
+		}
+	}
+	for _, v := range spec.Volumes {
+		if v.Name != name || v.Projected == nil {
+			continue
+		}
+		for _, src := range v.Projected.Sources {
+			if src.ServiceAccountToken != nil {
+				return v, src.ServiceAccountToken
+			}
+		}
+	}
+	t.Fatalf("no projected service account token is mounted at %s", apiclient.DefaultServiceAccountDir)
+	return corev1.Volume{}, nil
+}
+
+// checkPodsGetOnlyTheProjectedToken: the pods the API server admitted
+// carry no automatic token (the ServiceAccount admission adds a
+// kube-api-access-* volume unless told not to), only the projected one,
+// with an audience the API server accepts and an expiry.
+func checkPodsGetOnlyTheProjectedToken(t *testing.T, cs kubernetes.Interface, d deployedConsole) {
+	sa, err := cs.CoreV1().ServiceAccounts(deployNamespace).Get(t.Context(), "tabula", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if automounts(sa.AutomountServiceAccountToken) {
+		t.Error("ServiceAccount tabula gives its token to any pod that does not refuse it: automountServiceAccountToken is not false")
+	}
+	_, want := tokenVolume(t, d.dep.Spec.Template.Spec)
+	if want.Audience == "" || want.ExpirationSeconds == nil {
+		t.Fatalf("the Deployment's token projection %+v has no audience or no expiry", *want)
+	}
+	for _, pod := range d.pods {
+		spec := pod.Spec
+		if spec.ServiceAccountName != "tabula" || automounts(spec.AutomountServiceAccountToken) {
+			t.Errorf("pod %s: serviceAccountName %q, automountServiceAccountToken %v; want tabula, false", pod.Name, spec.ServiceAccountName, automounts(spec.AutomountServiceAccountToken))
+		}
+		var tokens int
+		for _, v := range spec.Volumes {
+			if strings.HasPrefix(v.Name, "kube-api-access-") {
+				t.Errorf("pod %s has the automatic token volume %s", pod.Name, v.Name)
+			}
+			if v.Projected != nil {
+				for _, src := range v.Projected.Sources {
+					if src.ServiceAccountToken != nil {
+						tokens++
+					}
+				}
+			}
+		}
+		_, got := tokenVolume(t, spec)
+		if tokens != 1 || got.Audience != want.Audience || *got.ExpirationSeconds != *want.ExpirationSeconds {
+			t.Errorf("pod %s: %d token projections, the mounted one %+v, want only %+v", pod.Name, tokens, *got, *want)
+		}
+	}
+
+	// A TokenRequest without audiences is given the API server's own: the
+	// Deployment's must be one of them, or every call would be a 401.
+	tr, err := cs.CoreV1().ServiceAccounts(deployNamespace).CreateToken(t.Context(), "tabula", &authenticationv1.TokenRequest{
+		Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: want.ExpirationSeconds},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(tr.Spec.Audiences, want.Audience) {
+		t.Errorf("the Deployment's token audience %q is not one the API server accepts, %q", want.Audience, tr.Spec.Audiences)
+	}
+}
+
+// automounts is whether an automountServiceAccountToken field, unset by
+// default, lets the token be mounted.
+func automounts(field *bool) bool { return field == nil || *field }
+
+// projectedFiles writes into dir what the kubelet would put into the
+// pod's credential volume: each projected source in turn, the token from a
+// TokenRequest with the projection's audience and expiry, bound to pod (as
+// the kubelet binds it) or to bound when given. It returns the token.
+func projectedFiles(t *testing.T, cs kubernetes.Interface, d deployedConsole, pod corev1.Pod, bound *authenticationv1.BoundObjectReference, dir string) string {
+	t.Helper()
+	ctx := t.Context()
+	vol, _ := tokenVolume(t, d.dep.Spec.Template.Spec)
+	if bound == nil {
+		bound = &authenticationv1.BoundObjectReference{Kind: "Pod", APIVersion: "v1", Name: pod.Name, UID: pod.UID}
+	}
+	write := func(name string, data []byte) {
+		t.Helper()
+		// Written aside and renamed, as the kubelet swaps the volume's
+		// contents: a reader sees the old file or the new, never half.
+		tmp := filepath.Join(dir, "."+name+".tmp")
+		if err := os.WriteFile(tmp, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var token string
+	for _, src := range vol.Projected.Sources {
+		switch {
+		case src.ServiceAccountToken != nil:
+			p := src.ServiceAccountToken
+			tr, err := cs.CoreV1().ServiceAccounts(pod.Namespace).CreateToken(ctx, pod.Spec.ServiceAccountName, &authenticationv1.TokenRequest{
+				Spec: authenticationv1.TokenRequestSpec{Audiences: []string{p.Audience}, ExpirationSeconds: p.ExpirationSeconds, BoundObjectRef: bound},
+			}, metav1.CreateOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			token = tr.Status.Token
+			write(p.Path, []byte(token))
+		case src.ConfigMap != nil:
+			cm, err := cs.CoreV1().ConfigMaps(pod.Namespace).Get(ctx, src.ConfigMap.Name, metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, item := range src.ConfigMap.Items {
+				write(item.Path, []byte(cm.Data[item.Key]))
+			}
+		case src.DownwardAPI != nil:
+			for _, item := range src.DownwardAPI.Items {
+				if item.FieldRef == nil || item.FieldRef.FieldPath != "metadata.namespace" {
+					t.Fatalf("the test does not project %+v", item)
+				}
+				write(item.Path, []byte(pod.Namespace))
+			}
+		default:
+			t.Fatalf("the test does not project %+v", src)
+		}
+	}
+	return token
+}
+
+// jwtClaims decodes a JWT's payload, unverified: what the API server
+// signed, to read its lifetime and audience.
+func jwtClaims(t *testing.T, token string) map[string]any {
+	t.Helper()
+	parts := strings.Split(token, ".")
+	if len(parts) != 3 {
+		t.Fatalf("not a JWT: %d parts", len(parts))
+	}
+	payload, err := base64.RawURLEncoding.DecodeString(parts[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var claims map[string]any
+	if err := json.Unmarshal(payload, &claims); err != nil {
+		t.Fatal(err)
+	}
+	return claims
+}
+
+// checkTheTokenIsShortLivedAndBound: the token the pod gets lives as long
+// as the Deployment says (kube-apiserver extends only the automatic
+// token's 3607 s, to a year), names the API server's audience alone, is
+// bound to its pod, and a token for another audience is refused.
+func checkTheTokenIsShortLivedAndBound(t *testing.T, cs kubernetes.Interface, d deployedConsole) {
+	_, proj := tokenVolume(t, d.dep.Spec.Template.Spec)
+	pod := d.pods[0]
+	token := projectedFiles(t, cs, d, pod, nil, t.TempDir())
+	claims := jwtClaims(t, token)
+	iat, _ := claims["iat"].(float64)
+	exp, _ := claims["exp"].(float64)
+	if life := int64(exp - iat); life != *proj.ExpirationSeconds {
+		t.Errorf("the token lives %d s, want %d s", life, *proj.ExpirationSeconds)
+	}
+	if aud, _ := claims["aud"].([]any); len(aud) != 1 || aud[0] != proj.Audience {
+		t.Errorf("the token's audience %v, want [%s] alone", claims["aud"], proj.Audience)
+	}
+	info := whoAmI(t, bearerClient(t, token))
+	if want := "system:serviceaccount:" + deployNamespace + ":tabula"; info.Username != want {
+		t.Errorf("the token is %q, want %q", info.Username, want)
+	}
+	if got := info.Extra["authentication.kubernetes.io/pod-name"]; !slices.Equal(got, []string{pod.Name}) {
+		t.Errorf("the token is bound to pod %v, want %s", got, pod.Name)
+	}
+
+	seconds := *proj.ExpirationSeconds
+	elsewhere, err := cs.CoreV1().ServiceAccounts(deployNamespace).CreateToken(t.Context(), "tabula", &authenticationv1.TokenRequest{
+		Spec: authenticationv1.TokenRequestSpec{Audiences: []string{"https://tabula.example.com"}, ExpirationSeconds: &seconds},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = bearerClient(t, elsewhere.Status.Token).AuthenticationV1().SelfSubjectReviews().Create(t.Context(), &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+	if !apierrors.IsUnauthorized(err) {
+		t.Errorf("a token of the ServiceAccount for another audience: %v, want 401", err)
+	}
+}
+
+// startDeployedConsole runs bin/tabula as a pod of the Deployment would:
+// no kubeconfig, credentials in the files of its projected volume (dir),
+// KUBERNETES_SERVICE_HOST/PORT, and the Deployment's sign-in arguments
+// against the test's provider (whose issuer and client differ).
+func startDeployedConsole(t *testing.T, d deployedConsole, dir string) *harness.Console {
+	t.Helper()
+	args := d.dep.Spec.Template.Spec.Containers[0].Args
+	for _, a := range []string{"--auth=oidc", "--oidc-identity=impersonate", "--oidc-groups-prefix=oidc:"} {
+		if !slices.Contains(args, a) {
+			t.Fatalf("the Deployment's arguments %q lack %s, which the test runs with", args, a)
+		}
+	}
+	server, err := url.Parse(env.cluster.Server)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := filepath.Join(t.TempDir(), "session.key")
+	must(t, harness.WriteSessionKey(key))
+	logDir := filepath.Join(env.artifacts, "deployed-console")
+	must(t, os.MkdirAll(logDir, 0o755))
+	console, err := harness.StartConsoleWith(context.Background(), harness.ConsoleOptions{
+		LogDir: logDir,
+		Args:   harness.OIDCConsoleArgs(env.oidc, harness.OIDCImpersonate, key),
+		Env: []string{
+			"HOME=" + t.TempDir(),
+			"KUBECONFIG=",
+			"KUBERNETES_SERVICE_HOST=" + server.Hostname(),
+			"KUBERNETES_SERVICE_PORT=" + server.Port(),
+			"TABULA_SERVICE_ACCOUNT_DIR=" + dir,
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = console.Stop(10 * time.Second) })
+	return console
+}
+
+// browserless is a user signed in to a console over plain HTTP: a cookie
+// jar, and redirects followed through the provider and back.
+type browserless struct {
+	client *http.Client
+	base   string
+}
+
+func signInOverHTTP(t *testing.T, base string, u oidcUser) browserless {
+	t.Helper()
+	jar, err := cookiejar.New(nil)
+	must(t, err)
+	client := env.oidc.HTTPClient() // trusts the provider's CA
+	client.CheckRedirect, client.Jar = nil, jar
+	b := browserless{client: client, base: base}
+	// The provider signs in whoever heads its queue.
+	env.oidc.QueueUser(u.email, u.group)
+	home := b.get(t, "/", http.StatusOK)
+	if got := strings.TrimSpace(home.Find("[data-testid=user-name]").Text()); got != u.email {
+		t.Fatalf("signed in as %q, want %s", got, u.email)
+	}
+	return b
+}
+
+// fetch loads path and returns its status and document.
+func (b browserless) fetch(t *testing.T, path string) (int, *goquery.Document) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, b.base+path, nil)
+	must(t, err)
+	resp, err := b.client.Do(req)
+	must(t, err)
+	defer resp.Body.Close()
+	var body bytes.Buffer
+	if _, err := body.ReadFrom(resp.Body); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := goquery.NewDocumentFromReader(&body)
+	must(t, err)
+	return resp.StatusCode, doc
+}
+
+func (b browserless) get(t *testing.T, path string, want int) *goquery.Document {
+	t.Helper()
+	code, doc := b.fetch(t, path)
+	if code != want {
+		t.Fatalf("GET %s: %d, want %d: %s", path, code, want, strings.Join(strings.Fields(doc.Find("main").Text()), " "))
+	}
+	return doc
+}
+
+// checkActsAsTheUser: the console, with the ServiceAccount's token alone,
+// shows alice what her groups allow (demo's Deployments, and one in
+// detail) and refuses what they do not, the API server's 403 naming her:
+// every request went as alice, by impersonation.
+func checkActsAsTheUser(t *testing.T, b browserless) {
+	t.Helper()
+	const ctx = "/c/in-cluster"
+	list := b.get(t, ctx+"/apis/apps/v1/namespaces/demo/deployments", http.StatusOK)
+	var rows []string
+	list.Find("tr[data-key]").Each(func(_ int, s *goquery.Selection) { rows = append(rows, s.AttrOr("data-key", "")) })
+	if !slices.Contains(rows, "demo/web") {
+		t.Errorf("demo's Deployments as alice: rows %q, want demo/web", rows)
+	}
+	b.get(t, ctx+"/apis/apps/v1/namespaces/demo/deployments/web", http.StatusOK)
+	refused := b.get(t, ctx+"/api/v1/namespaces/demo/secrets", http.StatusForbidden)
+	if msg := refused.Find("[data-testid=error-message]").Text(); !strings.Contains(msg, `User "`+alice.email+`" cannot list resource "secrets"`) {
+		t.Errorf("the 403 does not name alice: %q", msg)
+	}
+}
+
+// checkConsoleWithRotatingToken runs the console on the files of the
+// projected volume, signs alice in and checks it acts as her; then rotates
+// the token as the kubelet does (a new file in its place) and revokes the
+// first one (its bound object goes), and waits for the console to act as
+// her again: only the new token can do that, so the console re-read it.
+// client-go re-reads a token file every minute: this waits up to two.
+func checkConsoleWithRotatingToken(t *testing.T, cs kubernetes.Interface, d deployedConsole) {
+	ctx := t.Context()
+	secrets := cs.CoreV1().Secrets(deployNamespace)
+	holder, err := secrets.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "tabula-e2e-first-token"}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := secrets.Delete(context.Background(), holder.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			t.Error(err)
+		}
+	})
+	dir := t.TempDir()
+	first := projectedFiles(t, cs, d, d.pods[0], &authenticationv1.BoundObjectReference{Kind: "Secret", APIVersion: "v1", Name: holder.Name, UID: holder.UID}, dir)
+	console := startDeployedConsole(t, d, dir)
+	if resp, err := http.Get(console.URL + "/readyz"); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("/readyz: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+	b := signInOverHTTP(t, console.URL, alice)
+	checkActsAsTheUser(t, b)
+
+	projectedFiles(t, cs, d, d.pods[0], nil, dir)
+	rotated := time.Now()
+	if err := secrets.Delete(ctx, holder.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// The API server caches a token's authentication for a few seconds.
+	err = wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		_, err := bearerClient(t, first).AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+		return apierrors.IsUnauthorized(err), nil
+	})
+	if err != nil {
+		t.Fatalf("the first token is still accepted after its Secret went: %v", err)
+	}
+	revoked := time.Now()
+	seen := map[int]int{}
+	err = wait.PollUntilContextTimeout(ctx, time.Second, 2*time.Minute, true, func(context.Context) (bool, error) {
+		code, _ := b.fetch(t, "/c/in-cluster/apis/apps/v1/namespaces/demo/deployments")
+		seen[code]++
+		return code == http.StatusOK, nil
+	})
+	if err != nil {
+		t.Fatalf("the console never used the rotated token: %v (statuses seen %v)", err, seen)
+	}
+	t.Logf("the first token was refused %s after the rotation; the console then answered with the new one within %s (statuses %v)",
+		revoked.Sub(rotated).Round(time.Millisecond), time.Since(revoked).Round(time.Millisecond), seen)
+	checkActsAsTheUser(t, b)
+}
