@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -20,11 +21,14 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	appsv1 "k8s.io/api/apps/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/e2e/harness"
@@ -430,4 +434,184 @@ func checkConsoleWithRotatingToken(t *testing.T, cs kubernetes.Interface, d depl
 	t.Logf("the first token was refused %s after the rotation; the console then answered with the new one within %s (statuses %v)",
 		revoked.Sub(rotated).Round(time.Millisecond), time.Since(revoked).Round(time.Millisecond), seen)
 	checkActsAsTheUser(t, b)
+}
+
+// rule is one (API group, resource, verb) a review allows.
+type rule struct{ group, resource, verb string }
+
+// The rules every authenticated identity has from the API server's
+// default bindings (system:basic-user): deploy/ cannot take them away.
+var defaultRules = []rule{
+	{"authorization.k8s.io", "selfsubjectaccessreviews", "create"},
+	{"authorization.k8s.io", "selfsubjectrulesreviews", "create"},
+	{"authentication.k8s.io", "selfsubjectreviews", "create"},
+}
+
+// The paths every authenticated identity may GET (system:discovery,
+// system:public-info-viewer): discovery, OpenAPI, version and health; and
+// every service account (system:service-account-issuer-discovery): the
+// token issuer's discovery document and keys.
+var defaultPaths = []string{
+	"/api", "/api/*", "/apis", "/apis/*", "/healthz", "/livez", "/openapi", "/openapi/*", "/readyz", "/version", "/version/",
+	"/.well-known/openid-configuration", "/.well-known/openid-configuration/", "/openid/v1/jwks", "/openid/v1/jwks/",
+}
+
+// legacyImpersonation is what rbac.yaml grants.
+var legacyImpersonation = []rule{{"", "users", "impersonate"}, {"", "groups", "impersonate"}}
+
+// checkServiceAccountRights checks, with the ServiceAccount's token, its
+// rules (in namespace demo: tabula-system may also grant the console rights
+// on its own objects there), the things it must not do, and the one call
+// the console makes as itself: the readiness probe's GET /version.
+func checkServiceAccountRights(t *testing.T, token string) {
+	t.Helper()
+	sa := bearerClient(t, token)
+	checkRights(t, sa, "demo", legacyImpersonation, nil)
+	checkAccess(t, sa, true)
+	if _, err := sa.Discovery().ServerVersion(); err != nil {
+		t.Errorf("GET /version, the readiness probe's call: %v", err)
+	}
+}
+
+// checkRights asks the API server, as the ServiceAccount's own token, what
+// it may do in namespace ns (a SelfSubjectRulesReview): exactly want and
+// the default rules, GET on the default paths, and nothing else.
+func checkRights(t *testing.T, sa kubernetes.Interface, ns string, want []rule, wantPaths map[string][]string) {
+	t.Helper()
+	review, err := sa.AuthorizationV1().SelfSubjectRulesReviews().Create(t.Context(), &authorizationv1.SelfSubjectRulesReview{Spec: authorizationv1.SelfSubjectRulesReviewSpec{Namespace: ns}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if review.Status.Incomplete {
+		t.Errorf("the rules review is incomplete: %s", review.Status.EvaluationError)
+	}
+	var got []rule
+	for _, r := range review.Status.ResourceRules {
+		if len(r.ResourceNames) > 0 {
+			t.Errorf("unexpected rule on named objects: %+v", r)
+		}
+		for _, g := range r.APIGroups {
+			for _, res := range r.Resources {
+				for _, v := range r.Verbs {
+					got = append(got, rule{g, res, v})
+				}
+			}
+		}
+	}
+	wantAll := append(slices.Clone(want), defaultRules...)
+	less := func(a, b rule) int { return strings.Compare(fmt.Sprint(a), fmt.Sprint(b)) }
+	slices.SortFunc(got, less)
+	slices.SortFunc(wantAll, less)
+	got = slices.Compact(got)
+	if !slices.Equal(got, wantAll) {
+		t.Errorf("in namespace %s the ServiceAccount may\n  %v\nwant exactly\n  %v", ns, got, wantAll)
+	}
+	paths := map[string][]string{}
+	for _, r := range review.Status.NonResourceRules {
+		for _, v := range r.Verbs {
+			for _, u := range r.NonResourceURLs {
+				if v != "get" && !slices.Contains(wantPaths[v], u) {
+					t.Errorf("non-resource rule %s %s is not a default one nor wanted", v, u)
+				}
+				paths[v] = append(paths[v], u)
+			}
+		}
+	}
+	for _, u := range paths["get"] {
+		if !slices.Contains(defaultPaths, u) {
+			t.Errorf("GET %s is allowed beyond the defaults %v", u, defaultPaths)
+		}
+	}
+	for v, urls := range wantPaths {
+		for _, u := range urls {
+			if !slices.Contains(paths[v], u) {
+				t.Errorf("%s %s is not allowed; allowed: %v", v, u, paths)
+			}
+		}
+	}
+}
+
+// may asks the API server, as the ServiceAccount's own token, whether it
+// may do one thing (a SelfSubjectAccessReview).
+func may(t *testing.T, sa kubernetes.Interface, attrs authorizationv1.ResourceAttributes) bool {
+	t.Helper()
+	r, err := sa.AuthorizationV1().SelfSubjectAccessReviews().Create(t.Context(), &authorizationv1.SelfSubjectAccessReview{
+		Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &attrs},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.Status.Allowed
+}
+
+// checkAccess asks about the things an attacker holding the token would
+// try first. The API server's base rights allow impersonating users and
+// groups with the "impersonate" verb (legacy), the constrained component
+// with "impersonate:user-info".
+func checkAccess(t *testing.T, sa kubernetes.Interface, legacy bool) {
+	t.Helper()
+	for _, c := range []struct {
+		what  string
+		attrs authorizationv1.ResourceAttributes
+		want  bool
+	}{
+		{"impersonate users", authorizationv1.ResourceAttributes{Verb: "impersonate", Resource: "users", Name: "alice@example.com"}, legacy},
+		{"impersonate groups", authorizationv1.ResourceAttributes{Verb: "impersonate", Resource: "groups", Name: "oidc:tabula:viewers"}, legacy},
+		{"impersonate users (constrained)", authorizationv1.ResourceAttributes{Verb: "impersonate:user-info", Group: "authentication.k8s.io", Resource: "users", Name: "alice@example.com"}, !legacy},
+		{"impersonate groups (constrained)", authorizationv1.ResourceAttributes{Verb: "impersonate:user-info", Group: "authentication.k8s.io", Resource: "groups", Name: "oidc:tabula:viewers"}, !legacy},
+		{"impersonate to list pods (constrained)", authorizationv1.ResourceAttributes{Verb: "impersonate-on:user-info:list", Resource: "pods", Namespace: "demo"}, !legacy},
+		{"impersonate to update (PUT) a Deployment (constrained)", authorizationv1.ResourceAttributes{Verb: "impersonate-on:user-info:update", Group: "apps", Resource: "deployments", Namespace: "demo", Name: "web"}, false},
+		{"impersonate service accounts", authorizationv1.ResourceAttributes{Verb: "impersonate", Resource: "serviceaccounts", Namespace: "kube-system", Name: "default"}, false},
+		{"impersonate service accounts (constrained)", authorizationv1.ResourceAttributes{Verb: "impersonate:serviceaccount", Group: "authentication.k8s.io", Resource: "serviceaccounts", Namespace: "kube-system", Name: "default"}, false},
+		{"impersonate nodes (constrained)", authorizationv1.ResourceAttributes{Verb: "impersonate:arbitrary-node", Group: "authentication.k8s.io", Resource: "nodes", Name: "kwok-node-0"}, false},
+		{"impersonate uids", authorizationv1.ResourceAttributes{Verb: "impersonate", Group: "authentication.k8s.io", Resource: "uids", Name: "1001"}, false},
+		{"impersonate user extras", authorizationv1.ResourceAttributes{Verb: "impersonate", Group: "authentication.k8s.io", Resource: "userextras", Subresource: "scopes", Name: "x"}, false},
+		{"read its own Secret", authorizationv1.ResourceAttributes{Verb: "get", Resource: "secrets", Namespace: deployNamespace, Name: "tabula"}, false},
+		{"list Secrets anywhere", authorizationv1.ResourceAttributes{Verb: "list", Resource: "secrets"}, false},
+		{"list pods anywhere", authorizationv1.ResourceAttributes{Verb: "list", Resource: "pods"}, false},
+		{"mint tokens", authorizationv1.ResourceAttributes{Verb: "create", Resource: "serviceaccounts", Subresource: "token", Namespace: deployNamespace, Name: "tabula"}, false},
+		{"exec into pods", authorizationv1.ResourceAttributes{Verb: "create", Resource: "pods", Subresource: "exec", Namespace: "demo"}, false},
+		{"bind roles", authorizationv1.ResourceAttributes{Verb: "bind", Group: "rbac.authorization.k8s.io", Resource: "clusterroles", Name: "cluster-admin"}, false},
+	} {
+		if got := may(t, sa, c.attrs); got != c.want {
+			t.Errorf("may the ServiceAccount %s? %v, want %v", c.what, got, c.want)
+		}
+	}
+}
+
+// impersonating acts with token, impersonating user and groups.
+func impersonating(t *testing.T, token, user string, groups ...string) kubernetes.Interface {
+	t.Helper()
+	_, admin := clientset(t, "admin")
+	cfg := rest.AnonymousClientConfig(admin)
+	cfg.BearerToken = token
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: user, Groups: groups}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
+
+// patchAsEditor patches ConfigMap demo/kube-root-ca.crt as bob, as
+// updateAsEditor replaces it.
+func patchAsEditor(t *testing.T, token string) error {
+	t.Helper()
+	_, err := impersonating(t, token, bob.email, bob.rbacGroup()).CoreV1().ConfigMaps("demo").Patch(t.Context(), "kube-root-ca.crt",
+		types.MergePatchType, []byte(`{"metadata":{"annotations":{"tabula.dev/e2e":"1"}}}`), metav1.PatchOptions{DryRun: []string{metav1.DryRunAll}})
+	return err
+}
+
+// updateAsEditor replaces (PUT) ConfigMap demo/kube-root-ca.crt as bob,
+// whose group may edit demo, impersonated with token: a dry run, so
+// nothing changes, authorized exactly as the real request.
+func updateAsEditor(t *testing.T, token string) error {
+	t.Helper()
+	cms := impersonating(t, token, bob.email, bob.rbacGroup()).CoreV1().ConfigMaps("demo")
+	cm, err := cms.Get(t.Context(), "kube-root-ca.crt", metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	_, err = cms.Update(t.Context(), cm, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}})
+	return err
 }
