@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/cookiejar"
+	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -23,9 +24,12 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -614,4 +618,199 @@ func updateAsEditor(t *testing.T, token string) error {
 	}
 	_, err = cms.Update(t.Context(), cm, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}})
 	return err
+}
+
+// checkNetworkPolicy checks the policy's intent against the objects it
+// fences: it selects the Deployment's pods and no others; every port the
+// pod serves (the Service's targets) is open to one named namespace and to
+// nothing else; egress is DNS to the cluster's resolver and HTTPS to the
+// API server's Service port and the OIDC issuer's port, never to anything
+// on any port, and never to the cloud metadata address.
+func checkNetworkPolicy(t *testing.T, cs kubernetes.Interface, d deployedConsole) {
+	ctx := t.Context()
+	np, err := cs.NetworkingV1().NetworkPolicies(deployNamespace).Get(ctx, "tabula", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := np.Spec
+	if !slices.Contains(spec.PolicyTypes, "Ingress") || !slices.Contains(spec.PolicyTypes, "Egress") {
+		t.Errorf("policy types %v, want Ingress and Egress", spec.PolicyTypes)
+	}
+	selector, err := metav1.LabelSelectorAsSelector(&spec.PodSelector)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if selector.Empty() || !selector.Matches(labels.Set(d.dep.Spec.Template.Labels)) {
+		t.Errorf("the policy's pod selector %q does not select the Deployment's pods (labels %v)", selector, d.dep.Spec.Template.Labels)
+	}
+	all, err := cs.CoreV1().Pods(deployNamespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range all.Items {
+		ours := slices.ContainsFunc(d.pods, func(q corev1.Pod) bool { return q.UID == p.UID })
+		if selector.Matches(labels.Set(p.Labels)) != ours && p.DeletionTimestamp == nil {
+			t.Errorf("pod %s: selected %v, a console pod %v", p.Name, !ours, ours)
+		}
+	}
+
+	// Ingress: the ports the Service sends to, each from one namespace.
+	svc, err := cs.CoreV1().Services(deployNamespace).Get(ctx, "tabula", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := map[string]int32{}
+	for _, p := range d.dep.Spec.Template.Spec.Containers[0].Ports {
+		served[p.Name] = p.ContainerPort
+	}
+	var targets []string
+	for _, p := range svc.Spec.Ports {
+		targets = append(targets, p.TargetPort.String())
+	}
+	from := map[string]string{}
+	for _, r := range spec.Ingress {
+		if len(r.From) == 0 || len(r.Ports) == 0 {
+			t.Errorf("ingress rule %+v lets in any source or on any port", r)
+			continue
+		}
+		for _, peer := range r.From {
+			if peer.IPBlock != nil || peer.PodSelector != nil || peer.NamespaceSelector == nil || len(peer.NamespaceSelector.MatchLabels) != 1 {
+				t.Errorf("ingress peer %+v: want one namespace, by name", peer)
+				continue
+			}
+			for _, port := range r.Ports {
+				if port.Port == nil || port.Port.Type != intstr.String {
+					t.Errorf("ingress port %+v: want a port of the pod, by name", port)
+					continue
+				}
+				if _, ok := served[port.Port.StrVal]; !ok {
+					t.Errorf("ingress port %q is not a port the console serves (%v)", port.Port.StrVal, served)
+				}
+				from[port.Port.StrVal] = peer.NamespaceSelector.MatchLabels["kubernetes.io/metadata.name"]
+			}
+		}
+	}
+	for _, target := range targets {
+		if from[target] == "" {
+			t.Errorf("the Service's target port %q is reachable from no namespace", target)
+		}
+	}
+	// The defaults the manifest marks ADAPT: the example Ingress's
+	// controller (ingress-nginx) and a monitoring namespace.
+	if from["http"] != "ingress-nginx" || from["metrics"] != "monitoring" {
+		t.Errorf("ingress: http from %q, metrics from %q; want ingress-nginx and monitoring", from["http"], from["metrics"])
+	}
+
+	// Egress.
+	kubernetesSvc, err := cs.CoreV1().Services("default").Get(ctx, "kubernetes", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var issuerPort int32
+	for _, a := range d.dep.Spec.Template.Spec.Containers[0].Args {
+		if v, ok := strings.CutPrefix(a, "--oidc-issuer-url="); ok {
+			u, err := url.Parse(v)
+			if err != nil || u.Scheme != "https" || u.Port() != "" {
+				t.Fatalf("--oidc-issuer-url %q: the test knows https on its default port only", v)
+			}
+			issuerPort = 443
+		}
+	}
+	var dns, https bool
+	var httpsPorts []int32
+	var blocks []netip.Prefix
+	var excepted []netip.Prefix
+	for _, r := range spec.Egress {
+		if len(r.To) == 0 || len(r.Ports) == 0 {
+			t.Errorf("egress rule %+v lets out to anywhere or on any port", r)
+			continue
+		}
+		var ports []string
+		for _, p := range r.Ports {
+			proto := "TCP"
+			if p.Protocol != nil {
+				proto = string(*p.Protocol)
+			}
+			ports = append(ports, fmt.Sprintf("%s/%s", proto, p.Port))
+		}
+		switch peer := r.To[0]; {
+		case peer.NamespaceSelector != nil:
+			dns = len(r.To) == 1 && peer.NamespaceSelector.MatchLabels["kubernetes.io/metadata.name"] == "kube-system" &&
+				peer.PodSelector != nil && peer.PodSelector.MatchLabels["k8s-app"] == "kube-dns" &&
+				slices.Equal(ports, []string{"UDP/53", "TCP/53"})
+			if !dns {
+				t.Errorf("egress rule %+v (ports %v): want DNS to kube-system's kube-dns pods only", r, ports)
+			}
+		default:
+			https = true
+			for _, p := range r.Ports {
+				if p.Protocol != nil && *p.Protocol != corev1.ProtocolTCP || p.Port == nil || p.Port.Type != intstr.Int {
+					t.Errorf("egress port %+v: want TCP, by number", p)
+					continue
+				}
+				httpsPorts = append(httpsPorts, p.Port.IntVal)
+			}
+			for _, peer := range r.To {
+				if peer.IPBlock == nil {
+					t.Errorf("egress peer %+v: want address blocks", peer)
+					continue
+				}
+				blocks = append(blocks, netip.MustParsePrefix(peer.IPBlock.CIDR))
+				for _, e := range peer.IPBlock.Except {
+					excepted = append(excepted, netip.MustParsePrefix(e))
+				}
+			}
+		}
+	}
+	if !dns || !https {
+		t.Errorf("egress: DNS rule %v, HTTPS rule %v; want both", dns, https)
+	}
+	allowed := func(addr netip.Addr) bool {
+		in := func(ps []netip.Prefix) bool {
+			return slices.ContainsFunc(ps, func(p netip.Prefix) bool { return p.Contains(addr) })
+		}
+		return in(blocks) && !in(excepted)
+	}
+	for _, want := range []struct {
+		what string
+		port int32
+	}{
+		{"the API server's Service port (KUBERNETES_SERVICE_PORT)", kubernetesSvc.Spec.Ports[0].Port},
+		{"kube-apiserver's usual endpoint port", 6443},
+		{"the OIDC issuer's port", issuerPort},
+	} {
+		if !slices.Contains(httpsPorts, want.port) {
+			t.Errorf("egress to %s, %d, is not allowed (%v)", want.what, want.port, httpsPorts)
+		}
+	}
+	// The API server's own addresses, as the endpoints of the kubernetes
+	// Service name them, are allowed; metadata services are not.
+	eps, err := cs.DiscoveryV1().EndpointSlices("default").List(ctx, metav1.ListOptions{LabelSelector: discoveryv1.LabelServiceName + "=kubernetes"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var endpoints int
+	for _, s := range eps.Items {
+		for _, e := range s.Endpoints {
+			for _, a := range e.Addresses {
+				endpoints++
+				if addr, err := netip.ParseAddr(a); err != nil || !allowed(addr) {
+					t.Errorf("the API server's endpoint %s is not allowed (%v)", a, err)
+				}
+			}
+		}
+	}
+	if endpoints == 0 {
+		t.Error("the kubernetes Service has no endpoints to check")
+	}
+	for _, a := range []string{"169.254.169.254", "fd00:ec2::254", "fe80::1"} {
+		if allowed(netip.MustParseAddr(a)) {
+			t.Errorf("egress to %s, a metadata or link-local address, is allowed", a)
+		}
+	}
+	for _, a := range []string{"203.0.113.10", "2001:db8::10"} {
+		if !allowed(netip.MustParseAddr(a)) {
+			t.Errorf("egress to %s, an address an OIDC provider may have, is not allowed", a)
+		}
+	}
 }
