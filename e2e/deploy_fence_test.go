@@ -814,3 +814,23 @@ func checkNetworkPolicy(t *testing.T, cs kubernetes.Interface, d deployedConsole
 		}
 	}
 }
+
+// checkDisruptionBudget: the disruption controller, from the real pods,
+// counts both replicas healthy and allows one of them to go.
+func checkDisruptionBudget(t *testing.T, cs kubernetes.Interface, d deployedConsole) {
+	replicas := *d.dep.Spec.Replicas
+	var last string
+	err := wait.PollUntilContextTimeout(t.Context(), 250*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		pdb, err := cs.PolicyV1().PodDisruptionBudgets(deployNamespace).Get(ctx, "tabula", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		st := pdb.Status
+		last = fmt.Sprintf("%+v", st)
+		return st.ObservedGeneration == pdb.Generation && st.ExpectedPods == replicas && st.CurrentHealthy == replicas &&
+			st.DesiredHealthy == 1 && st.DisruptionsAllowed == replicas-1, nil
+	})
+	if err != nil {
+		t.Errorf("PodDisruptionBudget tabula: %v; last status %s; want %d pods healthy, 1 desired, %d disruption allowed", err, last, replicas, replicas-1)
+	}
+}

@@ -112,8 +112,8 @@ func withComponents(t *testing.T) string {
 // credential (deploy_fence_test.go): the pods carry only the projected
 // token; that token may impersonate users and groups and nothing else, as
 // the API server tells it; the network policy fences the pods' traffic;
-// and the console works with the token alone, acting as the signed-in
-// user, and follows its rotation.
+// the disruption budget counts the pods; and the console works with the
+// token alone, acting as the signed-in user, and follows its rotation.
 func TestDeployManifestsApplyToTheControlPlane(t *testing.T) {
 	cs, _ := clientset(t, "admin")
 	ctx := t.Context()
@@ -130,7 +130,7 @@ func TestDeployManifestsApplyToTheControlPlane(t *testing.T) {
 	// the dry run also meets its Pod Security labels.
 	mustKubectl(t, "apply", "-f", filepath.Join(deploy, "namespace.yaml"))
 	dry := mustKubectl(t, "apply", "-k", deploy, "--dry-run=server")
-	for _, obj := range []string{"serviceaccount/tabula", "clusterrole.rbac.authorization.k8s.io/tabula", "clusterrolebinding.rbac.authorization.k8s.io/tabula", "service/tabula", "deployment.apps/tabula", "networkpolicy.networking.k8s.io/tabula"} {
+	for _, obj := range []string{"serviceaccount/tabula", "clusterrole.rbac.authorization.k8s.io/tabula", "clusterrolebinding.rbac.authorization.k8s.io/tabula", "service/tabula", "deployment.apps/tabula", "networkpolicy.networking.k8s.io/tabula", "poddisruptionbudget.policy/tabula"} {
 		if !strings.Contains(dry, obj+" created (server dry run)") {
 			t.Errorf("server dry run did not create %s:\n%s", obj, dry)
 		}
@@ -221,6 +221,7 @@ func TestDeployManifestsApplyToTheControlPlane(t *testing.T) {
 	t.Run("the network policy admits the ingress controller and the scraper, and lets out DNS and HTTPS", func(t *testing.T) {
 		checkNetworkPolicy(t, cs, d)
 	})
+	t.Run("the disruption budget lets one replica go at a time", func(t *testing.T) { checkDisruptionBudget(t, cs, d) })
 	t.Run("the console acts as the signed-in user with that token alone, and follows its rotation", func(t *testing.T) {
 		checkConsoleWithRotatingToken(t, cs, d)
 	})
@@ -266,6 +267,7 @@ func removeDeployment(t *testing.T, namespaceExisted bool) {
 	ignore(cs.CoreV1().Secrets(deployNamespace).Delete(ctx, "tabula", opts))
 	ignore(cs.NetworkingV1().Ingresses(deployNamespace).Delete(ctx, "tabula", opts))
 	ignore(cs.NetworkingV1().NetworkPolicies(deployNamespace).Delete(ctx, "tabula", opts))
+	ignore(cs.PolicyV1().PodDisruptionBudgets(deployNamespace).Delete(ctx, "tabula", opts))
 	ignore(cs.CoreV1().ServiceAccounts(deployNamespace).Delete(ctx, "tabula", opts))
 	ignore(cs.RbacV1().ClusterRoleBindings().Delete(ctx, "tabula", opts))
 	ignore(cs.RbacV1().ClusterRoles().Delete(ctx, "tabula", opts))
