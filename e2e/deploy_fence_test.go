@@ -279,8 +279,9 @@ func checkTheTokenIsShortLivedAndBound(t *testing.T, cs kubernetes.Interface, d 
 // startDeployedConsole runs bin/tabula as a pod of the Deployment would:
 // no kubeconfig, credentials in the files of its projected volume (dir),
 // KUBERNETES_SERVICE_HOST/PORT, and the Deployment's sign-in arguments
-// against the test's provider (whose issuer and client differ).
-func startDeployedConsole(t *testing.T, d deployedConsole, dir string) *harness.Console {
+// against the test's provider (whose issuer and client differ). Its log is
+// deployed-console-<name>/tabula.log among the artifacts.
+func startDeployedConsole(t *testing.T, d deployedConsole, dir, name string) *harness.Console {
 	t.Helper()
 	args := d.dep.Spec.Template.Spec.Containers[0].Args
 	for _, a := range []string{"--auth=oidc", "--oidc-identity=impersonate", "--oidc-groups-prefix=oidc:"} {
@@ -294,7 +295,7 @@ func startDeployedConsole(t *testing.T, d deployedConsole, dir string) *harness.
 	}
 	key := filepath.Join(t.TempDir(), "session.key")
 	must(t, harness.WriteSessionKey(key))
-	logDir := filepath.Join(env.artifacts, "deployed-console")
+	logDir := filepath.Join(env.artifacts, "deployed-console-"+name)
 	must(t, os.MkdirAll(logDir, 0o755))
 	console, err := harness.StartConsoleWith(context.Background(), harness.ConsoleOptions{
 		LogDir: logDir,
@@ -403,7 +404,7 @@ func checkConsoleWithRotatingToken(t *testing.T, cs kubernetes.Interface, d depl
 	})
 	dir := t.TempDir()
 	first := projectedFiles(t, cs, d, d.pods[0], &authenticationv1.BoundObjectReference{Kind: "Secret", APIVersion: "v1", Name: holder.Name, UID: holder.UID}, dir)
-	console := startDeployedConsole(t, d, dir)
+	console := startDeployedConsole(t, d, dir, "rotation")
 	if resp, err := http.Get(console.URL + "/readyz"); err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("/readyz: %v %v", resp, err)
 	} else {
@@ -467,11 +468,15 @@ var legacyImpersonation = []rule{{"", "users", "impersonate"}, {"", "groups", "i
 // rules (in namespace demo: tabula-system may also grant the console rights
 // on its own objects there), the things it must not do, and the one call
 // the console makes as itself: the readiness probe's GET /version.
-func checkServiceAccountRights(t *testing.T, token string) {
+func checkServiceAccountRights(t *testing.T, token string, legacy bool) {
 	t.Helper()
 	sa := bearerClient(t, token)
-	checkRights(t, sa, "demo", legacyImpersonation, nil)
-	checkAccess(t, sa, true)
+	if legacy {
+		checkRights(t, sa, "demo", legacyImpersonation, nil)
+	} else {
+		checkRights(t, sa, "demo", constrainedImpersonation, map[string][]string{"impersonate-on:user-info:get": constrainedPaths})
+	}
+	checkAccess(t, sa, legacy)
 	if _, err := sa.Discovery().ServerVersion(); err != nil {
 		t.Errorf("GET /version, the readiness probe's call: %v", err)
 	}
@@ -833,4 +838,66 @@ func checkDisruptionBudget(t *testing.T, cs kubernetes.Interface, d deployedCons
 	if err != nil {
 		t.Errorf("PodDisruptionBudget tabula: %v; last status %s; want %d pods healthy, 1 desired, %d disruption allowed", err, last, replicas, replicas-1)
 	}
+}
+
+// constrainedImpersonation is what examples/constrained-impersonation
+// grants instead: impersonating users and groups only for the verbs the
+// console sends (no update, no deletecollection), and for the paths of
+// discovery, OpenAPI and version.
+var constrainedImpersonation = []rule{
+	{"authentication.k8s.io", "users", "impersonate:user-info"},
+	{"authentication.k8s.io", "groups", "impersonate:user-info"},
+	{"*", "*", "impersonate-on:user-info:get"},
+	{"*", "*", "impersonate-on:user-info:list"},
+	{"*", "*", "impersonate-on:user-info:watch"},
+	{"*", "*", "impersonate-on:user-info:create"},
+	{"*", "*", "impersonate-on:user-info:patch"},
+	{"*", "*", "impersonate-on:user-info:delete"},
+}
+
+var constrainedPaths = []string{"/api", "/api/*", "/apis", "/apis/*", "/openapi", "/openapi/*", "/version", "/version/"}
+
+// checkConstrainedImpersonation runs with the constrained-impersonation
+// component applied (Kubernetes 1.36+): the token's rules are the
+// constrained ones; the API server refuses it system:masters and service
+// accounts, and a PUT (a verb the console never sends) even for a user
+// who may; and the console still acts as the signed-in user.
+func checkConstrainedImpersonation(t *testing.T, cs kubernetes.Interface) {
+	d := loadDeployed(t, cs)
+	dir := t.TempDir()
+	token := projectedFiles(t, cs, d, d.pods[0], nil, dir)
+	checkServiceAccountRights(t, token, false)
+
+	// The same request as a user of some group, then with system:masters
+	// or as a service account. (Which mode's refusal the API server quotes
+	// depends on the mode that last succeeded for this token: only the
+	// status is checked.)
+	whoAmI(t, impersonating(t, token, "mallory", "oidc:tabula:viewers"))
+	for _, as := range []struct{ user, group string }{{"mallory", "system:masters"}, {"system:serviceaccount:kube-system:default", ""}} {
+		var groups []string
+		if as.group != "" {
+			groups = append(groups, as.group)
+		}
+		_, err := impersonating(t, token, as.user, groups...).AuthenticationV1().SelfSubjectReviews().Create(t.Context(), &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+		if !apierrors.IsForbidden(err) {
+			t.Errorf("impersonating %+v: %v, want 403", as, err)
+		}
+	}
+	// The paths the console reads as the user: discovery, OpenAPI, version.
+	asAlice := impersonating(t, token, alice.email, alice.rbacGroup())
+	for _, path := range []string{"/api", "/apis", "/apis/apps/v1", "/openapi/v3", "/version"} {
+		if err := asAlice.Discovery().RESTClient().Get().AbsPath(path).Do(t.Context()).Error(); err != nil {
+			t.Errorf("GET %s as alice, impersonated: %v", path, err)
+		}
+	}
+	// bob may edit demo: a PATCH as him goes through, a PUT does not.
+	if err := patchAsEditor(t, token); err != nil {
+		t.Errorf("a PATCH as an editor, impersonated: %v", err)
+	}
+	if err := updateAsEditor(t, token); !apierrors.IsForbidden(err) {
+		t.Errorf("a PUT as an editor, impersonated: %v, want 403", err)
+	}
+
+	console := startDeployedConsole(t, d, dir, "constrained")
+	checkActsAsTheUser(t, signInOverHTTP(t, console.URL, alice))
 }

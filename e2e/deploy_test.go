@@ -114,6 +114,7 @@ func withComponents(t *testing.T) string {
 // the API server tells it; the network policy fences the pods' traffic;
 // the disruption budget counts the pods; and the console works with the
 // token alone, acting as the signed-in user, and follows its rotation.
+// With the components, impersonation is the constrained kind.
 func TestDeployManifestsApplyToTheControlPlane(t *testing.T) {
 	cs, _ := clientset(t, "admin")
 	ctx := t.Context()
@@ -205,7 +206,7 @@ func TestDeployManifestsApplyToTheControlPlane(t *testing.T) {
 	})
 	t.Run("the token may impersonate users and groups and nothing else", func(t *testing.T) {
 		token := projectedFiles(t, cs, d, d.pods[0], nil, t.TempDir())
-		checkServiceAccountRights(t, token)
+		checkServiceAccountRights(t, token, true)
 		// What the constrained-impersonation component takes away: with
 		// "impersonate" on groups, the token can claim system:masters.
 		masters := whoAmI(t, impersonating(t, token, "mallory", "system:masters"))
@@ -247,6 +248,20 @@ func TestDeployManifestsApplyToTheControlPlane(t *testing.T) {
 	if _, err := cs.CoreV1().Secrets(deployNamespace).Get(ctx, "tabula", metav1.GetOptions{}); err != nil {
 		t.Error(err)
 	}
+	// The base-path component changed the pod template: the new pods get
+	// tokens of their own.
+	err = wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		dep, err = cs.AppsV1().Deployments(deployNamespace).Get(ctx, "tabula", metav1.GetOptions{})
+		st := dep.Status
+		return err == nil && st.ObservedGeneration == dep.Generation && st.UpdatedReplicas == *dep.Spec.Replicas &&
+			st.ReadyReplicas == *dep.Spec.Replicas && st.Replicas == *dep.Spec.Replicas, err
+	})
+	if err != nil {
+		t.Fatalf("the Deployment did not roll out with the components: %v; status %+v", err, dep.Status)
+	}
+	t.Run("constrained impersonation: no system:masters, only the console's verbs", func(t *testing.T) {
+		checkConstrainedImpersonation(t, cs)
+	})
 }
 
 // removeDeployment deletes what the test applied, and the namespace only if
