@@ -405,10 +405,11 @@ func checkConsoleWithRotatingToken(t *testing.T, cs kubernetes.Interface, d depl
 	dir := t.TempDir()
 	first := projectedFiles(t, cs, d, d.pods[0], &authenticationv1.BoundObjectReference{Kind: "Secret", APIVersion: "v1", Name: holder.Name, UID: holder.UID}, dir)
 	console := startDeployedConsole(t, d, dir, "rotation")
-	if resp, err := http.Get(console.URL + "/readyz"); err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("/readyz: %v %v", resp, err)
-	} else {
-		resp.Body.Close()
+	probe := &http.Client{Timeout: 30 * time.Second}
+	if resp, err := probe.Get(console.URL + "/readyz"); err != nil {
+		t.Fatalf("/readyz: %v", err)
+	} else if resp.Body.Close(); resp.StatusCode != http.StatusOK {
+		t.Fatalf("/readyz: %d, want 200", resp.StatusCode)
 	}
 	b := signInOverHTTP(t, console.URL, alice)
 	checkActsAsTheUser(t, b)
