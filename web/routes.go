@@ -60,7 +60,7 @@ func (s *Server) routes() *echo.Echo {
 	c.GET("/jump", bounded(s.jump))                   // kubectl-style name ("deploy", "sts.apps") → its list
 	c.GET("/namespace", bounded(s.list.Namespace))    // namespace picker → the same list in another namespace
 	c.GET("/logs/:namespace", s.logs.Selector)        // stream: merged logs of ?labelSelector= (page, WebSocket, ?download=1)
-	c.GET("/schema/*", bounded(s.edit.Schema))        // the OpenAPI v3 schema of a collection's kind, trimmed for the editor (JSON)
+	c.GET("/schema/*", bounded(s.schema))             // the OpenAPI v3 schema of a collection's kind, trimmed for the editor (JSON)
 	c.GET("/api/*", s.resource)                       // the API server's own paths, dispatched below
 	c.GET("/apis/*", s.resource)
 	c.POST("/api/*", s.resource) // writes: the actions below, behind CSRF
@@ -153,42 +153,63 @@ func (s *Server) resourceRoutes() resourceRoutes {
 // resource resolves an API path under a context through discovery and
 // hands it to its route.
 func (s *Server) resource(c echo.Context) error {
-	// The escaped path is /c/{context}/api… or /c/{context}/apis…; the
-	// context segment is skipped as sent, however the browser escaped it.
-	parts := strings.SplitN(c.Request().URL.EscapedPath(), "/", 4)
-	if len(parts) < 4 {
-		return echo.ErrNotFound
-	}
-	p, err := page.ParseAPIPath("/" + parts[3])
+	t, err := s.target(c, "/c/{context}")
 	if err != nil {
 		return err
+	}
+	rt, err := s.dispatch.route(c.Request().Method, t.Path, streaming.IsUpgrade(c.Request()))
+	if err != nil {
+		return err
+	}
+	if rt.verb != "" && !t.Resource.Can(rt.verb) {
+		return echo.NewHTTPError(http.StatusMethodNotAllowed, fmt.Sprintf("The server does not allow %s %s.", gerund(rt.verb), t.Resource.Name))
+	}
+	if rt.stream {
+		return rt.serve(c, t)
+	}
+	return s.env.Bounded(func(c echo.Context) error { return rt.serve(c, t) })(c)
+}
+
+// schema serves the editor's schema of a collection's kind (web/edit).
+func (s *Server) schema(c echo.Context) error {
+	t, err := s.target(c, "/c/{context}/schema")
+	if err != nil {
+		return err
+	}
+	if t.Path.Name != "" {
+		return echo.NewHTTPError(http.StatusNotFound, "Not a collection path.")
+	}
+	return s.edit.Schema(c, t)
+}
+
+// target resolves the API path that follows prefix's segments in the
+// request's escaped path through discovery. The context segment is
+// skipped as sent, however the browser escaped it.
+func (s *Server) target(c echo.Context, prefix string) (page.Target, error) {
+	skip := strings.Count(prefix, "/") + 1
+	parts := strings.SplitN(c.Request().URL.EscapedPath(), "/", skip+1)
+	if len(parts) <= skip {
+		return page.Target{}, echo.ErrNotFound
+	}
+	p, err := parseAPIPath("/" + parts[skip])
+	if err != nil {
+		return page.Target{}, err
 	}
 	client, err := s.env.Client(c)
 	if err != nil {
-		return err
+		return page.Target{}, err
 	}
 	resolveCtx, cancel := s.env.WithDeadline(c.Request().Context())
 	r, err := client.Resource(resolveCtx, p.Group, p.Version, p.Resource)
 	cancel()
 	urls := page.URLsOf(c.Request().Context())
 	if err != nil {
-		return unserved(urls, p, c.QueryParams(), err)
+		return page.Target{}, unserved(urls, p, c.QueryParams(), err)
 	}
 	if p.Namespace != "" && !r.Namespaced {
-		return echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("%s is cluster-scoped and has no namespace %q", r.Name, p.Namespace))
+		return page.Target{}, echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("%s is cluster-scoped and has no namespace %q", r.Name, p.Namespace))
 	}
-	rt, err := s.dispatch.route(c.Request().Method, p, streaming.IsUpgrade(c.Request()))
-	if err != nil {
-		return err
-	}
-	if rt.verb != "" && !r.Can(rt.verb) {
-		return echo.NewHTTPError(http.StatusMethodNotAllowed, fmt.Sprintf("The server does not allow %s %s.", gerund(rt.verb), r.Name))
-	}
-	t := page.Target{Client: client, Resource: r, Path: p, URLs: urls}
-	if rt.stream {
-		return rt.serve(c, t)
-	}
-	return s.env.Bounded(func(c echo.Context) error { return rt.serve(c, t) })(c)
+	return page.Target{Client: client, Resource: r, Path: p, URLs: urls}, nil
 }
 
 // route picks the row of an API path, asked with method, live when it is

@@ -46,3 +46,26 @@ func TestRoutesRefuseVerbsTheServerDoesNotAllow(t *testing.T) {
 		}
 	}
 }
+
+// A namespace no server can hold is refused with 400 and the reason, and
+// nothing is asked upstream (it used to come back as an empty list).
+func TestImpossibleNamespacesAreRefused(t *testing.T) {
+	fake := apitest.NewServer(t, apitest.CoreV1())
+	h := webtest.Start(t, fake, webtest.Options{})
+	for _, path := range []string{
+		"/c/dev/api/v1/namespaces/a%00b/pods",
+		"/c/dev/api/v1/namespaces/%5C..%5C../pods",
+		"/c/dev/logs/a%00b?labelSelector=app%3Dweb",
+	} {
+		fake.ResetRequests()
+		_, body := h.Get(t, path, http.StatusBadRequest)
+		if !strings.Contains(body, "is not a namespace name") {
+			t.Errorf("%s: the 400 does not say why", path)
+		}
+		for _, r := range fake.Requests() {
+			if strings.Contains(r.URL.Path, "/pods") {
+				t.Errorf("%s: the server was asked %s %s", path, r.Method, r.URL.Path)
+			}
+		}
+	}
+}

@@ -559,7 +559,7 @@ func TestTerminalAndDebugLinksFollowTheUsersAccess(t *testing.T) {
 	}
 	// Reached by URL, the page says why and opens nothing: no socket, no
 	// token.
-	vt := b.GetWith(termExec, http.StatusOK, webtest.As(webtest.ViewerToken))
+	vt := b.GetWith(termExec, http.StatusForbidden, webtest.As(webtest.ViewerToken))
 	if got := vt.Text("terminal-denied"); !strings.Contains(got, "pods/exec") {
 		t.Errorf("the viewer's terminal page says %q", got)
 	}

@@ -212,7 +212,12 @@ func (h *Handler) terminal(c echo.Context, t page.Target, attach bool) error {
 		CanDebug: kube.CanDebug(t.Resource),
 	})
 	m.Layout = h.env.WithTerminal(h.env.ContextLayout(ctx, client, tg.pod.Name+" · "+tg.scope.Subresource, &t.Resource, tg.pod.Namespace))
-	return h.env.Render(c, http.StatusOK, views.Terminal(m))
+	status := http.StatusOK
+	if m.Denied != "" {
+		// The page says why, and opens nothing.
+		status = http.StatusForbidden
+	}
+	return h.env.Render(c, status, views.Terminal(m))
 }
 
 // ModelInput is what a terminal page is built from.

@@ -71,8 +71,8 @@ func (h *Handler) Selector(c echo.Context) error {
 		return err
 	}
 	ns := page.PathParam(c, "namespace")
-	if !apiclient.ValidPathSegment(ns) {
-		return echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("%q is not a namespace name.", ns))
+	if problem := kube.NamespaceProblem(ns); problem != "" {
+		return echo.NewHTTPError(http.StatusBadRequest, problem+".")
 	}
 	sel := strings.TrimSpace(c.QueryParam("labelSelector"))
 	if _, err := labels.Parse(sel); err != nil || sel == "" {
