@@ -1,9 +1,12 @@
 package web
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/base64"
+	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
@@ -119,18 +122,83 @@ func recoverPanics(log *slog.Logger) echo.MiddlewareFunc {
 	}
 }
 
-// maxRequestBody bounds what a browser may send: an editor form carries
-// the text, the text as loaded and a Secret's new values, each refused
-// above edit.MaxText with a clear message; anything larger is cut here.
-const maxRequestBody = 16 << 20
+// Bounds on what a browser may send. A form is read only once CSRF has
+// vouched for it (csrf.Protect reads its first field, the token), and only
+// an editor's form, which carries the text, the text as loaded and a
+// Secret's new values (each refused above edit.MaxText with a clear
+// message), may be large; no form may take long to arrive.
+const (
+	maxRequestBody = 16 << 20
+	maxSmallForm   = 1 << 20
+	bodyTimeout    = 30 * time.Second
+)
 
+// limitBody bounds every request body to maxSmallForm, or maxRequestBody
+// on a route that raises it (raiseBodyLimit), and gives it bodyTimeout to
+// arrive; a body that claims more than maxRequestBody is refused unread.
 func limitBody(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
 		if req.ContentLength > maxRequestBody {
-			return echo.NewHTTPError(http.StatusRequestEntityTooLarge, "The form is larger than 16 MiB; nothing was sent to the API server.")
+			return echo.NewHTTPError(http.StatusRequestEntityTooLarge, fmt.Sprintf("The form is larger than %d MiB; nothing was sent to the API server.", maxRequestBody>>20))
 		}
-		req.Body = http.MaxBytesReader(c.Response(), req.Body, maxRequestBody)
+		if req.Body == nil || req.Body == http.NoBody || safeMethod(req.Method) {
+			return next(c)
+		}
+		rc := http.NewResponseController(c.Response().Writer)
+		if err := rc.SetReadDeadline(time.Now().Add(bodyTimeout)); err != nil && !errors.Is(err, http.ErrNotSupported) {
+			return err
+		}
+		b := &limitedBody{body: req.Body, limit: maxSmallForm, done: func() { _ = rc.SetReadDeadline(time.Time{}) }}
+		req.Body = b
+		c.SetRequest(req.WithContext(context.WithValue(req.Context(), limitedBodyKey{}, b)))
 		return next(c)
 	}
+}
+
+type limitedBodyKey struct{}
+
+// raiseBodyLimit lets the request's body be as large as maxRequestBody:
+// the route table raises it for the editor's forms, after CSRF.
+func raiseBodyLimit(c echo.Context) {
+	if b, ok := c.Request().Context().Value(limitedBodyKey{}).(*limitedBody); ok {
+		b.limit = maxRequestBody
+	}
+}
+
+// limitedBody is a request body read at most limit bytes, as
+// http.MaxBytesReader reads it, whose limit a route may raise before it is
+// read; its read deadline is lifted at its end (done), so that net/http's
+// watch for the client going away, which reads on after the body, never
+// hits it and cancels the request.
+type limitedBody struct {
+	body  io.ReadCloser
+	limit int64
+	read  int64
+	done  func()
+	ended bool
+}
+
+func (b *limitedBody) Read(p []byte) (int, error) {
+	if b.read >= b.limit+1 {
+		return 0, &http.MaxBytesError{Limit: b.limit}
+	}
+	p = p[:min(int64(len(p)), b.limit+1-b.read)]
+	n, err := b.body.Read(p)
+	b.read += int64(n)
+	if b.read > b.limit {
+		n -= int(b.read - b.limit)
+		err = &http.MaxBytesError{Limit: b.limit}
+	}
+	if errors.Is(err, io.EOF) && !b.ended {
+		b.ended = true
+		b.done()
+	}
+	return n, err
+}
+
+func (b *limitedBody) Close() error { return b.body.Close() }
+
+func safeMethod(m string) bool {
+	return m == http.MethodGet || m == http.MethodHead || m == http.MethodOptions
 }

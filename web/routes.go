@@ -28,11 +28,14 @@ func (s *Server) routes() *echo.Echo {
 	// anything that reads a cluster.
 	// Sign-in (web/auth) decides who every request acts for, after the
 	// host check and before any feature; it binds the CSRF token to the
-	// session, so it runs before CSRF. CSRF guards every request that is
-	// not a read, so no write can be routed around it, and UpgradeOrigin
-	// every WebSocket handshake, so no stream can; both run after the host
-	// check so their Origin checks compare with a vouched-for Host.
-	e.Use(headRestored, requestLog(s.log), s.metrics.middleware, s.idle.middleware, recoverPanics(s.log), securityHeaders(s.auth.FormActions()), s.hosts.check, s.env.UpgradeOrigin, limitBody, s.auth.Middleware, csrf.Protect, page.Flashes, page.Theme, page.CollectWarnings)
+	// session, so it runs before CSRF. Sign-in attempts are rate-limited
+	// before CSRF reads anything of their bodies. CSRF guards every request
+	// that is not a read, so no write can be routed around it, and
+	// UpgradeOrigin every WebSocket handshake, so no stream can; both run
+	// after the host check so their Origin checks compare with a
+	// vouched-for Host. A body is bounded and timed from the first byte
+	// (limitBody), and read whole only once CSRF vouched for it (readForm).
+	e.Use(headRestored, requestLog(s.log), s.metrics.middleware, s.idle.middleware, recoverPanics(s.log), securityHeaders(s.auth.FormActions()), s.hosts.check, s.env.UpgradeOrigin, limitBody, s.auth.Middleware, s.limitSignIn, csrf.Protect(s.origins), s.readForm, page.Flashes, page.Theme, page.CollectWarnings)
 	bounded := s.env.Bounded
 
 	// Operations.
@@ -44,13 +47,14 @@ func (s *Server) routes() *echo.Echo {
 	e.GET(assetPrefix+"*", s.assets.handle(s.log)) // fingerprinted static files (modules in folders too), cached forever, compressed once
 
 	// Sign-in (web/auth): open to whoever is not signed in, except the
-	// session probe; login, callback and token are rate-limited per client.
-	e.GET("/auth/login", s.auth.Login, s.auth.Limit)                // OIDC: → the provider (PKCE, state, nonce); token mode: the paste-a-token form
-	e.GET("/auth/callback", bounded(s.auth.Callback), s.auth.Limit) // OIDC: code exchange, ID token checks → the return path
-	e.POST("/auth/token", bounded(s.auth.Token), s.auth.Limit)      // token mode: SelfSubjectReview of the pasted token → the return path
-	e.POST("/auth/logout", s.auth.Logout)                           // ends the session (RP-initiated logout when the provider has it)
-	e.GET("/auth/signed-out", s.auth.SignedOut)                     // "You are signed out"
-	e.GET("/auth/session", s.auth.Session)                          // 204 while signed in, else 401: asked by live pages whose stream was refused
+	// session probe; login, callback and token are rate-limited per client
+	// (limitSignIn).
+	e.GET(signInLogin, s.auth.Login)                // OIDC: → the provider (PKCE, state, nonce); token mode: the paste-a-token form
+	e.GET(signInCallback, bounded(s.auth.Callback)) // OIDC: code exchange, ID token checks → the return path
+	e.POST(signInToken, bounded(s.auth.Token))      // token mode: SelfSubjectReview of the pasted token → the return path
+	e.POST("/auth/logout", s.auth.Logout)           // ends the session (RP-initiated logout when the provider has it)
+	e.GET("/auth/signed-out", s.auth.SignedOut)     // "You are signed out"
+	e.GET("/auth/session", s.auth.Session)          // 204 while signed in, else 401: asked by live pages whose stream was refused
 
 	// Pages.
 	e.GET("/", s.root)                                // → the current context's home
@@ -66,6 +70,60 @@ func (s *Server) routes() *echo.Echo {
 	c.POST("/api/*", s.resource) // writes: the actions below, behind CSRF
 	c.POST("/apis/*", s.resource)
 	return e
+}
+
+// The sign-in routes, rate-limited per client.
+const (
+	signInLogin    = "/auth/login"
+	signInCallback = "/auth/callback"
+	signInToken    = "/auth/token"
+)
+
+// limitSignIn rate-limits sign-in attempts per client (web/auth), before
+// anything reads their bodies: a stalled or large body never gets past it.
+func (s *Server) limitSignIn(next echo.HandlerFunc) echo.HandlerFunc {
+	limited := s.auth.Limit(next)
+	return func(c echo.Context) error {
+		switch c.Path() {
+		case signInLogin, signInCallback, signInToken:
+			return limited(c)
+		}
+		return next(c)
+	}
+}
+
+// readForm reads a write's form whole once CSRF has vouched for it, up to
+// what its route allows (the editor's pages take large forms), so that a
+// form too large or too slow is a 413 or 408 that says so before any
+// handler sees half of it.
+func (s *Server) readForm(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		req := c.Request()
+		if safeMethod(req.Method) || streaming.IsUpgrade(req) {
+			return next(c)
+		}
+		if s.largeForm(c) {
+			raiseBodyLimit(c)
+		}
+		if err := csrf.ReadForm(req); err != nil {
+			return err
+		}
+		return next(c)
+	}
+}
+
+// largeForm says whether the route table lets the request's form be large.
+func (s *Server) largeForm(c echo.Context) bool {
+	_, rest, ok := strings.Cut(strings.TrimPrefix(c.Request().URL.EscapedPath(), "/c/"), "/")
+	if !ok || !strings.HasPrefix(c.Path(), "/c/:context/api") {
+		return false
+	}
+	p, err := parseAPIPath("/" + rest)
+	if err != nil {
+		return false
+	}
+	rt, err := s.dispatch.route(c.Request().Method, p, false)
+	return err == nil && rt.largeForm
 }
 
 // publicPaths need no session: operations and static assets (a path
@@ -101,6 +159,9 @@ type route struct {
 	verb string
 	// stream: the handler bounds only its setup, not the stream itself.
 	stream bool
+	// largeForm: its form may be as large as maxRequestBody, not
+	// maxSmallForm (an editor's text).
+	largeForm bool
 }
 
 // methods are the routes of one action path by HTTP method.
@@ -123,12 +184,12 @@ func (s *Server) resourceRoutes() resourceRoutes {
 		otherSubresource: route{serve: s.object.Subresource}, // …/{name}/status: the status; other served ones 405; else 404
 		create: methods{ // …/{resource}/new: YAML editor → dry-run review → POST; apiVersion/kind pick the collection
 			get:  route{serve: s.edit.New, verb: "create"},
-			post: route{serve: s.edit.Create, verb: "create"},
+			post: route{serve: s.edit.Create, verb: "create", largeForm: true},
 		},
 		actions: map[string]methods{
 			"edit": { // …/{name}/edit: YAML editor → dry-run review → merge patch with resourceVersion; 409 → conflict page
 				get:  route{serve: s.edit.Edit, verb: "patch"},
-				post: route{serve: s.edit.Save, verb: "patch"},
+				post: route{serve: s.edit.Save, verb: "patch", largeForm: true},
 			},
 			"delete": { // …/{name}/delete: confirmation (propagation, grace period) → DELETE; shows the server's answer
 				get:  route{serve: s.edit.ConfirmDelete, verb: "delete"},

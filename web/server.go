@@ -91,9 +91,11 @@ type Server struct {
 	echo    *echo.Echo
 	handler http.Handler
 	hosts   hostPolicy
-	// basePath and metricsListen are Deps.BasePath and Deps.MetricsListen.
+	// basePath, metricsListen and origins are Deps.BasePath,
+	// Deps.MetricsListen and Deps.ExternalOrigins.
 	basePath      string
 	metricsListen string
+	origins       []string
 
 	auth   *auth.Handler
 	list   *list.Handler
@@ -153,6 +155,7 @@ func New(d Deps) (*Server, error) {
 		hosts:         newHostPolicy(d.AllowedHosts, d.InCluster),
 		basePath:      d.BasePath,
 		metricsListen: d.MetricsListen,
+		origins:       d.ExternalOrigins,
 		auth:          signIn,
 		list:          list.New(env),
 		object:        object.New(env),
