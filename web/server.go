@@ -172,6 +172,7 @@ func New(d Deps) (*Server, error) {
 	free := s.idle.release
 	s.idle.release = func() { env.ReleasePooled(); free() }
 	s.metrics.upstreamWatches(func() float64 { return float64(s.list.Upstreams()) })
+	s.metrics.streamSlots(env.StreamSlots)
 	s.dispatch = s.resourceRoutes()
 	s.echo = s.routes()
 	s.handler = s.echo
