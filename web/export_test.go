@@ -1,6 +1,10 @@
 package web
 
-import "github.com/labstack/echo/v4"
+import (
+	"time"
+
+	"github.com/labstack/echo/v4"
+)
 
 // What the external tests (package web_test, over web/webtest) reach
 // inside the server.
@@ -21,3 +25,9 @@ func (s *Server) Echo() *echo.Echo { return s.echo }
 func (s *Server) RequireContext(next echo.HandlerFunc) echo.HandlerFunc {
 	return s.env.RequireContext(next)
 }
+
+// ReadyTTL is how long a readiness answer is kept.
+const ReadyTTL = readyTTL
+
+// SetReadyClock sets the clock the readiness answer is aged by.
+func (s *Server) SetReadyClock(now func() time.Time) { s.ready.now = now }

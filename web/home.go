@@ -5,8 +5,11 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/labstack/echo/v4"
+	"golang.org/x/sync/singleflight"
 
 	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/views"
@@ -126,17 +129,63 @@ func (s *Server) healthz(c echo.Context) error {
 // for probes, which are not signed in: it pings /version with the console's
 // own credentials (any answer short of a 5xx will do), says only "ok" or
 // "not ready", and logs why. It says nothing of any user's access, and no
-// page relies on it.
+// page relies on it. The answer is kept for readyTTL, and callers at once
+// share one ping: an unauthenticated flood of /readyz makes no more API
+// calls than a probe does.
 func (s *Server) readyz(c echo.Context) error {
-	err := s.ping(c.Request().Context())
-	if err != nil {
-		s.log.Warn("not ready", "context", s.env.Clusters.Current(), "error", err)
+	if err := s.ready.check(c.Request().Context()); err != nil {
 		return c.String(http.StatusServiceUnavailable, "not ready")
 	}
 	return c.String(http.StatusOK, "ok")
 }
 
+// readyTTL is how long a readiness answer is kept: well under a probe's
+// period (10 s in deploy/), so a probe sees a fresh one.
+const readyTTL = 2 * time.Second
+
+// readiness keeps the last readiness answer briefly.
+type readiness struct {
+	ping   func(context.Context) error
+	log    func(error)
+	now    func() time.Time
+	flight singleflight.Group
+
+	mu  sync.Mutex // guards at and err
+	at  time.Time
+	err error
+}
+
+func (r *readiness) check(ctx context.Context) error {
+	r.mu.Lock()
+	if !r.at.IsZero() && r.now().Sub(r.at) < readyTTL {
+		err := r.err
+		r.mu.Unlock()
+		return err
+	}
+	r.mu.Unlock()
+	ch := r.flight.DoChan("ping", func() (any, error) {
+		// Shared by whoever asks meanwhile: no one caller's going away
+		// ends it; the page deadline of the one who started it bounds it.
+		err := r.ping(context.WithoutCancel(ctx))
+		if err != nil {
+			r.log(err)
+		}
+		r.mu.Lock()
+		r.at, r.err = r.now(), err
+		r.mu.Unlock()
+		return nil, err
+	})
+	select {
+	case res := <-ch:
+		return res.Err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 func (s *Server) ping(ctx context.Context) error {
+	ctx, cancel := s.env.WithDeadline(ctx)
+	defer cancel()
 	// The console's own identity, for the probe alone: never a user's.
 	client, err := s.env.Clusters.Client(s.env.Clusters.Current(), apiclient.Identity{})
 	if err != nil {

@@ -91,6 +91,7 @@ type Server struct {
 	echo    *echo.Echo
 	handler http.Handler
 	hosts   hostPolicy
+	ready   *readiness
 	// basePath, metricsListen and origins are Deps.BasePath,
 	// Deps.MetricsListen and Deps.ExternalOrigins.
 	basePath      string
@@ -168,10 +169,14 @@ func New(d Deps) (*Server, error) {
 		quiet = DefaultReleaseIdleMemory
 	}
 	s.idle = newIdleRelease(quiet, env.Log)
+	s.ready = &readiness{ping: s.ping, now: time.Now, log: func(err error) {
+		s.log.Warn("not ready", "context", env.Clusters.Current(), "error", err)
+	}}
 	// The pooled compressors are garbage before the collection, not after.
 	free := s.idle.release
 	s.idle.release = func() { env.ReleasePooled(); free() }
 	s.metrics.upstreamWatches(func() float64 { return float64(s.list.Upstreams()) })
+	s.metrics.streamSlots(env.StreamSlots)
 	s.dispatch = s.resourceRoutes()
 	s.echo = s.routes()
 	s.handler = s.echo

@@ -225,6 +225,8 @@ func TestHealthAndReadiness(t *testing.T) {
 	h.Get(t, "/readyz", http.StatusOK)
 	// Probes are not signed in: what failed upstream is logged, not told.
 	h.Fake.FailPath("/version", metav1.Status{Status: metav1.StatusFailure, Code: http.StatusInternalServerError, Reason: metav1.StatusReasonInternalError, Message: "etcd at 10.0.0.7:2379 is unreachable"})
+	// The answer is kept readyTTL: move its clock past that.
+	h.Server.SetReadyClock(func() time.Time { return time.Now().Add(web.ReadyTTL) })
 	if _, body := h.Get(t, "/readyz", http.StatusServiceUnavailable); body != "not ready" {
 		t.Errorf("/readyz of a failing server says %q, want only \"not ready\"", body)
 	}

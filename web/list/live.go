@@ -65,22 +65,22 @@ func (h *Handler) Live(c echo.Context, t page.Target) error {
 	if err != nil {
 		return err
 	}
-	stream, err := h.env.Upgrade(c, false)
-	if stream == nil {
-		return err
-	}
-	f := &follower{
-		env: h.env, watches: h.watches, stream: stream, client: t.Client,
-		in:    Input{URLs: t.URLs, Resource: r, Namespace: ns, Query: lq},
-		usage: newLiveUsage(c.Request().Context(), h.env, t.Client, r, ns, lq, c.QueryParam("usage") == "on"),
-		// The identity key covers the exact credential: a tab carrying a
-		// refreshed token opens its own upstream, never riding one opened
-		// with the old token.
-		key: strings.Join([]string{t.Client.ContextName(), t.Client.IdentityKey(), r.Group, r.Version, r.Name,
-			ns, lq.LabelSelector, lq.FieldSelector}, "\x00"),
-	}
-	stream.Finish(f.run(stream.Context, c.QueryParam("resourceVersion")))
-	return nil
+	// Its shared upstream watch is an upstream stream like a log's: the page
+	// takes a slot of the console's cap, and of its user's, for as long as
+	// it follows, so no user can open watches without bound.
+	return h.env.FollowInSlot(c, t.Client.IdentityKey(), func(stream *page.Stream) error {
+		f := &follower{
+			env: h.env, watches: h.watches, stream: stream, client: t.Client,
+			in:    Input{URLs: t.URLs, Resource: r, Namespace: ns, Query: lq},
+			usage: newLiveUsage(c.Request().Context(), h.env, t.Client, r, ns, lq, c.QueryParam("usage") == "on"),
+			// The identity key covers the exact credential: a tab carrying a
+			// refreshed token opens its own upstream, never riding one opened
+			// with the old token.
+			key: strings.Join([]string{t.Client.ContextName(), t.Client.IdentityKey(), r.Group, r.Version, r.Name,
+				ns, lq.LabelSelector, lq.FieldSelector}, "\x00"),
+		}
+		return f.run(stream.Context, c.QueryParam("resourceVersion"))
+	})
 }
 
 type follower struct {

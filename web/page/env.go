@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -52,8 +53,8 @@ type Config struct {
 	// Origins are the browser origins (scheme://host[:port]) allowed to open
 	// WebSockets; empty means the origin the request itself was made to.
 	Origins []string
-	// MaxStreams caps the upstream streams (log follows, downloads) the
-	// console keeps open at once, across all users.
+	// MaxStreams caps the upstream streams (log follows and downloads, live
+	// pages' watches) the console keeps open at once, across all users.
 	MaxStreams int
 	// MaxStreamsPerUser caps those one identity may hold (default
 	// DefaultMaxStreamsPerUser; negative: no cap but MaxStreams).
@@ -89,6 +90,8 @@ type Env struct {
 	userMu      sync.Mutex     // guards userStreams
 	userStreams map[string]int // slots held, by identity key
 	perUser     int            // 0: no per-identity cap
+	// refusedUser and refusedConsole count streams refused a slot.
+	refusedUser, refusedConsole atomic.Uint64
 }
 
 // DefaultMaxStreams is the default of Config.MaxStreams.
