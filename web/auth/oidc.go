@@ -303,11 +303,8 @@ func (h *Handler) verify(ctx context.Context, raw string) (verified, error) {
 	if !ok || user == "" {
 		return verified{}, fmt.Errorf("it has no %q claim to name the user by", h.cfg.OIDC.UsernameClaim)
 	}
-	// As kube-apiserver: an email claim counts only if not marked unverified.
-	if h.cfg.OIDC.UsernameClaim == "email" {
-		if v, ok := claims["email_verified"].(bool); ok && !v {
-			return verified{}, errors.New("its email address is not verified")
-		}
+	if h.cfg.OIDC.UsernameClaim == "email" && !emailVerified(claims) {
+		return verified{}, errors.New("its email address is not verified")
 	}
 	var groups []string
 	switch g := claims[h.cfg.OIDC.GroupsClaim].(type) {
@@ -394,4 +391,14 @@ func (p *provider) endSessionURL() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.endSession
+}
+
+// emailVerified says whether claims let an email name the user, as
+// kube-apiserver's OIDC authenticator decides (k8s.io/apiserver
+// plugin/pkg/authenticator/token/oidc, getUsername): without an
+// email_verified claim it may; with one, only if it is JSON true. A string
+// "true" fails to parse there, and so is refused here too.
+func emailVerified(claims map[string]any) bool {
+	v, present := claims["email_verified"]
+	return !present || v == true
 }
