@@ -214,11 +214,11 @@ func (h *Handler) Callback(c echo.Context) error {
 	c.SetCookie(newCookie(cookieName(loginCookie, tls), "", tls, -1))
 	q := c.QueryParams()
 	if e := q.Get("error"); e != "" {
-		msg := "The sign-in provider refused the sign-in (" + e + ")"
-		if d := q.Get("error_description"); d != "" {
-			msg += ": " + d
-		}
-		return rejected(http.StatusUnauthorized, msg+".")
+		// Anyone can craft this URL: what it says goes to the log, bounded,
+		// and never onto the page, which must not speak for the provider.
+		h.log.Info("sign-in refused", "reason", "the provider answered with an error",
+			"error", logText(e, maxProviderError), "description", logText(q.Get("error_description"), maxProviderError))
+		return rejected(http.StatusUnauthorized, "The sign-in provider did not sign you in. Sign in again; if it keeps failing, tell the console's operator (the console's log has the provider's reason).")
 	}
 	var pl pendingLogin
 	if err != nil || h.codec.open(loginCookie, ck.Value, &pl) != nil || h.now().After(time.Unix(pl.Created, 0).Add(loginMaxAge)) {
@@ -401,4 +401,25 @@ func (p *provider) endSessionURL() string {
 func emailVerified(claims map[string]any) bool {
 	v, present := claims["email_verified"]
 	return !present || v == true
+}
+
+// maxProviderError bounds each of a provider's error fields in the log.
+const maxProviderError = 200
+
+// logText is s for a log line: printable ASCII only (what RFC 6749 allows
+// in error and error_description; anything else becomes '?'), at most max
+// bytes.
+func logText(s string, max int) string {
+	b := make([]byte, 0, min(len(s), max))
+	for i := 0; i < len(s); i++ {
+		if len(b) == max {
+			return string(b) + "…"
+		}
+		c := s[i]
+		if c < 0x20 || c > 0x7e {
+			c = '?'
+		}
+		b = append(b, c)
+	}
+	return string(b)
 }
