@@ -21,6 +21,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -76,6 +77,15 @@ type idp struct {
 	rewrite func(idToken string) string
 	// refuse answers token requests with this status and OAuth error.
 	refuseStatus int
+	// authMethods, when set, replaces the token_endpoint_auth_methods_supported
+	// of discovery (mockoidc lists client_secret_basic and _post).
+	authMethods []string
+	// noBasic refuses client authentication by HTTP Basic (invalid_client),
+	// as a provider does for a client registered for client_secret_post;
+	// otherwise Basic credentials are accepted, as discovery says.
+	noBasic bool
+	// styles is how each token request authenticated: "basic" or "post".
+	styles []string
 }
 
 func newIDP(t *testing.T) *idp {
@@ -149,12 +159,33 @@ func (p *idp) middleware(next http.Handler) http.Handler {
 		switch r.URL.Path {
 		case mockoidc.TokenEndpoint:
 			body, _ := io.ReadAll(r.Body)
-			r.Body = io.NopCloser(bytes.NewReader(body))
 			form, _ := url.ParseQuery(string(body))
+			// mockoidc reads the client's credentials from the form only:
+			// Basic ones (RFC 6749 2.3.1: form-encoded, then base64) are
+			// moved there, as a provider that accepts both would read them.
+			style := "post"
+			if id, secret, ok := r.BasicAuth(); ok {
+				style = "basic"
+				id, _ = url.QueryUnescape(id)
+				secret, _ = url.QueryUnescape(secret)
+				form.Set("client_id", id)
+				form.Set("client_secret", secret)
+				r.Header.Del("Authorization")
+				body = []byte(form.Encode())
+				r.ContentLength = int64(len(body))
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
 			p.mu.Lock()
 			p.grants[form.Get("grant_type")]++
-			refuse := p.refuseStatus
+			p.styles = append(p.styles, style)
+			refuse, noBasic := p.refuseStatus, p.noBasic
 			p.mu.Unlock()
+			if style == "basic" && noBasic {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusUnauthorized)
+				_, _ = io.WriteString(w, `{"error":"invalid_client","error_description":"client_secret_basic is not this client's method"}`)
+				return
+			}
 			if refuse != 0 {
 				w.Header().Set("Content-Type", "application/json")
 				w.WriteHeader(refuse)
@@ -198,6 +229,9 @@ func (p *idp) middleware(next http.Handler) http.Handler {
 			if p.endSession != "" {
 				doc["end_session_endpoint"] = p.endSession
 			}
+			if p.authMethods != nil {
+				doc["token_endpoint_auth_methods_supported"] = p.authMethods
+			}
 			p.mu.Unlock()
 			w.Header().Set("Content-Type", "application/json")
 			_ = json.NewEncoder(w).Encode(doc)
@@ -211,6 +245,13 @@ func (p *idp) grantCount(grant string) int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.grants[grant]
+}
+
+// authStyles is how each token request so far authenticated.
+func (p *idp) authStyles() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.styles)
 }
 
 func (p *idp) tokens() []string {
@@ -245,6 +286,9 @@ type options struct {
 	basePath string
 	// keys are the session keys (default testKeys).
 	keys [][]byte
+	// peer, when set, makes this console another replica of peer: the same
+	// API server, provider and clock (and the same keys unless set).
+	peer *console
 }
 
 // console is Tabula over the apitest fake, signing in with idp.
@@ -269,17 +313,25 @@ func newConsole(t *testing.T, o options) *console {
 	if o.mode == "" {
 		o.mode = web.ModeOIDC
 	}
-	fake := apitest.NewServer(t, apitest.CoreV1())
-	fake.Token = o.consoleToken
-	fake.Add(apitest.Pod("demo", "web-1", map[string]string{"app": "web"}))
-	fake.Override(apitest.SelfSubjectReviewPath, apitest.SelfSubjectReviews(tokenUsers))
-	c := &console{t: t, fake: fake, clock: &clock{}, logs: &syncBuffer{}, pool: x509.NewCertPool()}
+	c := &console{t: t, logs: &syncBuffer{}, pool: x509.NewCertPool()}
+	if o.peer != nil {
+		c.fake, c.idp, c.clock = o.peer.fake, o.peer.idp, o.peer.clock
+	} else {
+		c.fake = apitest.NewServer(t, apitest.CoreV1())
+		c.fake.Token = o.consoleToken
+		c.fake.Add(apitest.Pod("demo", "web-1", map[string]string{"app": "web"}))
+		c.fake.Override(apitest.SelfSubjectReviewPath, apitest.SelfSubjectReviews(tokenUsers))
+		c.clock = &clock{}
+	}
+	fake := c.fake
 	if o.keys == nil {
 		o.keys = testKeys
 	}
 	cfg := web.AuthConfig{Mode: o.mode, Keys: o.keys, IdleTimeout: o.idle, MaxAge: o.maxAge, Now: c.clock.now}
 	if o.mode == web.ModeOIDC {
-		c.idp = newIDP(t)
+		if c.idp == nil {
+			c.idp = newIDP(t)
+		}
 		c.pool.AddCert(c.idp.cert)
 		mc := c.idp.m.Config()
 		cfg.OIDC = web.OIDCConfig{
@@ -486,6 +538,16 @@ func (b *browser) startLogin(user mockoidc.User, ret string) *url.URL {
 		b.t.Fatal(err)
 	}
 	return u
+}
+
+// at is a browser of console to that holds this browser's console
+// cookies: the same user reaching another replica (or a copy of the
+// cookies, taken now).
+func (b *browser) at(to *console) *browser {
+	other := to.browser()
+	u, _ := url.Parse(to.srv.URL)
+	other.client.Jar.SetCookies(u, b.cookies())
+	return other
 }
 
 // cookies are the browser's cookies for the console.

@@ -133,8 +133,7 @@ func (h *Handler) Callback(c echo.Context) error {
 	if _, err := h.oidc.get(ctx); err != nil {
 		return h.providerDown(err)
 	}
-	tok, err := h.oidc.oauth.Exchange(h.oidc.ctx(ctx), code, oauth2.VerifierOption(pl.Verifier),
-		oauth2.SetAuthURLParam("redirect_uri", pl.Redirect))
+	tok, err := h.oidc.exchange(ctx, code, oauth2.VerifierOption(pl.Verifier), oauth2.SetAuthURLParam("redirect_uri", pl.Redirect))
 	if err != nil {
 		return h.exchangeFailed(err)
 	}
@@ -237,9 +236,7 @@ func (h *Handler) refreshTokens(ctx context.Context, s Session) (tokens, error) 
 	if _, err := h.oidc.get(ctx); err != nil {
 		return tokens{}, err
 	}
-	// An expired token makes the source refresh.
-	src := h.oidc.oauth.TokenSource(h.oidc.ctx(ctx), &oauth2.Token{RefreshToken: s.RefreshToken, Expiry: time.Unix(1, 0)})
-	tok, err := src.Token()
+	tok, err := h.oidc.refresh(ctx, s.RefreshToken)
 	if err != nil {
 		return tokens{}, err
 	}
