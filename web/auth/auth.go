@@ -122,7 +122,7 @@ func New(env *page.Env, cfg Config) (*Handler, error) {
 			return nil, err
 		}
 		h.oidc = p
-		h.refresh = newRefresher(h.refreshTokens, h.now)
+		h.refresh = newRefresher(h.refreshTokens, h.now, h.cfg.MaxAge)
 	case page.ModeToken:
 	default:
 		return nil, fmt.Errorf("auth: unknown sign-in mode %q: want %s, %s or %s", cfg.Mode, page.ModeKubeconfig, page.ModeOIDC, page.ModeToken)

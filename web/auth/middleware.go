@@ -125,13 +125,11 @@ func (h *Handler) keep(c echo.Context, s *Session) (ok bool, err error) {
 }
 
 // endSession ends a session that timed out or lost its token: its cookies
-// go and its streams here end.
+// go and its streams here end. What its refresh gave is kept: other
+// requests with the same cookie get the same answer, not a new grant.
 func (h *Handler) endSession(c echo.Context, s *Session, why string) {
 	h.log.Info("session ended", "session", *s, "reason", why)
 	h.ends.end(s.ID)
-	if h.refresh != nil {
-		h.refresh.forget(s.ID)
-	}
 	h.clearSession(c)
 }
 

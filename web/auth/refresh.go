@@ -43,6 +43,9 @@ type refresher struct {
 	// refresh asks the provider for new tokens.
 	refresh func(ctx context.Context, s Session) (tokens, error)
 	now     func() time.Time
+	// maxAge is the sessions' absolute timeout: nothing about a session
+	// need be remembered longer.
+	maxAge time.Duration
 
 	mu   sync.Mutex
 	done map[string]outcome // by session ID
@@ -57,8 +60,8 @@ type outcome struct {
 	until  time.Time
 }
 
-func newRefresher(refresh func(context.Context, Session) (tokens, error), now func() time.Time) *refresher {
-	return &refresher{refresh: refresh, now: now, done: map[string]outcome{}}
+func newRefresher(refresh func(context.Context, Session) (tokens, error), now func() time.Time, maxAge time.Duration) *refresher {
+	return &refresher{refresh: refresh, now: now, maxAge: maxAge, done: map[string]outcome{}}
 }
 
 // tokensFor returns s's tokens refreshed: what this session's refresh from
@@ -116,7 +119,16 @@ func (r *refresher) remember(s Session, t tokens, err error) {
 		}
 	}
 	o := outcome{from: s.IssuedAt, tokens: t, err: err, until: now.Add(refreshedTTL)}
-	if err != nil {
+	switch {
+	case err != nil && permanent(err):
+		// The provider said no to this refresh token: asking again with
+		// it can only be refused again (or, where refresh tokens rotate,
+		// look like a stolen one being replayed).
+		o.until = time.Unix(s.LoginAt, 0).Add(r.maxAge)
+		if o.until.Before(now.Add(retryRefreshAfter)) {
+			o.until = now.Add(retryRefreshAfter)
+		}
+	case err != nil:
 		o.until = now.Add(retryRefreshAfter)
 	}
 	r.done[s.ID] = o

@@ -165,3 +165,27 @@ func (c *console) requestPaths() []string {
 	}
 	return out
 }
+
+// A refresh the provider refused ends the session, and is not asked again
+// by the requests that still carry the old cookie (other tabs, streams
+// reconnecting, a copy): they end too, without a grant each.
+func TestARefusedRefreshIsNotAskedAgainByTheOldCookie(t *testing.T) {
+	c := newConsole(t, options{})
+	b := c.browser()
+	b.login(alice, "/c/dev/")
+	old := b.at(c) // the cookies as they are now, which other tabs still send
+	c.toRefreshPoint()
+	c.idp.set(func(p *idp) { p.refuseStatus = http.StatusBadRequest })
+	if p := b.get("/c/dev/"); p.code() != http.StatusFound {
+		t.Fatalf("a refused refresh: %d, want 302 to sign in", p.code())
+	}
+	for i := range 5 {
+		c.clock.advance(11 * time.Second) // past the retry delay of a provider that was down
+		if p := old.at(c).get("/c/dev/"); p.code() != http.StatusFound {
+			t.Fatalf("request %d with the old cookie: %d, want 302", i, p.code())
+		}
+	}
+	if n := c.idp.grantCount("refresh_token"); n != 1 {
+		t.Errorf("the provider saw %d refresh grants, want 1", n)
+	}
+}
