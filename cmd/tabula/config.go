@@ -123,6 +123,7 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	fs.StringVar(&oidc.ClientSecret, "oidc-client-secret", "", "OIDC client secret (prefer TABULA_OIDC_CLIENT_SECRET: flags show in the process list)")
 	fs.StringVar(&oidc.CAFile, "oidc-ca-file", "", "PEM file of CA certificates the provider's TLS is checked against, besides the system's")
 	scopes := fs.String("oidc-scopes", "openid,email,profile,groups", "comma-separated OIDC scopes to ask for; openid is always first")
+	offlineAccess := fs.Bool("oidc-offline-access", true, "also ask for the offline_access scope when the provider lists it (discovery's scopes_supported): Dex and zitadel give refresh tokens only for it")
 	fs.StringVar(&oidc.UsernameClaim, "oidc-username-claim", "email", "ID token claim naming the user")
 	fs.StringVar(&oidc.GroupsClaim, "oidc-groups-claim", "groups", "ID token claim listing the user's groups")
 	fs.StringVar(&oidc.Identity, "oidc-identity", web.OIDCPassthrough, "how an OIDC user acts toward the API server: passthrough (their ID token is the bearer token) or impersonate (the console's own credentials with Impersonate-User/-Group)")
@@ -174,6 +175,7 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 			oidc.Scopes = append(oidc.Scopes, sc)
 		}
 	}
+	oidc.NoOfflineAccess = !*offlineAccess
 	if err := si.validate(); err != nil {
 		return config{}, err
 	}

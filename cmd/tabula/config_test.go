@@ -176,6 +176,23 @@ func TestParseConfigSignIn(t *testing.T) {
 	}
 }
 
+func TestOfflineAccessCanBeTurnedOff(t *testing.T) {
+	for name, tc := range map[string]struct {
+		args []string
+		vars map[string]string
+		want bool
+	}{
+		"default":     {want: false},
+		"flag":        {args: []string{"--oidc-offline-access=false"}, want: true},
+		"environment": {vars: map[string]string{"TABULA_OIDC_OFFLINE_ACCESS": "false"}, want: true},
+	} {
+		cfg, err := parseConfig(tc.args, env(tc.vars))
+		if err != nil || cfg.SignIn.OIDC.NoOfflineAccess != tc.want {
+			t.Errorf("%s: NoOfflineAccess = %v (%v), want %v", name, cfg.SignIn.OIDC.NoOfflineAccess, err, tc.want)
+		}
+	}
+}
+
 func TestSessionKeys(t *testing.T) {
 	k1, k2 := bytes.Repeat([]byte{1}, 32), bytes.Repeat([]byte{2}, 48)
 	b64 := base64.StdEncoding.EncodeToString

@@ -86,11 +86,19 @@ type idp struct {
 	noBasic bool
 	// styles is how each token request authenticated: "basic" or "post".
 	styles []string
+	// offlineAccess makes the provider Dex-like: discovery lists the
+	// offline_access scope, and only a login that asked for it gets a
+	// refresh token. Otherwise every login gets one, as from mockoidc.
+	offlineAccess bool
+	// offline are the codes of logins that asked for offline_access.
+	offline map[string]bool
+	// scopes are the scopes each authorization request asked for.
+	scopes [][]string
 }
 
 func newIDP(t *testing.T) *idp {
 	t.Helper()
-	p := &idp{grants: map[string]int{}}
+	p := &idp{grants: map[string]int{}, offline: map[string]bool{}}
 	certPEM, keyPEM, cert := selfSigned(t)
 	p.cert = cert
 	p.caFile = filepath.Join(t.TempDir(), "idp-ca.pem")
@@ -157,6 +165,27 @@ func selfSigned(t *testing.T) (certPEM, keyPEM []byte, cert *x509.Certificate) {
 func (p *idp) middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
+		case mockoidc.AuthorizationEndpoint:
+			// mockoidc refuses scopes it does not know: offline_access is
+			// taken out, and remembered with the code it answers.
+			q := r.URL.Query()
+			scopes := strings.Fields(q.Get("scope"))
+			asked := slices.Contains(scopes, "offline_access")
+			q.Set("scope", strings.Join(slices.DeleteFunc(slices.Clone(scopes), func(s string) bool { return s == "offline_access" }), " "))
+			r.URL.RawQuery = q.Encode()
+			rec := httptest.NewRecorder()
+			next.ServeHTTP(rec, r)
+			p.mu.Lock()
+			p.scopes = append(p.scopes, scopes)
+			if loc, err := url.Parse(rec.Header().Get("Location")); err == nil && asked {
+				p.offline[loc.Query().Get("code")] = true
+			}
+			p.mu.Unlock()
+			for k, v := range rec.Header() {
+				w.Header()[k] = v
+			}
+			w.WriteHeader(rec.Code)
+			_, _ = w.Write(rec.Body.Bytes())
 		case mockoidc.TokenEndpoint:
 			body, _ := io.ReadAll(r.Body)
 			form, _ := url.ParseQuery(string(body))
@@ -204,6 +233,9 @@ func (p *idp) middleware(next http.Handler) http.Handler {
 							p.issued = append(p.issued, s)
 						}
 					}
+					if p.offlineAccess && form.Get("grant_type") == "authorization_code" && !p.offline[form.Get("code")] {
+						delete(tr, "refresh_token")
+					}
 					if id, _ := tr["id_token"].(string); id != "" && p.rewrite != nil {
 						tr["id_token"] = p.rewrite(id)
 						if tr["id_token"] == "" {
@@ -232,6 +264,9 @@ func (p *idp) middleware(next http.Handler) http.Handler {
 			if p.authMethods != nil {
 				doc["token_endpoint_auth_methods_supported"] = p.authMethods
 			}
+			if p.offlineAccess {
+				doc["scopes_supported"] = append(slices.Clone(mockoidc.ScopesSupported), "offline_access")
+			}
 			p.mu.Unlock()
 			w.Header().Set("Content-Type", "application/json")
 			_ = json.NewEncoder(w).Encode(doc)
@@ -245,6 +280,13 @@ func (p *idp) grantCount(grant string) int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.grants[grant]
+}
+
+// askedScopes are the scopes of each authorization request so far.
+func (p *idp) askedScopes() [][]string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.scopes)
 }
 
 // authStyles is how each token request so far authenticated.
@@ -286,6 +328,8 @@ type options struct {
 	basePath string
 	// keys are the session keys (default testKeys).
 	keys [][]byte
+	// noOfflineAccess never asks for offline_access.
+	noOfflineAccess bool
 	// peer, when set, makes this console another replica of peer: the same
 	// API server, provider and clock (and the same keys unless set).
 	peer *console
@@ -337,7 +381,7 @@ func newConsole(t *testing.T, o options) *console {
 		cfg.OIDC = web.OIDCConfig{
 			IssuerURL: mc.Issuer, ClientID: mc.ClientID, ClientSecret: mc.ClientSecret, CAFile: c.idp.caFile,
 			Scopes: []string{"openid", "email", "profile", "groups"}, UsernameClaim: "email", GroupsClaim: "groups",
-			Identity: o.identity, GroupsPrefix: "oidc:",
+			Identity: o.identity, GroupsPrefix: "oidc:", NoOfflineAccess: o.noOfflineAccess,
 		}
 	}
 	clusters, err := apiclient.FromKubeconfig(fake.Kubeconfig("dev"), apiclient.LoadOptions{})

@@ -94,7 +94,15 @@ func (h *Handler) keep(c echo.Context, s *Session) (ok bool, err error) {
 		return false, h.signIn(c, "Your session ended: "+why+".")
 	}
 	changed := false
-	if s.Expiry != 0 && !now.Before(s.refreshAt()) {
+	switch {
+	case s.Expiry == 0 || now.Before(s.refreshAt()):
+	case s.RefreshToken == "":
+		// Nothing to renew it with: the token serves while it may.
+		if !now.Before(s.expiry().Add(-expiryMargin)) {
+			h.endSession(c, s, "its token expired, and the provider gave no refresh token")
+			return false, h.signIn(c, "Your session ended: its token expired. Sign in again.")
+		}
+	default:
 		t, err := h.refresh.tokensFor(c.Request().Context(), *s)
 		switch {
 		case err == nil:

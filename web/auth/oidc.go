@@ -23,8 +23,12 @@ type OIDC struct {
 	// CAFile holds the PEM certificates the provider's TLS is checked
 	// against, besides the system's.
 	CAFile string
-	// Scopes are asked for at login; "openid" is always the first.
-	Scopes []string
+	// Scopes are asked for at login; "openid" is always the first, and
+	// "offline_access" is added when the provider lists it (discovery's
+	// scopes_supported) unless NoOfflineAccess: providers such as Dex give
+	// no refresh token without it.
+	Scopes          []string
+	NoOfflineAccess bool
 	// UsernameClaim and GroupsClaim name the ID token claims the user's
 	// name and groups come from (default email and groups).
 	UsernameClaim string
@@ -153,6 +157,12 @@ func (h *Handler) Callback(c echo.Context) error {
 	t.tokens.RefreshToken = tok.RefreshToken
 	if err := h.startSession(c, sessionFrom(t.tokens)); err != nil {
 		return h.sessionFailed(err)
+	}
+	if tok.RefreshToken == "" {
+		// Said once per session here, rather than by each of its requests
+		// once the token gets old.
+		h.log.Warn("the provider gave no refresh token: this session ends 30 s before its ID token expires, and the user signs in again (providers such as Dex issue one only for the offline_access scope)",
+			"user", t.tokens.User, "tokenExpires", time.Unix(t.tokens.Expiry, 0).UTC())
 	}
 	return c.Redirect(http.StatusSeeOther, string(page.ConsoleURL(c.Request().Context(), pl.Return)))
 }

@@ -89,12 +89,19 @@ func (p *provider) get(ctx context.Context) (*oidc.Provider, error) {
 	var extra struct {
 		EndSession  string   `json:"end_session_endpoint"`
 		AuthMethods []string `json:"token_endpoint_auth_methods_supported"`
+		Scopes      []string `json:"scopes_supported"`
 	}
 	_ = op.Claims(&extra) // optional
 	p.p, p.endSession = op, extra.EndSession
 	// The signing algorithms are those the provider advertises (RS256 if
 	// none): never "none", never widened here.
 	p.verifier = op.Verifier(&oidc.Config{ClientID: p.cfg.ClientID, Now: p.now})
+	scopes := p.cfg.Scopes
+	if !p.cfg.NoOfflineAccess && slices.Contains(extra.Scopes, oidc.ScopeOfflineAccess) && !slices.Contains(scopes, oidc.ScopeOfflineAccess) {
+		// Without it Dex and zitadel give no refresh token, and the
+		// session could last no longer than one ID token.
+		scopes = append(slices.Clone(scopes), oidc.ScopeOfflineAccess)
+	}
 	p.byStyle = map[oauth2.AuthStyle]*oauth2.Config{}
 	for _, style := range []oauth2.AuthStyle{oauth2.AuthStyleInHeader, oauth2.AuthStyleInParams} {
 		ep := op.Endpoint()
@@ -102,7 +109,7 @@ func (p *provider) get(ctx context.Context) (*oidc.Provider, error) {
 		// request the provider refuses a second time the other way, and a
 		// refused refresh grant is not about the credentials.
 		ep.AuthStyle = style
-		p.byStyle[style] = &oauth2.Config{ClientID: p.cfg.ClientID, ClientSecret: p.cfg.ClientSecret, Endpoint: ep, Scopes: p.cfg.Scopes}
+		p.byStyle[style] = &oauth2.Config{ClientID: p.cfg.ClientID, ClientSecret: p.cfg.ClientSecret, Endpoint: ep, Scopes: scopes}
 	}
 	p.style = authStyleFor(extra.AuthMethods, p.cfg.ClientSecret)
 	p.oauth = p.byStyle[p.style]

@@ -94,7 +94,8 @@ func (h *Handler) ended(s *Session, now time.Time) string {
 
 // streamDeadline is when the session's streams must end: at its timeouts,
 // and at the token's refresh point so a stream never outlives the token
-// it was opened with (at expiry when a refresh is overdue).
+// it was opened with (at expiry when a refresh is overdue; 30 s before it,
+// when the session ends, for a token without a refresh token).
 func (h *Handler) streamDeadline(s *Session, now time.Time) time.Time {
 	d := time.Unix(s.LoginAt, 0).Add(h.cfg.MaxAge)
 	if idle := time.Unix(s.LastSeen, 0).Add(h.cfg.IdleTimeout); idle.Before(d) {
@@ -102,7 +103,11 @@ func (h *Handler) streamDeadline(s *Session, now time.Time) time.Time {
 	}
 	if s.Expiry != 0 {
 		t := s.refreshAt()
-		if !t.After(now) {
+		if s.RefreshToken == "" {
+			// Never renewed: the token serves its streams until the
+			// session ends with it.
+			t = s.expiry().Add(-expiryMargin)
+		} else if !t.After(now) {
 			t = s.expiry()
 		}
 		if t.Before(d) {
