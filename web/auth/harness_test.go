@@ -8,6 +8,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/base64"
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
@@ -94,6 +95,12 @@ type idp struct {
 	offline map[string]bool
 	// scopes are the scopes each authorization request asked for.
 	scopes [][]string
+	// userinfoSub is the sub of userinfo answers: "" none, as mockoidc
+	// (NOTES §3); "token" the access token's subject, as a provider that
+	// follows the spec; anything else, itself.
+	userinfoSub string
+	// userinfoCalls counts userinfo requests.
+	userinfoCalls int
 }
 
 func newIDP(t *testing.T) *idp {
@@ -165,6 +172,36 @@ func selfSigned(t *testing.T) (certPEM, keyPEM []byte, cert *x509.Certificate) {
 func (p *idp) middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
+		case mockoidc.UserinfoEndpoint:
+			rec := httptest.NewRecorder()
+			next.ServeHTTP(rec, r)
+			var info map[string]any
+			p.mu.Lock()
+			p.userinfoCalls++
+			sub := p.userinfoSub
+			p.mu.Unlock()
+			if rec.Code == http.StatusOK && sub != "" && json.Unmarshal(rec.Body.Bytes(), &info) == nil {
+				if sub == "token" {
+					parts := strings.Split(strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "), ".")
+					var claims struct {
+						Sub string `json:"sub"`
+					}
+					if len(parts) == 3 {
+						payload, _ := base64.RawURLEncoding.DecodeString(parts[1])
+						_ = json.Unmarshal(payload, &claims)
+					}
+					sub = claims.Sub
+				}
+				info["sub"] = sub
+				out, _ := json.Marshal(info)
+				rec.Body = bytes.NewBuffer(out)
+			}
+			for k, v := range rec.Header() {
+				w.Header()[k] = v
+			}
+			w.Header().Del("Content-Length")
+			w.WriteHeader(rec.Code)
+			_, _ = w.Write(rec.Body.Bytes())
 		case mockoidc.AuthorizationEndpoint:
 			// mockoidc refuses scopes it does not know: offline_access is
 			// taken out, and remembered with the code it answers.

@@ -145,8 +145,13 @@ func (h *Handler) Callback(c echo.Context) error {
 	if raw == "" {
 		return rejected(http.StatusBadGateway, "The sign-in provider returned no ID token. Is \"openid\" among the scopes it allows this client?")
 	}
-	t, err := h.verify(ctx, raw)
-	if err != nil {
+	t, err := h.verify(ctx, raw, tok.AccessToken, nil)
+	var nn *notNamed
+	switch {
+	case errors.As(err, &nn):
+		h.log.Info("sign-in refused", "reason", "no user", "error", err)
+		return rejected(http.StatusUnauthorized, "The sign-in provider did not name a user this console accepts: "+nn.why+".")
+	case err != nil:
 		h.log.Info("sign-in refused", "reason", "ID token verification", "error", err)
 		return rejected(http.StatusUnauthorized, "The ID token from the sign-in provider did not verify: "+err.Error())
 	}
@@ -157,6 +162,10 @@ func (h *Handler) Callback(c echo.Context) error {
 	t.tokens.RefreshToken = tok.RefreshToken
 	if err := h.startSession(c, sessionFrom(t.tokens)); err != nil {
 		return h.sessionFailed(err)
+	}
+	if t.fromUserinfo && h.cfg.OIDC.Identity == IdentityPassthrough {
+		h.log.Info("the user is named by userinfo, not the ID token: the API server, given the ID token, reads its own claims from it",
+			"user", t.tokens.User, "claim", h.cfg.OIDC.UsernameClaim)
 	}
 	if tok.RefreshToken == "" {
 		// Said once per session here, rather than by each of its requests
@@ -193,11 +202,25 @@ func (h *Handler) sessionFailed(err error) error {
 type verified struct {
 	tokens tokens
 	nonce  string
+	// fromUserinfo says the user's name came from userinfo, not the ID
+	// token.
+	fromUserinfo bool
 }
 
+// notNamed is an ID token that verified but, with userinfo, does not name
+// a user the console accepts: why, to show.
+type notNamed struct{ why string }
+
+func (e *notNamed) Error() string { return e.why }
+
 // verify checks an ID token (go-oidc: signature with the provider's keys,
-// issuer, audience = client ID, expiry) and reads the user from it.
-func (h *Handler) verify(ctx context.Context, raw string) (verified, error) {
+// issuer, audience = client ID, expiry) and reads the user from it. A
+// provider may leave the username claim out of an ID token it issues
+// with an access token (OpenID Connect Core 5.4): userinfo, asked with
+// accessToken, then names the user, if it is about the ID token's
+// subject. At a refresh, prev is the session: if userinfo cannot be
+// reached then, the name it had stands, the subject being the same.
+func (h *Handler) verify(ctx context.Context, raw, accessToken string, prev *Session) (verified, error) {
 	idt, err := h.oidc.verifier.Verify(h.oidc.ctx(ctx), raw)
 	if err != nil {
 		return verified{}, err
@@ -206,12 +229,36 @@ func (h *Handler) verify(ctx context.Context, raw string) (verified, error) {
 	if err := idt.Claims(&claims); err != nil {
 		return verified{}, err
 	}
-	user, ok := claims[h.cfg.OIDC.UsernameClaim].(string)
-	if !ok || user == "" {
-		return verified{}, fmt.Errorf("it has no %q claim to name the user by", h.cfg.OIDC.UsernameClaim)
+	v := verified{nonce: idt.Nonce}
+	claim := h.cfg.OIDC.UsernameClaim
+	if user, _ := claims[claim].(string); user == "" {
+		info, err := h.userinfo(ctx, accessToken, idt.Subject)
+		switch {
+		case err == nil:
+			// The claims that name the user are userinfo's, and so are
+			// the groups, unless the ID token has them.
+			if _, ok := claims[h.cfg.OIDC.GroupsClaim]; ok {
+				info[h.cfg.OIDC.GroupsClaim] = claims[h.cfg.OIDC.GroupsClaim]
+			}
+			claims, v.fromUserinfo = info, true
+		case prev != nil && !errors.As(err, new(*notNamed)) && prev.Subject == idt.Subject:
+			h.log.Warn("userinfo could not be read at a refresh; the session keeps its user", "session", *prev, "error", err)
+			claims = map[string]any{claim: prev.User}
+			groups := make([]any, len(prev.Groups))
+			for i, g := range prev.Groups {
+				groups[i] = g
+			}
+			claims[h.cfg.OIDC.GroupsClaim] = groups
+		default:
+			return verified{}, err
+		}
 	}
-	if h.cfg.OIDC.UsernameClaim == "email" && !emailVerified(claims) {
-		return verified{}, errors.New("its email address is not verified")
+	user, _ := claims[claim].(string)
+	if user == "" {
+		return verified{}, &notNamed{fmt.Sprintf("neither its ID token nor its userinfo has a %q claim to name the user by", claim)}
+	}
+	if claim == "email" && !emailVerified(claims) {
+		return verified{}, &notNamed{"the user's email address is not verified"}
 	}
 	var groups []string
 	switch g := claims[h.cfg.OIDC.GroupsClaim].(type) {
@@ -224,13 +271,41 @@ func (h *Handler) verify(ctx context.Context, raw string) (verified, error) {
 			}
 		}
 	}
-	t := tokens{Token: raw, Expiry: idt.Expiry.Unix(), User: user, Groups: groups, Subject: idt.Subject}
+	v.tokens = tokens{Token: raw, Expiry: idt.Expiry.Unix(), User: user, Groups: groups, Subject: idt.Subject}
 	if !idt.IssuedAt.IsZero() {
-		t.IssuedAt = idt.IssuedAt.Unix()
+		v.tokens.IssuedAt = idt.IssuedAt.Unix()
 	} else {
-		t.IssuedAt = h.now().Unix()
+		v.tokens.IssuedAt = h.now().Unix()
 	}
-	return verified{tokens: t, nonce: idt.Nonce}, nil
+	return v, nil
+}
+
+// userinfo asks the provider's userinfo endpoint about the holder of
+// accessToken, and returns its claims if they are about subject (the ID
+// token's): a userinfo answer without sub, or with another, is not.
+func (h *Handler) userinfo(ctx context.Context, accessToken, subject string) (map[string]any, error) {
+	claim := h.cfg.OIDC.UsernameClaim
+	if accessToken == "" {
+		return nil, &notNamed{fmt.Sprintf("its ID token has no %q claim to name the user by, and it gave no access token to ask userinfo with", claim)}
+	}
+	op, err := h.oidc.get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	info, err := op.UserInfo(h.oidc.ctx(ctx), oauth2.StaticTokenSource(&oauth2.Token{AccessToken: accessToken, TokenType: "Bearer"}))
+	if err != nil {
+		// go-oidc's error carries the provider's answer: for the log only.
+		h.log.Info("userinfo failed", "error", logText(err.Error(), 300))
+		return nil, fmt.Errorf("its ID token has no %q claim to name the user by, and its userinfo could not be read", claim)
+	}
+	var claims map[string]any
+	if err := info.Claims(&claims); err != nil {
+		return nil, fmt.Errorf("its userinfo answer is not a JSON object: %w", err)
+	}
+	if sub, _ := claims["sub"].(string); sub == "" || subtle.ConstantTimeCompare([]byte(sub), []byte(subject)) != 1 {
+		return nil, &notNamed{fmt.Sprintf("its ID token has no %q claim to name the user by, and its userinfo answer is not about the ID token's subject (it names another, or none)", claim)}
+	}
+	return claims, nil
 }
 
 // refreshTokens asks the provider for new tokens with the session's
@@ -254,7 +329,7 @@ func (h *Handler) refreshTokens(ctx context.Context, s Session) (tokens, error) 
 	if raw == "" {
 		return tokens{}, &refreshRefused{reason: "the provider's refresh returned no ID token"}
 	}
-	t, err := h.verify(ctx, raw)
+	t, err := h.verify(ctx, raw, tok.AccessToken, &s)
 	if err != nil {
 		return tokens{}, &refreshRefused{reason: "the refreshed ID token did not verify: " + err.Error()}
 	}
