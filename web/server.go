@@ -192,6 +192,9 @@ const (
 	OIDCPassthrough    = auth.IdentityPassthrough
 	OIDCImpersonate    = auth.IdentityImpersonate
 	MinSessionKeyBytes = auth.MinKeyBytes
+	// DefaultImpersonationPrefix is put before impersonated OIDC users
+	// and groups unless configured otherwise.
+	DefaultImpersonationPrefix = auth.DefaultImpersonationPrefix
 )
 
 // DiscoverSignIn reaches the OIDC provider, if sign-in uses one, so a

@@ -127,8 +127,8 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	fs.StringVar(&oidc.UsernameClaim, "oidc-username-claim", "email", "ID token claim naming the user")
 	fs.StringVar(&oidc.GroupsClaim, "oidc-groups-claim", "groups", "ID token claim listing the user's groups")
 	fs.StringVar(&oidc.Identity, "oidc-identity", web.OIDCPassthrough, "how an OIDC user acts toward the API server: passthrough (their ID token is the bearer token) or impersonate (the console's own credentials with Impersonate-User/-Group)")
-	fs.StringVar(&oidc.UsernamePrefix, "oidc-username-prefix", "", "put before the user name when impersonating (match the API server's --oidc-username-prefix)")
-	fs.StringVar(&oidc.GroupsPrefix, "oidc-groups-prefix", "", "put before each group when impersonating (match the API server's --oidc-groups-prefix)")
+	fs.StringVar(&oidc.UsernamePrefix, "oidc-username-prefix", web.DefaultImpersonationPrefix, "put before the user name when impersonating (match the API server's --oidc-username-prefix); - for none")
+	fs.StringVar(&oidc.GroupsPrefix, "oidc-groups-prefix", web.DefaultImpersonationPrefix, "put before each group when impersonating (match the API server's --oidc-groups-prefix); - for none")
 	fs.StringVar(&si.SessionKeyFile, "session-key-file", "", "file holding the base64 session key (32 bytes or more; more keys, one a line, are still accepted: rotation); replicas must share it. Also TABULA_SESSION_KEY, the key itself")
 	fs.DurationVar(&si.IdleTimeout, "session-idle-timeout", time.Hour, "sign out a session unused for this long")
 	fs.DurationVar(&si.MaxAge, "session-max-age", 12*time.Hour, "sign out a session this long after it signed in")
@@ -308,6 +308,8 @@ func (si signInConfig) validate() error {
 			return fmt.Errorf("--oidc-identity: want %s or %s, got %q", web.OIDCPassthrough, web.OIDCImpersonate, o.Identity)
 		case o.UsernameClaim == "" || o.GroupsClaim == "":
 			return errors.New("--oidc-username-claim and --oidc-groups-claim may not be empty")
+		case strings.HasPrefix(o.UsernamePrefix, "system:") || strings.HasPrefix(o.GroupsPrefix, "system:"):
+			return errors.New("--oidc-username-prefix and --oidc-groups-prefix may not begin with system:, which names Kubernetes' own users and groups")
 		}
 	default:
 		return fmt.Errorf("--auth: want kubeconfig, oidc or token, got %q", si.Mode)

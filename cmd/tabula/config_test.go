@@ -27,7 +27,8 @@ func TestParseConfigDefaults(t *testing.T) {
 		Compress: true,
 		SignIn: signInConfig{
 			Mode: "kubeconfig", IdleTimeout: time.Hour, MaxAge: 12 * time.Hour,
-			OIDC: web.OIDCConfig{Scopes: []string{"openid", "email", "profile", "groups"}, UsernameClaim: "email", GroupsClaim: "groups", Identity: "passthrough"},
+			OIDC: web.OIDCConfig{Scopes: []string{"openid", "email", "profile", "groups"}, UsernameClaim: "email", GroupsClaim: "groups", Identity: "passthrough",
+				UsernamePrefix: "oidc:", GroupsPrefix: "oidc:"},
 		}}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("cfg = %+v, want %+v", cfg, want)
@@ -95,6 +96,7 @@ func TestParseConfigRejectsBadInput(t *testing.T) {
 		"oidc plain http": {args: []string{"--auth", "oidc", "--oidc-issuer-url", "http://idp.example.com", "--oidc-client-id", "c"}, want: "--oidc-issuer-url"},
 		"oidc identity":   {args: []string{"--auth", "oidc", "--oidc-issuer-url", "https://idp.example.com", "--oidc-client-id", "c", "--oidc-identity", "both"}, want: "--oidc-identity"},
 		"idle timeout":    {args: []string{"--session-idle-timeout", "0s"}, want: "--session-idle-timeout"},
+		"system prefix":   {args: []string{"--auth", "oidc", "--oidc-issuer-url", "https://idp.example.com", "--oidc-client-id", "c", "--oidc-groups-prefix", "system:"}, want: "--oidc-groups-prefix"},
 		"short key":       {env: map[string]string{"TABULA_SESSION_KEY": base64.StdEncoding.EncodeToString([]byte("too short"))}, want: "TABULA_SESSION_KEY"},
 		"key not base64":  {env: map[string]string{"TABULA_SESSION_KEY": "not base64!"}, want: "TABULA_SESSION_KEY"},
 		"cert alone":      {args: []string{"--tls-cert", "tls.crt"}, want: "--tls-cert and --tls-key"},
@@ -155,7 +157,7 @@ func TestParseConfigSignIn(t *testing.T) {
 	want := web.OIDCConfig{
 		IssuerURL: "https://idp.example.com/realms/ops", ClientID: "tabula", ClientSecret: "from-env",
 		Scopes: []string{"email", "groups", "openid"}, UsernameClaim: "email", GroupsClaim: "groups",
-		Identity: "impersonate", GroupsPrefix: "oidc:",
+		Identity: "impersonate", UsernamePrefix: "oidc:", GroupsPrefix: "oidc:",
 	}
 	if si.Mode != "oidc" || !reflect.DeepEqual(si.OIDC, want) || si.IdleTimeout != 15*time.Minute || si.MaxAge != 8*time.Hour {
 		t.Errorf("sign-in config = %+v", si)

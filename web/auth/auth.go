@@ -117,6 +117,19 @@ func New(env *page.Env, cfg Config) (*Handler, error) {
 		default:
 			return nil, fmt.Errorf("auth: OIDC identity %q: want %s or %s", cfg.OIDC.Identity, IdentityPassthrough, IdentityImpersonate)
 		}
+		if h.cfg.OIDC.Identity == IdentityImpersonate {
+			for _, prefix := range []*string{&h.cfg.OIDC.UsernamePrefix, &h.cfg.OIDC.GroupsPrefix} {
+				switch *prefix {
+				case "":
+					*prefix = DefaultImpersonationPrefix
+				case "-":
+					*prefix = ""
+				}
+				if strings.HasPrefix(*prefix, reservedPrefix) {
+					return nil, fmt.Errorf("auth: impersonation prefix %q: names beginning with %q are Kubernetes' own", *prefix, reservedPrefix)
+				}
+			}
+		}
 		p, err := newProvider(h.cfg.OIDC, h.now)
 		if err != nil {
 			return nil, err

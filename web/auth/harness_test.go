@@ -367,6 +367,9 @@ type options struct {
 	keys [][]byte
 	// noOfflineAccess never asks for offline_access.
 	noOfflineAccess bool
+	// usernamePrefix and groupsPrefix are the impersonation prefixes
+	// ("": the default).
+	usernamePrefix, groupsPrefix string
 	// peer, when set, makes this console another replica of peer: the same
 	// API server, provider and clock (and the same keys unless set).
 	peer *console
@@ -418,7 +421,7 @@ func newConsole(t *testing.T, o options) *console {
 		cfg.OIDC = web.OIDCConfig{
 			IssuerURL: mc.Issuer, ClientID: mc.ClientID, ClientSecret: mc.ClientSecret, CAFile: c.idp.caFile,
 			Scopes: []string{"openid", "email", "profile", "groups"}, UsernameClaim: "email", GroupsClaim: "groups",
-			Identity: o.identity, GroupsPrefix: "oidc:", NoOfflineAccess: o.noOfflineAccess,
+			Identity: o.identity, UsernamePrefix: o.usernamePrefix, GroupsPrefix: o.groupsPrefix, NoOfflineAccess: o.noOfflineAccess,
 		}
 	}
 	clusters, err := apiclient.FromKubeconfig(fake.Kubeconfig("dev"), apiclient.LoadOptions{})

@@ -170,9 +170,12 @@ func isDocument(req *http.Request) bool {
 func (h *Handler) requester(s *Session, ends <-chan struct{}) page.Requester {
 	r := page.Requester{Mode: s.Mode, User: s.User, Groups: s.Groups, Ends: ends}
 	if s.Mode == page.ModeOIDC && h.cfg.OIDC.Identity == IdentityImpersonate {
-		groups := make([]string, len(s.Groups))
-		for i, g := range s.Groups {
-			groups[i] = h.cfg.OIDC.GroupsPrefix + g
+		groups := make([]string, 0, len(s.Groups))
+		for _, g := range s.Groups {
+			// admit dropped these; a session sealed before it did may hold them.
+			if !strings.HasPrefix(g, reservedPrefix) {
+				groups = append(groups, h.cfg.OIDC.GroupsPrefix+g)
+			}
 		}
 		r.Identity = apiclient.Identity{Impersonate: apiclient.Impersonation{UserName: h.cfg.OIDC.UsernamePrefix + s.User, Groups: groups}}
 		return r

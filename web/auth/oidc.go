@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/coreos/go-oidc/v3/oidc"
@@ -38,7 +40,9 @@ type OIDC struct {
 	// own credentials, impersonating them).
 	Identity string
 	// UsernamePrefix and GroupsPrefix are put before the impersonated user
-	// and groups, so they match what the API server derives from a token.
+	// and groups, so they match what the API server derives from a token:
+	// "" is DefaultImpersonationPrefix, "-" none (as kube-apiserver's
+	// --oidc-username-prefix). Neither may begin with "system:".
 	UsernamePrefix string
 	GroupsPrefix   string
 }
@@ -48,6 +52,47 @@ const (
 	IdentityPassthrough = "passthrough"
 	IdentityImpersonate = "impersonate"
 )
+
+// DefaultImpersonationPrefix is put before impersonated users and groups
+// unless configured otherwise: a provider's names never land on names the
+// cluster already uses for something else.
+const DefaultImpersonationPrefix = "oidc:"
+
+// reservedPrefix begins the names Kubernetes keeps for itself
+// (system:masters, system:serviceaccount:…, system:node:…): the console
+// never impersonates them on a provider's word.
+const reservedPrefix = "system:"
+
+// reservedUser is a provider's user under reservedPrefix.
+type reservedUser struct{ name string }
+
+func (e *reservedUser) Error() string {
+	return fmt.Sprintf("the sign-in provider names the user %q: names beginning with %q are reserved for Kubernetes' own users, and this console does not act as them", e.name, reservedPrefix)
+}
+
+// admit applies, in impersonation mode, what the console lets a provider
+// name: a reserved user is refused; reserved groups are dropped (a group
+// can only add rights, so the user keeps the others) and logged.
+func (h *Handler) admit(t *tokens) error {
+	if h.cfg.OIDC.Identity != IdentityImpersonate {
+		return nil // the API server judges the token's names itself
+	}
+	if strings.HasPrefix(t.User, reservedPrefix) {
+		return &reservedUser{name: t.User}
+	}
+	var dropped []string
+	t.Groups = slices.DeleteFunc(t.Groups, func(g string) bool {
+		if strings.HasPrefix(g, reservedPrefix) {
+			dropped = append(dropped, g)
+			return true
+		}
+		return false
+	})
+	if len(dropped) > 0 {
+		h.log.Warn("the provider's reserved system: groups are not impersonated", "user", t.User, "dropped", dropped)
+	}
+	return nil
+}
 
 // loginCookie holds a login in progress: the state, nonce and PKCE
 // verifier the callback checks, and where to go afterwards.
@@ -158,6 +203,10 @@ func (h *Handler) Callback(c echo.Context) error {
 	if subtle.ConstantTimeCompare([]byte(t.nonce), []byte(pl.Nonce)) != 1 {
 		h.log.Info("sign-in refused", "reason", "nonce mismatch")
 		return rejected(http.StatusUnauthorized, "The ID token was not issued for this sign-in (its nonce does not match). Sign in again.")
+	}
+	if err := h.admit(&t.tokens); err != nil {
+		h.log.Warn("sign-in refused", "reason", "reserved user", "user", t.tokens.User)
+		return rejected(http.StatusForbidden, "Sign-in refused: "+err.Error()+".")
 	}
 	t.tokens.RefreshToken = tok.RefreshToken
 	if err := h.startSession(c, sessionFrom(t.tokens)); err != nil {
@@ -335,6 +384,9 @@ func (h *Handler) refreshTokens(ctx context.Context, s Session) (tokens, error) 
 	}
 	if s.Subject != "" && t.tokens.Subject != s.Subject {
 		return tokens{}, &refreshRefused{reason: "the refreshed ID token names another subject"}
+	}
+	if err := h.admit(&t.tokens); err != nil {
+		return tokens{}, &refreshRefused{reason: err.Error()}
 	}
 	t.tokens.RefreshToken = tok.RefreshToken
 	if t.tokens.RefreshToken == "" {

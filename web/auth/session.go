@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -84,6 +85,8 @@ func (h *Handler) ended(s *Session, now time.Time) string {
 		return "it was made for another sign-in mode"
 	case h.revoked.has(s.ID, now):
 		return "it was signed out"
+	case s.Mode == page.ModeOIDC && h.cfg.OIDC.Identity == IdentityImpersonate && strings.HasPrefix(s.User, reservedPrefix):
+		return "it names a reserved system: user" // sealed before admit refused them
 	case !now.Before(time.Unix(s.LoginAt, 0).Add(h.cfg.MaxAge)):
 		return "it reached its maximum age of " + h.cfg.MaxAge.String()
 	case !now.Before(time.Unix(s.LastSeen, 0).Add(h.cfg.IdleTimeout)):
