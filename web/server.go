@@ -192,6 +192,9 @@ const (
 	OIDCPassthrough    = auth.IdentityPassthrough
 	OIDCImpersonate    = auth.IdentityImpersonate
 	MinSessionKeyBytes = auth.MinKeyBytes
+	// The headers trusted proxies may name the client in.
+	HeaderXForwardedFor = auth.HeaderXForwardedFor
+	HeaderForwarded     = auth.HeaderForwarded
 	// DefaultImpersonationPrefix is put before impersonated OIDC users
 	// and groups unless configured otherwise.
 	DefaultImpersonationPrefix = auth.DefaultImpersonationPrefix

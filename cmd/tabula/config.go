@@ -71,6 +71,10 @@ type config struct {
 	// Compress sends pages and assets brotli- or gzip-compressed to
 	// browsers that accept it.
 	Compress bool
+	// TrustedProxies are the proxies whose ProxyHeader names the client
+	// (for the sign-in rate limit).
+	TrustedProxies []netip.Prefix
+	ProxyHeader    string
 	// SignIn is how users sign in (web/auth).
 	SignIn signInConfig
 }
@@ -144,6 +148,8 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	fs.DurationVar(&cfg.ReleaseIdleMemory, "release-idle-memory", web.DefaultReleaseIdleMemory, "return spare heap memory to the OS this long after the last page request; 0 never does")
 	contexts := fs.String("contexts", "", "comma-separated kubeconfig contexts the console offers (default: in sign-in modes only the --context or current-context one, in kubeconfig mode all)")
 	fs.BoolVar(&cfg.ShareKubeconfigIdentity, "share-kubeconfig-identity", false, "in kubeconfig mode, allow a --listen address other than loopback: everyone who reaches the console acts as the kubeconfig's user")
+	trustedProxies := fs.String("trusted-proxies", "", "comma-separated CIDRs (or addresses) of the proxies in front of the console, such as the Ingress controller's pods: only their --trusted-proxy-header is believed to name the client, for the sign-in rate limit")
+	fs.StringVar(&cfg.ProxyHeader, "trusted-proxy-header", web.HeaderXForwardedFor, "the header the trusted proxies name the client in: "+web.HeaderXForwardedFor+" or "+web.HeaderForwarded+" (RFC 7239)")
 	fs.BoolVar(&cfg.Compress, "compress", true, "compress pages and static assets (brotli or gzip) for browsers that accept it; false sends them as they are")
 
 	// Environment first, so explicit flags override it.
@@ -226,6 +232,12 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	if cfg.ReleaseIdleMemory == 0 {
 		cfg.ReleaseIdleMemory = -1
 	}
+	if cfg.TrustedProxies, err = parsePrefixes(*trustedProxies); err != nil {
+		return config{}, fmt.Errorf("--trusted-proxies: %w", err)
+	}
+	if !strings.EqualFold(cfg.ProxyHeader, web.HeaderXForwardedFor) && !strings.EqualFold(cfg.ProxyHeader, web.HeaderForwarded) {
+		return config{}, fmt.Errorf("--trusted-proxy-header: want %s or %s, got %q", web.HeaderXForwardedFor, web.HeaderForwarded, cfg.ProxyHeader)
+	}
 	for _, name := range strings.Split(*contexts, ",") {
 		if name = strings.TrimSpace(name); name != "" && !slices.Contains(cfg.Contexts, name) {
 			cfg.Contexts = append(cfg.Contexts, name)
@@ -266,6 +278,27 @@ func basePath(p string) (string, error) {
 		}
 	}
 	return p, nil
+}
+
+// parsePrefixes reads comma-separated CIDRs; a bare address is its own
+// /32 or /128.
+func parsePrefixes(list string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, f := range strings.Split(list, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		p, err := netip.ParsePrefix(f)
+		if err != nil {
+			a, aerr := netip.ParseAddr(f)
+			if aerr != nil {
+				return nil, fmt.Errorf("want CIDRs such as 10.0.0.0/8 or addresses, got %q", f)
+			}
+			p = netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen())
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
 }
 
 // loopback says whether a --listen address accepts only connections from

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"log/slog"
+	"net/netip"
 	"reflect"
 	"strings"
 	"testing"
@@ -24,7 +25,7 @@ func TestParseConfigDefaults(t *testing.T) {
 	}
 	want := config{Listen: "127.0.0.1:8080", LogLevel: slog.LevelInfo, LogFormat: "text", RequestTimeout: 30 * time.Second, MaxStreams: 256, MaxStreamsPerUser: 32,
 		TerminalIdleTimeout: 30 * time.Minute, MaxTerminalsPerUser: 8, MemoryLimit: 40 << 20, ReleaseIdleMemory: web.DefaultReleaseIdleMemory,
-		Compress: true,
+		Compress: true, ProxyHeader: "X-Forwarded-For",
 		SignIn: signInConfig{
 			Mode: "kubeconfig", IdleTimeout: time.Hour, MaxAge: 12 * time.Hour,
 			OIDC: web.OIDCConfig{Scopes: []string{"openid", "email", "profile", "groups"}, UsernameClaim: "email", GroupsClaim: "groups", Identity: "passthrough",
@@ -175,6 +176,26 @@ func TestParseConfigSignIn(t *testing.T) {
 	// Loopback issuers may be plain HTTP (a provider on the developer's machine).
 	if _, err := parseConfig([]string{"--auth", "oidc", "--oidc-issuer-url", "http://127.0.0.1:5556/dex", "--oidc-client-id", "c"}, env(nil)); err != nil {
 		t.Errorf("loopback http issuer: %v", err)
+	}
+}
+
+func TestTrustedProxies(t *testing.T) {
+	cfg, err := parseConfig([]string{"--trusted-proxies", "10.0.0.0/8, 192.0.2.7,fd00::1/64", "--trusted-proxy-header", "Forwarded"}, env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("192.0.2.7/32"), netip.MustParsePrefix("fd00::/64")}
+	if !reflect.DeepEqual(cfg.TrustedProxies, want) || cfg.ProxyHeader != "Forwarded" {
+		t.Errorf("TrustedProxies %v, ProxyHeader %q", cfg.TrustedProxies, cfg.ProxyHeader)
+	}
+	cfg, err = parseConfig(nil, env(map[string]string{"TABULA_TRUSTED_PROXIES": "10.244.0.0/16"}))
+	if err != nil || len(cfg.TrustedProxies) != 1 || cfg.ProxyHeader != "X-Forwarded-For" {
+		t.Errorf("from the environment: %v %q (%v)", cfg.TrustedProxies, cfg.ProxyHeader, err)
+	}
+	for _, args := range [][]string{{"--trusted-proxies", "10.0.0.0/33"}, {"--trusted-proxies", "ingress-nginx"}, {"--trusted-proxy-header", "X-Real-IP"}} {
+		if _, err := parseConfig(args, env(nil)); err == nil || !strings.Contains(err.Error(), args[0]) {
+			t.Errorf("%q: err = %v, want it to name the flag", args, err)
+		}
 	}
 }
 

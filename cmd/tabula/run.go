@@ -77,6 +77,7 @@ func run(ctx context.Context, cfg config, logOut io.Writer) error {
 		Auth: web.AuthConfig{
 			Mode: si.Mode, OIDC: si.OIDC, Keys: keys,
 			IdleTimeout: si.IdleTimeout, MaxAge: si.MaxAge, ExternalURL: cfg.ExternalURL,
+			TrustedProxies: cfg.TrustedProxies, ProxyHeader: cfg.ProxyHeader,
 		},
 		BasePath:      cfg.BasePath,
 		MetricsListen: cfg.MetricsListen,

@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 	"time"
@@ -50,6 +51,17 @@ type Config struct {
 	// redirect and post-logout URLs are built on it. Empty: each request's
 	// own scheme and host.
 	ExternalURL string
+	// TrustedProxies are the proxies (an Ingress controller, a load
+	// balancer) whose forwarding header names the client, for the sign-in
+	// rate limit: of a request from one of them, the client is the
+	// right-most address of ProxyHeader that is not a trusted proxy. Any
+	// other peer is the client, whatever it sends.
+	TrustedProxies []netip.Prefix
+	// ProxyHeader is the header the trusted proxies forward the client's
+	// address in: "X-Forwarded-For" (the default) or "Forwarded" (RFC
+	// 7239). Only that one is read: a proxy passes the other on as the
+	// client wrote it.
+	ProxyHeader string
 	// Public are the paths any request may reach without a session:
 	// exactly, or every path below one that ends in "/". /auth/ always is.
 	Public []string
@@ -79,6 +91,8 @@ type Handler struct {
 	ends    *sessionEnds
 	revoked *revokedSessions
 	limit   *limiter
+	// clientAddr is where a sign-in attempt comes from, for limit.
+	clientAddr clientAddress
 }
 
 // New builds the sign-in handler for cfg.
@@ -100,6 +114,10 @@ func New(env *page.Env, cfg Config) (*Handler, error) {
 	h.ends = newSessionEnds(h.now)
 	h.revoked = newRevokedSessions()
 	h.limit = newLimiter(h.now)
+	var err error
+	if h.clientAddr, err = newClientAddress(cfg.TrustedProxies, cfg.ProxyHeader); err != nil {
+		return nil, err
+	}
 	switch cfg.Mode {
 	case page.ModeKubeconfig:
 		return h, nil

@@ -19,6 +19,7 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
+	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -365,6 +366,10 @@ type options struct {
 	basePath string
 	// keys are the session keys (default testKeys).
 	keys [][]byte
+	// trustedProxies and proxyHeader are Config.TrustedProxies (CIDRs) and
+	// Config.ProxyHeader.
+	trustedProxies []string
+	proxyHeader    string
 	// noOfflineAccess never asks for offline_access.
 	noOfflineAccess bool
 	// usernamePrefix and groupsPrefix are the impersonation prefixes
@@ -411,7 +416,10 @@ func newConsole(t *testing.T, o options) *console {
 	if o.keys == nil {
 		o.keys = testKeys
 	}
-	cfg := web.AuthConfig{Mode: o.mode, Keys: o.keys, IdleTimeout: o.idle, MaxAge: o.maxAge, Now: c.clock.now}
+	cfg := web.AuthConfig{Mode: o.mode, Keys: o.keys, IdleTimeout: o.idle, MaxAge: o.maxAge, Now: c.clock.now, ProxyHeader: o.proxyHeader}
+	for _, p := range o.trustedProxies {
+		cfg.TrustedProxies = append(cfg.TrustedProxies, netip.MustParsePrefix(p))
+	}
 	if o.mode == web.ModeOIDC {
 		if c.idp == nil {
 			c.idp = newIDP(t)
