@@ -127,6 +127,7 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	fs.StringVar(&oidc.ClientSecret, "oidc-client-secret", "", "OIDC client secret (prefer TABULA_OIDC_CLIENT_SECRET: flags show in the process list)")
 	fs.StringVar(&oidc.CAFile, "oidc-ca-file", "", "PEM file of CA certificates the provider's TLS is checked against, besides the system's")
 	scopes := fs.String("oidc-scopes", "openid,email,profile,groups", "comma-separated OIDC scopes to ask for; openid is always first")
+	oidcContexts := fs.String("oidc-contexts", "", "comma-separated contexts whose API servers accept the provider's ID tokens (--oidc-identity passthrough): the ID token is sent to these only, other contexts' pages are refused (default: the --context one)")
 	offlineAccess := fs.Bool("oidc-offline-access", true, "also ask for the offline_access scope when the provider lists it (discovery's scopes_supported): Dex and zitadel give refresh tokens only for it")
 	fs.StringVar(&oidc.UsernameClaim, "oidc-username-claim", "email", "ID token claim naming the user")
 	fs.StringVar(&oidc.GroupsClaim, "oidc-groups-claim", "groups", "ID token claim listing the user's groups")
@@ -182,6 +183,11 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 		}
 	}
 	oidc.NoOfflineAccess = !*offlineAccess
+	for _, name := range strings.Split(*oidcContexts, ",") {
+		if name = strings.TrimSpace(name); name != "" && !slices.Contains(oidc.Contexts, name) {
+			oidc.Contexts = append(oidc.Contexts, name)
+		}
+	}
 	if err := si.validate(); err != nil {
 		return config{}, err
 	}

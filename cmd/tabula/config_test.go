@@ -179,6 +179,17 @@ func TestParseConfigSignIn(t *testing.T) {
 	}
 }
 
+func TestOIDCContexts(t *testing.T) {
+	cfg, err := parseConfig([]string{"--oidc-contexts", "dev, prod,dev"}, env(nil))
+	if err != nil || !reflect.DeepEqual(cfg.SignIn.OIDC.Contexts, []string{"dev", "prod"}) {
+		t.Errorf("Contexts %q (%v)", cfg.SignIn.OIDC.Contexts, err)
+	}
+	cfg, err = parseConfig(nil, env(map[string]string{"TABULA_OIDC_CONTEXTS": "staging"}))
+	if err != nil || !reflect.DeepEqual(cfg.SignIn.OIDC.Contexts, []string{"staging"}) {
+		t.Errorf("from the environment: %q (%v)", cfg.SignIn.OIDC.Contexts, err)
+	}
+}
+
 func TestTrustedProxies(t *testing.T) {
 	cfg, err := parseConfig([]string{"--trusted-proxies", "10.0.0.0/8, 192.0.2.7,fd00::1/64", "--trusted-proxy-header", "Forwarded"}, env(nil))
 	if err != nil {

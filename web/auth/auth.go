@@ -148,6 +148,16 @@ func New(env *page.Env, cfg Config) (*Handler, error) {
 				}
 			}
 		}
+		if h.cfg.OIDC.Identity == IdentityPassthrough {
+			if len(h.cfg.OIDC.Contexts) == 0 {
+				h.cfg.OIDC.Contexts = []string{env.Clusters.Current()}
+			}
+			for _, name := range h.cfg.OIDC.Contexts {
+				if _, err := env.Clusters.Context(name); err != nil {
+					return nil, fmt.Errorf("auth: OIDC context %q, named to trust the provider: %w", name, err)
+				}
+			}
+		}
 		p, err := newProvider(h.cfg.OIDC, h.now)
 		if err != nil {
 			return nil, err

@@ -370,6 +370,11 @@ type options struct {
 	// Config.ProxyHeader.
 	trustedProxies []string
 	proxyHeader    string
+	// contexts are the kubeconfig's contexts, all of the same API server
+	// (default just "dev"); the first is the current one.
+	contexts []string
+	// oidcContexts is OIDC.Contexts.
+	oidcContexts []string
 	// noOfflineAccess never asks for offline_access.
 	noOfflineAccess bool
 	// usernamePrefix and groupsPrefix are the impersonation prefixes
@@ -430,9 +435,13 @@ func newConsole(t *testing.T, o options) *console {
 			IssuerURL: mc.Issuer, ClientID: mc.ClientID, ClientSecret: mc.ClientSecret, CAFile: c.idp.caFile,
 			Scopes: []string{"openid", "email", "profile", "groups"}, UsernameClaim: "email", GroupsClaim: "groups",
 			Identity: o.identity, UsernamePrefix: o.usernamePrefix, GroupsPrefix: o.groupsPrefix, NoOfflineAccess: o.noOfflineAccess,
+			Contexts: o.oidcContexts,
 		}
 	}
-	clusters, err := apiclient.FromKubeconfig(fake.Kubeconfig("dev"), apiclient.LoadOptions{})
+	if o.contexts == nil {
+		o.contexts = []string{"dev"}
+	}
+	clusters, err := apiclient.FromKubeconfig(fake.Kubeconfig(o.contexts...), apiclient.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

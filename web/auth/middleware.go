@@ -165,8 +165,9 @@ func isDocument(req *http.Request) bool {
 }
 
 // requester is who a request with session s acts as: the user's own ID or
-// pasted token, or in impersonation mode the console's credentials acting
-// on the (prefixed) user's behalf.
+// pasted token (for the contexts it is meant for only), or in
+// impersonation mode the console's credentials acting on the (prefixed)
+// user's behalf.
 func (h *Handler) requester(s *Session, ends <-chan struct{}) page.Requester {
 	r := page.Requester{Mode: s.Mode, User: s.User, Groups: s.Groups, Ends: ends}
 	if s.Mode == page.ModeOIDC && h.cfg.OIDC.Identity == IdentityImpersonate {
@@ -180,8 +181,21 @@ func (h *Handler) requester(s *Session, ends <-chan struct{}) page.Requester {
 		r.Identity = apiclient.Identity{Impersonate: apiclient.Impersonation{UserName: h.cfg.OIDC.UsernamePrefix + s.User, Groups: groups}}
 		return r
 	}
-	r.Identity = apiclient.Identity{BearerToken: s.Token}
+	r.Identity = apiclient.Identity{BearerToken: s.Token, Contexts: h.tokenContexts(s)}
 	return r
+}
+
+// tokenContexts are the contexts a session's token may be sent to: a
+// pasted token's, the one it was checked against; an ID token's, those
+// configured to trust the provider (OIDC.Contexts).
+func (h *Handler) tokenContexts(s *Session) []string {
+	if s.Mode != page.ModeToken {
+		return h.cfg.OIDC.Contexts
+	}
+	if s.Context != "" {
+		return []string{s.Context}
+	}
+	return []string{h.env.Clusters.Current()}
 }
 
 // logSafe describes a refresh error for the log: a provider's error

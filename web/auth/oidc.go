@@ -39,6 +39,10 @@ type OIDC struct {
 	// ID token is the bearer token) or IdentityImpersonate (the console's
 	// own credentials, impersonating them).
 	Identity string
+	// Contexts are the contexts whose API servers accept the provider's
+	// ID tokens (passthrough): the ID token is sent to these only, and a
+	// page of another is refused. Default: the console's current context.
+	Contexts []string
 	// UsernamePrefix and GroupsPrefix are put before the impersonated user
 	// and groups, so they match what the API server derives from a token:
 	// "" is DefaultImpersonationPrefix, "-" none (as kube-apiserver's

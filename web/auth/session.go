@@ -36,6 +36,9 @@ type Session struct {
 	RefreshToken string `json:"r,omitempty"`
 	IssuedAt     int64  `json:"ti,omitempty"`
 	Expiry       int64  `json:"te,omitempty"`
+	// Context is the context a pasted token was checked against, the only
+	// one it is sent to ("" in a session sealed before: the current one).
+	Context string `json:"c,omitempty"`
 	// LoginAt starts the absolute timeout, LastSeen the idle timeout.
 	LoginAt  int64 `json:"li"`
 	LastSeen int64 `json:"ls"`
