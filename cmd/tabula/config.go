@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -93,6 +94,11 @@ type signInConfig struct {
 	SessionKey     string
 	IdleTimeout    time.Duration
 	MaxAge         time.Duration
+	// StateNamespace and StateSecret name the Secret replicas share
+	// logouts and refreshes through ("" namespace: the pod's own, in a
+	// pod; "-": none).
+	StateNamespace string
+	StateSecret    string
 }
 
 // signIn says whether users sign in (every mode but kubeconfig).
@@ -135,6 +141,8 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	fs.StringVar(&oidc.UsernamePrefix, "oidc-username-prefix", web.DefaultImpersonationPrefix, "put before the user name when impersonating (match the API server's --oidc-username-prefix); - for none")
 	fs.StringVar(&oidc.GroupsPrefix, "oidc-groups-prefix", web.DefaultImpersonationPrefix, "put before each group when impersonating (match the API server's --oidc-groups-prefix); - for none")
 	fs.StringVar(&si.SessionKeyFile, "session-key-file", "", "file holding the base64 session key (32 bytes or more; more keys, one a line, are still accepted: rotation); replicas must share it. Also TABULA_SESSION_KEY, the key itself")
+	fs.StringVar(&si.StateNamespace, "session-state-namespace", "", "namespace of the Secret (--session-state-secret) through which replicas share logouts and token refreshes (default: in a pod, the pod's own namespace; elsewhere none, and each console keeps them to itself); - for none")
+	fs.StringVar(&si.StateSecret, "session-state-secret", web.DefaultStateSecret, "name of that Secret, which must exist (deploy/session-state.yaml)")
 	fs.DurationVar(&si.IdleTimeout, "session-idle-timeout", time.Hour, "sign out a session unused for this long")
 	fs.DurationVar(&si.MaxAge, "session-max-age", 12*time.Hour, "sign out a session this long after it signed in")
 	fs.StringVar(&cfg.BasePath, "base-path", "", "path prefix of every console URL, e.g. /tabula, for an ingress that forwards the prefix unchanged")
@@ -370,6 +378,29 @@ func isLoopback(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// stateNamespace is where the replicas' shared session state lives: the
+// flag's namespace, else, for a console running in a pod with its service
+// account (current is the in-cluster context), the pod's own namespace as
+// the service account's files say; "" shares nothing.
+func (si signInConfig) stateNamespace(current, serviceAccountDir string, readFile func(string) ([]byte, error)) string {
+	switch {
+	case si.Mode == web.ModeKubeconfig || si.StateNamespace == "-":
+		return ""
+	case si.StateNamespace != "":
+		return si.StateNamespace
+	case current != apiclient.InClusterContext:
+		return ""
+	}
+	if serviceAccountDir == "" {
+		serviceAccountDir = apiclient.DefaultServiceAccountDir
+	}
+	b, err := readFile(filepath.Join(serviceAccountDir, "namespace"))
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
 }
 
 // sessionKeys are the session keys: from --session-key-file, else from

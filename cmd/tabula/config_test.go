@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/web"
 )
 
@@ -27,7 +28,7 @@ func TestParseConfigDefaults(t *testing.T) {
 		TerminalIdleTimeout: 30 * time.Minute, MaxTerminalsPerUser: 8, MemoryLimit: 40 << 20, ReleaseIdleMemory: web.DefaultReleaseIdleMemory,
 		Compress: true, ProxyHeader: "X-Forwarded-For",
 		SignIn: signInConfig{
-			Mode: "kubeconfig", IdleTimeout: time.Hour, MaxAge: 12 * time.Hour,
+			Mode: "kubeconfig", IdleTimeout: time.Hour, MaxAge: 12 * time.Hour, StateSecret: "tabula-session-state",
 			OIDC: web.OIDCConfig{Scopes: []string{"openid", "email", "profile", "groups"}, UsernameClaim: "email", GroupsClaim: "groups", Identity: "passthrough",
 				UsernamePrefix: "oidc:", GroupsPrefix: "oidc:"},
 		}}
@@ -176,6 +177,40 @@ func TestParseConfigSignIn(t *testing.T) {
 	// Loopback issuers may be plain HTTP (a provider on the developer's machine).
 	if _, err := parseConfig([]string{"--auth", "oidc", "--oidc-issuer-url", "http://127.0.0.1:5556/dex", "--oidc-client-id", "c"}, env(nil)); err != nil {
 		t.Errorf("loopback http issuer: %v", err)
+	}
+}
+
+// Replicas share session state through a Secret in the pod's namespace
+// when they run in a pod, through the one named anywhere, and through none
+// from a kubeconfig unless named, or in kubeconfig mode (no sessions).
+func TestSessionStateNamespace(t *testing.T) {
+	files := map[string]string{"/sa/namespace": "tabula-system\n", apiclient.DefaultServiceAccountDir + "/namespace": "default-path"}
+	read := func(name string) ([]byte, error) {
+		if s, ok := files[name]; ok {
+			return []byte(s), nil
+		}
+		return nil, errors.New("no such file")
+	}
+	for _, tc := range []struct {
+		name, mode, flag, current, saDir, want string
+	}{
+		{"in a pod", "oidc", "", apiclient.InClusterContext, "/sa", "tabula-system"},
+		{"in a pod, standard path", "token", "", apiclient.InClusterContext, "", "default-path"},
+		{"in a pod, named", "oidc", "consoles", apiclient.InClusterContext, "/sa", "consoles"},
+		{"in a pod, turned off", "oidc", "-", apiclient.InClusterContext, "/sa", ""},
+		{"from a kubeconfig", "oidc", "", "dev", "/sa", ""},
+		{"from a kubeconfig, named", "oidc", "consoles", "dev", "", "consoles"},
+		{"kubeconfig mode", "kubeconfig", "consoles", apiclient.InClusterContext, "/sa", ""},
+		{"no namespace file", "oidc", "", apiclient.InClusterContext, "/elsewhere", ""},
+	} {
+		si := signInConfig{Mode: tc.mode, StateNamespace: tc.flag}
+		if got := si.stateNamespace(tc.current, tc.saDir, read); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+	cfg, err := parseConfig([]string{"--session-state-namespace", "ops", "--session-state-secret", "shared"}, env(nil))
+	if err != nil || cfg.SignIn.StateNamespace != "ops" || cfg.SignIn.StateSecret != "shared" {
+		t.Errorf("flags: %+v (%v)", cfg.SignIn, err)
 	}
 }
 

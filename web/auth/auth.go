@@ -62,6 +62,14 @@ type Config struct {
 	// 7239). Only that one is read: a proxy passes the other on as the
 	// client wrote it.
 	ProxyHeader string
+	// StateNamespace and StateSecret name the Secret the console's
+	// replicas share what sessions cannot carry in their cookies through:
+	// logouts, and refreshes in flight or done (replicas.go). The console
+	// reads, writes (at a resourceVersion) and watches it with its own
+	// credentials in the current context; it must exist. Without a
+	// namespace each replica keeps that state to itself.
+	StateNamespace string
+	StateSecret    string
 	// Public are the paths any request may reach without a session:
 	// exactly, or every path below one that ends in "/". /auth/ always is.
 	Public []string
@@ -90,7 +98,9 @@ type Handler struct {
 	refresh *refresher
 	ends    *sessionEnds
 	revoked *revokedSessions
-	limit   *limiter
+	// shared is the state the replicas share (replicas.go); nil without.
+	shared *shared
+	limit  *limiter
 	// clientAddr is where a sign-in attempt comes from, for limit.
 	clientAddr clientAddress
 }
@@ -185,8 +195,28 @@ func New(env *page.Env, cfg Config) (*Handler, error) {
 	if h.csrfKey, err = hkdf.Key(sha256.New, keys[0], nil, "tabula csrf v1", 32); err != nil {
 		return nil, err
 	}
+	if cfg.StateNamespace != "" {
+		name := cfg.StateSecret
+		if name == "" {
+			name = DefaultStateSecret
+		}
+		store := secretStore{clusters: env.Clusters, namespace: cfg.StateNamespace, name: name}
+		if h.shared, err = newShared(store, c, h.log, h.now); err != nil {
+			return nil, err
+		}
+		h.shared.revoked = func(keys map[string]bool) {
+			h.ends.endWhere(func(sid string) bool { return keys[sessionKey(sid)] })
+		}
+		if h.refresh != nil {
+			h.refresh.shared = h.shared
+		}
+	}
 	return h, nil
 }
+
+// DefaultStateSecret names the Secret replicas share session state
+// through, when Config.StateSecret does not.
+const DefaultStateSecret = "tabula-session-state"
 
 // Mode is the sign-in mode.
 func (h *Handler) Mode() string { return h.cfg.Mode }
@@ -275,4 +305,13 @@ func localPath(s string) bool {
 		}
 	}
 	return true
+}
+
+// SyncSessions keeps this replica's view of the shared session state
+// (Config.StateNamespace) up to date until ctx ends; without one it
+// returns at once.
+func (h *Handler) SyncSessions(ctx context.Context) {
+	if h.shared != nil {
+		h.shared.run(ctx)
+	}
 }

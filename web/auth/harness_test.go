@@ -2,6 +2,7 @@ package auth_test
 
 import (
 	"bytes"
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -102,11 +103,21 @@ type idp struct {
 	userinfoSub string
 	// userinfoCalls counts userinfo requests.
 	userinfoCalls int
+	// rotate makes refresh tokens single-use, as zitadel, Dex and other
+	// certified providers do: each token response carries a new one, and
+	// a refresh token used before is refused (invalid_grant).
+	rotate bool
+	// rotated maps the refresh tokens handed out to mockoidc's own, which
+	// it keeps the same; used marks those redeemed.
+	rotated, used map[string]bool
+	real          map[string]string
+	// refreshed counts the refresh grants that succeeded.
+	refreshed int
 }
 
 func newIDP(t *testing.T) *idp {
 	t.Helper()
-	p := &idp{grants: map[string]int{}, offline: map[string]bool{}}
+	p := &idp{grants: map[string]int{}, offline: map[string]bool{}, used: map[string]bool{}, real: map[string]string{}}
 	certPEM, keyPEM, cert := selfSigned(t)
 	p.cert = cert
 	p.caFile = filepath.Join(t.TempDir(), "idp-ca.pem")
@@ -241,6 +252,24 @@ func (p *idp) middleware(next http.Handler) http.Handler {
 				body = []byte(form.Encode())
 				r.ContentLength = int64(len(body))
 			}
+			p.mu.Lock()
+			if p.rotate && form.Get("grant_type") == "refresh_token" {
+				handed := form.Get("refresh_token")
+				real, known := p.real[handed]
+				if !known || p.used[handed] {
+					p.grants["refresh_token"]++
+					p.mu.Unlock()
+					w.Header().Set("Content-Type", "application/json")
+					w.WriteHeader(http.StatusBadRequest)
+					_, _ = io.WriteString(w, `{"error":"invalid_grant","error_description":"refresh token already used"}`)
+					return
+				}
+				p.used[handed] = true
+				form.Set("refresh_token", real)
+				body = []byte(form.Encode())
+				r.ContentLength = int64(len(body))
+			}
+			p.mu.Unlock()
 			r.Body = io.NopCloser(bytes.NewReader(body))
 			p.mu.Lock()
 			p.grants[form.Get("grant_type")]++
@@ -273,6 +302,17 @@ func (p *idp) middleware(next http.Handler) http.Handler {
 					}
 					if p.offlineAccess && form.Get("grant_type") == "authorization_code" && !p.offline[form.Get("code")] {
 						delete(tr, "refresh_token")
+					}
+					if form.Get("grant_type") == "refresh_token" {
+						p.refreshed++
+					}
+					if rt, _ := tr["refresh_token"].(string); p.rotate {
+						if rt == "" {
+							rt = form.Get("refresh_token") // mockoidc sends none back on a refresh
+						}
+						handed := fmt.Sprintf("rotated-%d", len(p.real)+1)
+						p.real[handed] = rt
+						tr["refresh_token"] = handed
 					}
 					if id, _ := tr["id_token"].(string); id != "" && p.rewrite != nil {
 						tr["id_token"] = p.rewrite(id)
@@ -318,6 +358,13 @@ func (p *idp) grantCount(grant string) int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.grants[grant]
+}
+
+// refreshes are the refresh grants the provider saw, and those it granted.
+func (p *idp) refreshes() (seen, granted int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.grants["refresh_token"], p.refreshed
 }
 
 // askedScopes are the scopes of each authorization request so far.
@@ -370,6 +417,12 @@ type options struct {
 	// Config.ProxyHeader.
 	trustedProxies []string
 	proxyHeader    string
+	// shared makes the console share its session state through a Secret
+	// of the fake API server (Config.StateNamespace and StateSecret), as
+	// replicas in a cluster do; the first console of a fake creates it.
+	shared bool
+	// sharedMissing configures shared state whose Secret does not exist.
+	sharedMissing bool
 	// contexts are the kubeconfig's contexts, all of the same API server
 	// (default just "dev"); the first is the current one.
 	contexts []string
@@ -422,6 +475,15 @@ func newConsole(t *testing.T, o options) *console {
 		o.keys = testKeys
 	}
 	cfg := web.AuthConfig{Mode: o.mode, Keys: o.keys, IdleTimeout: o.idle, MaxAge: o.maxAge, Now: c.clock.now, ProxyHeader: o.proxyHeader}
+	if o.sharedMissing {
+		cfg.StateNamespace, cfg.StateSecret = stateNamespace, "missing"
+	}
+	if o.shared {
+		cfg.StateNamespace, cfg.StateSecret = stateNamespace, stateSecret
+		if o.peer == nil {
+			fake.Add(apitest.Object("v1", "Secret", stateNamespace, stateSecret, nil))
+		}
+	}
 	for _, p := range o.trustedProxies {
 		cfg.TrustedProxies = append(cfg.TrustedProxies, netip.MustParsePrefix(p))
 	}
@@ -450,6 +512,20 @@ func newConsole(t *testing.T, o options) *console {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if o.shared || o.sharedMissing {
+		ctx, stop := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { defer close(done); srv.SyncSessions(ctx) }()
+		t.Cleanup(func() { stop(); <-done })
+	}
+	if o.shared {
+		// Each sharing console holds one watch of the Secret, opened once
+		// it has read it; no other watch is open while consoles start.
+		sharing := fake.OpenWatches() + 1
+		if !fake.AwaitOpenWatches(sharing, 10*time.Second) {
+			t.Fatalf("the console did not start watching the shared Secret; log:\n%s", c.logs.String())
+		}
+	}
 	c.srv = httptest.NewUnstartedServer(srv.Handler())
 	if o.tls {
 		c.srv.StartTLS()
@@ -460,6 +536,12 @@ func newConsole(t *testing.T, o options) *console {
 	t.Cleanup(c.srv.Close)
 	return c
 }
+
+// Where sharing consoles keep their state.
+const (
+	stateNamespace = "tabula-system"
+	stateSecret    = "tabula-session-state"
+)
 
 // url is a console URL.
 func (c *console) url(path string) string { return c.srv.URL + path }

@@ -109,6 +109,9 @@ func (h *Handler) keep(c echo.Context, s *Session) (ok bool, err error) {
 			s.Token, s.RefreshToken, s.IssuedAt, s.Expiry = t.Token, t.RefreshToken, t.IssuedAt, t.Expiry
 			s.User, s.Groups, s.Subject = t.User, t.Groups, t.Subject
 			changed = true
+		case errors.Is(err, errSpent) && now.Before(s.expiry().Add(-expiryMargin)):
+			// A stale copy of a cookie whose session was renewed: no failure.
+			h.log.Debug("the token was renewed by an earlier request; this cookie's is used until it expires", "session", *s)
 		case !permanent(err) && now.Before(s.expiry().Add(-expiryMargin)):
 			h.log.Warn("token refresh failed; the current token is used until it expires", "session", *s, "error", logSafe(err))
 		default:

@@ -86,7 +86,7 @@ func (h *Handler) ended(s *Session, now time.Time) string {
 	switch {
 	case s.Mode != h.cfg.Mode:
 		return "it was made for another sign-in mode"
-	case h.revoked.has(s.ID, now):
+	case h.revoked.has(s.ID, now) || h.shared != nil && h.shared.isRevoked(s.ID, now):
 		return "it was signed out"
 	case s.Mode == page.ModeOIDC && h.cfg.OIDC.Identity == IdentityImpersonate && strings.HasPrefix(s.User, reservedPrefix):
 		return "it names a reserved system: user" // sealed before admit refused them
