@@ -11,7 +11,8 @@
 // One file per action: oidc.go (login and callback), token.go, logout.go,
 // refresh.go, ratelimit.go, middleware.go; cookie.go and session.go are the
 // session's format, ends.go the end of its streams, provider.go the OIDC
-// provider as discovered and its token endpoint.
+// provider as discovered and its token endpoint, replicas.go what replicas
+// share (logouts, refreshes) through a Secret.
 package auth
 
 import (

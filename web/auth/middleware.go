@@ -25,9 +25,9 @@ const expiryMargin = 30 * time.Second
 // Middleware records who every request acts for (page.SetRequester)
 // before any feature runs. In a sign-in mode it opens the session cookie,
 // ends a session past its idle or absolute timeout, refreshes an ID token
-// at 80% of its lifetime (once per session however many requests ask),
-// writes the updated session back, and binds the CSRF token to the
-// session. Without a valid session a page GET is sent to sign in, keeping
+// at 80% of its lifetime (once per session however many requests ask,
+// at however many replicas sharing state), writes the updated session
+// back, and binds the CSRF token to the session. Without a valid session a page GET is sent to sign in, keeping
 // its URL, and anything else (a form, a WebSocket, a fetch) gets 401: an
 // expired token is never sent upstream. Config.Public paths and the
 // sign-in pages need no session.
