@@ -512,6 +512,9 @@ func newConsole(t *testing.T, o options) *console {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Each sharing console holds one watch of the Secret, opened once it
+	// has read it; no other watch is open while consoles start.
+	sharing := fake.OpenWatches() + 1
 	if o.shared || o.sharedMissing {
 		ctx, stop := context.WithCancel(context.Background())
 		done := make(chan struct{})
@@ -519,9 +522,6 @@ func newConsole(t *testing.T, o options) *console {
 		t.Cleanup(func() { stop(); <-done })
 	}
 	if o.shared {
-		// Each sharing console holds one watch of the Secret, opened once
-		// it has read it; no other watch is open while consoles start.
-		sharing := fake.OpenWatches() + 1
 		if !fake.AwaitOpenWatches(sharing, 10*time.Second) {
 			t.Fatalf("the console did not start watching the shared Secret; log:\n%s", c.logs.String())
 		}
