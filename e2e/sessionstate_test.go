@@ -34,6 +34,12 @@ func TestReplicasShareALogoutThroughTheAPIServer(t *testing.T) {
 	ctx := t.Context()
 	cleanupCtx := context.WithoutCancel(ctx)
 	deploy := filepath.Join("..", "deploy")
+	_, err := cs.CoreV1().ServiceAccounts(deployNamespace).Get(ctx, "tabula", metav1.GetOptions{})
+	if saExisted := err == nil; !saExisted {
+		t.Cleanup(func() {
+			_ = cs.CoreV1().ServiceAccounts(deployNamespace).Delete(cleanupCtx, "tabula", metav1.DeleteOptions{})
+		})
+	}
 	mustKubectl(t, "apply", "-f", filepath.Join(deploy, "namespace.yaml"))
 	mustKubectl(t, "apply", "-n", deployNamespace, "-f", filepath.Join(deploy, "serviceaccount.yaml"), "-f", filepath.Join(deploy, "session-state.yaml"))
 	t.Cleanup(func() {
