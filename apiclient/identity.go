@@ -8,8 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/http"
 	"slices"
+	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
@@ -20,6 +23,11 @@ import (
 type Identity struct {
 	// BearerToken replaces the context's credentials (for example an OIDC ID token).
 	BearerToken string
+	// Contexts, when set, are the only contexts BearerToken may be sent
+	// to: the clusters it was issued for, or checked against. A client for
+	// any other is refused (*TokenNotForContextError) rather than built
+	// with the token or without it. Empty sends it to any context.
+	Contexts []string
 	// Impersonate, when its UserName is set, impersonates that user with the
 	// context's own credentials.
 	Impersonate Impersonation
@@ -38,6 +46,35 @@ func (e *PlainHTTPError) Error() string {
 
 // Is makes errors.Is(err, ErrPlainHTTP) true.
 func (e *PlainHTTPError) Is(target error) bool { return target == ErrPlainHTTP }
+
+// ErrTokenNotForContext is returned for a client that would send a user's
+// token to a context it is not meant for (Identity.Contexts).
+var ErrTokenNotForContext = errors.New("the token is not for this context")
+
+// TokenNotForContextError names the context a token was withheld from,
+// and those it is for. It is a 403 Forbidden Status (apierrors.APIStatus),
+// so it reads as the refusal it is wherever Statuses are shown.
+type TokenNotForContextError struct {
+	Context string
+	Allowed []string
+}
+
+func (e *TokenNotForContextError) Error() string {
+	return fmt.Sprintf("your sign-in's token is only sent to context %s, the cluster it is meant for: "+
+		"the console does not send it to context %q, whose API server it was not issued for or checked against",
+		strings.Join(e.Allowed, ", "), e.Context)
+}
+
+// Is makes errors.Is(err, ErrTokenNotForContext) true.
+func (e *TokenNotForContextError) Is(target error) bool { return target == ErrTokenNotForContext }
+
+// Status is the refusal as a Status, as a server would word it.
+func (e *TokenNotForContextError) Status() metav1.Status {
+	return metav1.Status{
+		Status: metav1.StatusFailure, Code: http.StatusForbidden, Reason: metav1.StatusReasonForbidden,
+		Message: strings.ToUpper(e.Error()[:1]) + e.Error()[1:] + ".",
+	}
+}
 
 // Impersonation names the user a privileged context acts on behalf of.
 type Impersonation struct {
@@ -67,6 +104,11 @@ func (cs *Clusters) Client(contextName string, id Identity) (*Client, error) {
 	base, ok := cs.configs[contextName]
 	if !ok {
 		return nil, &UnknownContextError{Name: contextName}
+	}
+	if id.BearerToken != "" && len(id.Contexts) > 0 && !slices.Contains(id.Contexts, contextName) {
+		// Neither the token (a credential for another cluster) nor the
+		// context's own credentials (not the user's): no client at all.
+		return nil, &TokenNotForContextError{Context: contextName, Allowed: slices.Clone(id.Contexts)}
 	}
 	if id.BearerToken != "" && !rest.IsConfigTransportTLS(*base) {
 		// client-go would send it: a user's token must not cross the

@@ -3,8 +3,11 @@ package apiclient
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"strings"
 	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/tabula-console/tabula/apiclient/apitest"
 )
@@ -66,5 +69,35 @@ func TestIdentityKeysAreKeyedHashesOfTheWholeIdentity(t *testing.T) {
 	}
 	if other.IdentityKey(Identity{BearerToken: "secret-a"}) == a {
 		t.Error("two Clusters share the HMAC secret")
+	}
+}
+
+// A user's token goes only to the contexts it is meant for: a client for
+// another is refused with a 403 Status that says why, never built with the
+// token, nor without it (the context's own credentials).
+func TestATokenGoesOnlyToItsContexts(t *testing.T) {
+	fake := apitest.NewServer(t, apitest.CoreV1())
+	cs, err := FromKubeconfig(fake.Kubeconfig("dev", "prod", "staging"), LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := Identity{BearerToken: "alice-token", Contexts: []string{"dev", "staging"}}
+	for _, name := range []string{"dev", "staging"} {
+		if _, err := cs.Client(name, id); err != nil {
+			t.Errorf("context %s, one of the token's: %v", name, err)
+		}
+	}
+	c, err := cs.Client("prod", id)
+	var tnc *TokenNotForContextError
+	if c != nil || !errors.As(err, &tnc) || !errors.Is(err, ErrTokenNotForContext) || tnc.Context != "prod" {
+		t.Fatalf("context prod, not the token's: client %v, err %v", c, err)
+	}
+	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), `"prod"`) || !strings.Contains(err.Error(), "dev, staging") {
+		t.Errorf("the refusal is not a 403 that names the contexts: %v", err)
+	}
+	// The console's own identity, and an impersonation with it, are the
+	// context's own credentials: nothing to withhold.
+	if _, err := cs.Client("prod", Identity{Impersonate: Impersonation{UserName: "alice"}, Contexts: []string{"dev"}}); err != nil {
+		t.Errorf("impersonation: %v", err)
 	}
 }

@@ -131,7 +131,9 @@ func TestDeployManifestsApplyToTheControlPlane(t *testing.T) {
 	// the dry run also meets its Pod Security labels.
 	mustKubectl(t, "apply", "-f", filepath.Join(deploy, "namespace.yaml"))
 	dry := mustKubectl(t, "apply", "-k", deploy, "--dry-run=server")
-	for _, obj := range []string{"serviceaccount/tabula", "clusterrole.rbac.authorization.k8s.io/tabula", "clusterrolebinding.rbac.authorization.k8s.io/tabula", "service/tabula", "deployment.apps/tabula", "networkpolicy.networking.k8s.io/tabula", "poddisruptionbudget.policy/tabula"} {
+	for _, obj := range []string{"serviceaccount/tabula", "clusterrole.rbac.authorization.k8s.io/tabula", "clusterrolebinding.rbac.authorization.k8s.io/tabula", "service/tabula", "deployment.apps/tabula",
+		"networkpolicy.networking.k8s.io/tabula", "poddisruptionbudget.policy/tabula",
+		"secret/tabula-session-state", "role.rbac.authorization.k8s.io/tabula-session-state", "rolebinding.rbac.authorization.k8s.io/tabula-session-state"} {
 		if !strings.Contains(dry, obj+" created (server dry run)") {
 			t.Errorf("server dry run did not create %s:\n%s", obj, dry)
 		}
@@ -181,6 +183,32 @@ func TestDeployManifestsApplyToTheControlPlane(t *testing.T) {
 	for _, arg := range []string{"--auth=oidc", "--oidc-identity=impersonate", "--listen=0.0.0.0:8080"} {
 		if !slices.Contains(c.Args, arg) {
 			t.Errorf("container args %q lack %s", c.Args, arg)
+		}
+	}
+
+	// Least privilege, as the API server's authorizer sees it.
+	sa := "system:serviceaccount:" + deployNamespace + ":tabula"
+	for _, check := range []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"impersonate", "users"}, true},
+		{[]string{"impersonate", "groups"}, true},
+		{[]string{"impersonate", "serviceaccounts"}, false},
+		{[]string{"list", "pods", "--all-namespaces"}, false},
+		{[]string{"get", "secrets", "-n", deployNamespace}, false},
+		// The session state its replicas share (deploy/session-state.yaml),
+		// and no other Secret, not even the console's own.
+		{[]string{"get", "secrets/tabula-session-state", "-n", deployNamespace}, true},
+		{[]string{"watch", "secrets/tabula-session-state", "-n", deployNamespace}, true},
+		{[]string{"update", "secrets/tabula-session-state", "-n", deployNamespace}, true},
+		{[]string{"delete", "secrets/tabula-session-state", "-n", deployNamespace}, false},
+		{[]string{"get", "secrets/tabula", "-n", deployNamespace}, false},
+		{[]string{"create", "secrets", "-n", deployNamespace}, false},
+	} {
+		out, _, err := kubectl(t, append([]string{"auth", "can-i", "--as", sa}, check.args...)...)
+		if got := err == nil && strings.TrimSpace(out) == "yes"; got != check.want {
+			t.Errorf("can %s %v: %q (%v), want %v", sa, check.args, out, err, check.want)
 		}
 	}
 
@@ -280,6 +308,9 @@ func removeDeployment(t *testing.T, namespaceExisted bool) {
 	ignore(cs.AppsV1().Deployments(deployNamespace).Delete(ctx, "tabula", opts))
 	ignore(cs.CoreV1().Services(deployNamespace).Delete(ctx, "tabula", opts))
 	ignore(cs.CoreV1().Secrets(deployNamespace).Delete(ctx, "tabula", opts))
+	ignore(cs.CoreV1().Secrets(deployNamespace).Delete(ctx, "tabula-session-state", opts))
+	ignore(cs.RbacV1().RoleBindings(deployNamespace).Delete(ctx, "tabula-session-state", opts))
+	ignore(cs.RbacV1().Roles(deployNamespace).Delete(ctx, "tabula-session-state", opts))
 	ignore(cs.NetworkingV1().Ingresses(deployNamespace).Delete(ctx, "tabula", opts))
 	ignore(cs.NetworkingV1().NetworkPolicies(deployNamespace).Delete(ctx, "tabula", opts))
 	ignore(cs.PolicyV1().PodDisruptionBudgets(deployNamespace).Delete(ctx, "tabula", opts))

@@ -203,11 +203,25 @@ const (
 	OIDCPassthrough    = auth.IdentityPassthrough
 	OIDCImpersonate    = auth.IdentityImpersonate
 	MinSessionKeyBytes = auth.MinKeyBytes
+	// The headers trusted proxies may name the client in.
+	HeaderXForwardedFor = auth.HeaderXForwardedFor
+	HeaderForwarded     = auth.HeaderForwarded
+	// DefaultStateSecret names the Secret replicas share session state
+	// through.
+	DefaultStateSecret = auth.DefaultStateSecret
+	// DefaultImpersonationPrefix is put before impersonated OIDC users
+	// and groups unless configured otherwise.
+	DefaultImpersonationPrefix = auth.DefaultImpersonationPrefix
 )
 
 // DiscoverSignIn reaches the OIDC provider, if sign-in uses one, so a
 // misconfiguration shows at start-up.
 func (s *Server) DiscoverSignIn(ctx context.Context) error { return s.auth.Discover(ctx) }
+
+// SyncSessions keeps the session state the console's replicas share
+// (logouts, refreshes; AuthConfig.StateNamespace) in step until ctx ends.
+// Without shared state it returns at once.
+func (s *Server) SyncSessions(ctx context.Context) { s.auth.SyncSessions(ctx) }
 
 // Handler is the server's root http.Handler.
 func (s *Server) Handler() http.Handler { return s.handler }

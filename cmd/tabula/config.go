@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -71,6 +72,10 @@ type config struct {
 	// Compress sends pages and assets brotli- or gzip-compressed to
 	// browsers that accept it.
 	Compress bool
+	// TrustedProxies are the proxies whose ProxyHeader names the client
+	// (for the sign-in rate limit).
+	TrustedProxies []netip.Prefix
+	ProxyHeader    string
 	// SignIn is how users sign in (web/auth).
 	SignIn signInConfig
 }
@@ -89,6 +94,11 @@ type signInConfig struct {
 	SessionKey     string
 	IdleTimeout    time.Duration
 	MaxAge         time.Duration
+	// StateNamespace and StateSecret name the Secret replicas share
+	// logouts and refreshes through ("" namespace: the pod's own, in a
+	// pod; "-": none).
+	StateNamespace string
+	StateSecret    string
 }
 
 // signIn says whether users sign in (every mode but kubeconfig).
@@ -123,12 +133,16 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	fs.StringVar(&oidc.ClientSecret, "oidc-client-secret", "", "OIDC client secret (prefer TABULA_OIDC_CLIENT_SECRET: flags show in the process list)")
 	fs.StringVar(&oidc.CAFile, "oidc-ca-file", "", "PEM file of CA certificates the provider's TLS is checked against, besides the system's")
 	scopes := fs.String("oidc-scopes", "openid,email,profile,groups", "comma-separated OIDC scopes to ask for; openid is always first")
+	oidcContexts := fs.String("oidc-contexts", "", "comma-separated contexts whose API servers accept the provider's ID tokens (--oidc-identity passthrough): the ID token is sent to these only, other contexts' pages are refused (default: the --context one)")
+	offlineAccess := fs.Bool("oidc-offline-access", true, "also ask for the offline_access scope when the provider lists it (discovery's scopes_supported): Dex and zitadel give refresh tokens only for it")
 	fs.StringVar(&oidc.UsernameClaim, "oidc-username-claim", "email", "ID token claim naming the user")
 	fs.StringVar(&oidc.GroupsClaim, "oidc-groups-claim", "groups", "ID token claim listing the user's groups")
 	fs.StringVar(&oidc.Identity, "oidc-identity", web.OIDCPassthrough, "how an OIDC user acts toward the API server: passthrough (their ID token is the bearer token) or impersonate (the console's own credentials with Impersonate-User/-Group)")
-	fs.StringVar(&oidc.UsernamePrefix, "oidc-username-prefix", "", "put before the user name when impersonating (match the API server's --oidc-username-prefix)")
-	fs.StringVar(&oidc.GroupsPrefix, "oidc-groups-prefix", "", "put before each group when impersonating (match the API server's --oidc-groups-prefix)")
+	fs.StringVar(&oidc.UsernamePrefix, "oidc-username-prefix", web.DefaultImpersonationPrefix, "put before the user name when impersonating (match the API server's --oidc-username-prefix); - for none")
+	fs.StringVar(&oidc.GroupsPrefix, "oidc-groups-prefix", web.DefaultImpersonationPrefix, "put before each group when impersonating (match the API server's --oidc-groups-prefix); - for none")
 	fs.StringVar(&si.SessionKeyFile, "session-key-file", "", "file holding the base64 session key (32 bytes or more; more keys, one a line, are still accepted: rotation); replicas must share it. Also TABULA_SESSION_KEY, the key itself")
+	fs.StringVar(&si.StateNamespace, "session-state-namespace", "", "namespace of the Secret (--session-state-secret) through which replicas share logouts and token refreshes (default: in a pod, the pod's own namespace; elsewhere none, and each console keeps them to itself); - for none")
+	fs.StringVar(&si.StateSecret, "session-state-secret", web.DefaultStateSecret, "name of that Secret, which must exist (deploy/session-state.yaml)")
 	fs.DurationVar(&si.IdleTimeout, "session-idle-timeout", time.Hour, "sign out a session unused for this long")
 	fs.DurationVar(&si.MaxAge, "session-max-age", 12*time.Hour, "sign out a session this long after it signed in")
 	fs.StringVar(&cfg.BasePath, "base-path", "", "path prefix of every console URL, e.g. /tabula, for an ingress that forwards the prefix unchanged")
@@ -143,6 +157,8 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	fs.DurationVar(&cfg.ReleaseIdleMemory, "release-idle-memory", web.DefaultReleaseIdleMemory, "return spare heap memory to the OS this long after the last page request; 0 never does")
 	contexts := fs.String("contexts", "", "comma-separated kubeconfig contexts the console offers (default: in sign-in modes only the --context or current-context one, in kubeconfig mode all)")
 	fs.BoolVar(&cfg.ShareKubeconfigIdentity, "share-kubeconfig-identity", false, "in kubeconfig mode, allow a --listen address other than loopback: everyone who reaches the console acts as the kubeconfig's user")
+	trustedProxies := fs.String("trusted-proxies", "", "comma-separated CIDRs (or addresses) of the proxies in front of the console, such as the Ingress controller's pods: only their --trusted-proxy-header is believed to name the client, for the sign-in rate limit")
+	fs.StringVar(&cfg.ProxyHeader, "trusted-proxy-header", web.HeaderXForwardedFor, "the header the trusted proxies name the client in: "+web.HeaderXForwardedFor+" or "+web.HeaderForwarded+" (RFC 7239)")
 	fs.BoolVar(&cfg.Compress, "compress", true, "compress pages and static assets (brotli or gzip) for browsers that accept it; false sends them as they are")
 
 	// Environment first, so explicit flags override it.
@@ -172,6 +188,12 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	for _, sc := range strings.Split(*scopes, ",") {
 		if sc = strings.TrimSpace(sc); sc != "" {
 			oidc.Scopes = append(oidc.Scopes, sc)
+		}
+	}
+	oidc.NoOfflineAccess = !*offlineAccess
+	for _, name := range strings.Split(*oidcContexts, ",") {
+		if name = strings.TrimSpace(name); name != "" && !slices.Contains(oidc.Contexts, name) {
+			oidc.Contexts = append(oidc.Contexts, name)
 		}
 	}
 	if err := si.validate(); err != nil {
@@ -224,6 +246,12 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	if cfg.ReleaseIdleMemory == 0 {
 		cfg.ReleaseIdleMemory = -1
 	}
+	if cfg.TrustedProxies, err = parsePrefixes(*trustedProxies); err != nil {
+		return config{}, fmt.Errorf("--trusted-proxies: %w", err)
+	}
+	if !strings.EqualFold(cfg.ProxyHeader, web.HeaderXForwardedFor) && !strings.EqualFold(cfg.ProxyHeader, web.HeaderForwarded) {
+		return config{}, fmt.Errorf("--trusted-proxy-header: want %s or %s, got %q", web.HeaderXForwardedFor, web.HeaderForwarded, cfg.ProxyHeader)
+	}
 	for _, name := range strings.Split(*contexts, ",") {
 		if name = strings.TrimSpace(name); name != "" && !slices.Contains(cfg.Contexts, name) {
 			cfg.Contexts = append(cfg.Contexts, name)
@@ -266,6 +294,27 @@ func basePath(p string) (string, error) {
 	return p, nil
 }
 
+// parsePrefixes reads comma-separated CIDRs; a bare address is its own
+// /32 or /128.
+func parsePrefixes(list string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, f := range strings.Split(list, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		p, err := netip.ParsePrefix(f)
+		if err != nil {
+			a, aerr := netip.ParseAddr(f)
+			if aerr != nil {
+				return nil, fmt.Errorf("want CIDRs such as 10.0.0.0/8 or addresses, got %q", f)
+			}
+			p = netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen())
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
+}
+
 // loopback says whether a --listen address accepts only connections from
 // this machine: an IP loopback address or localhost. An empty host (":8080")
 // is every interface; another host name may resolve anywhere.
@@ -306,6 +355,8 @@ func (si signInConfig) validate() error {
 			return fmt.Errorf("--oidc-identity: want %s or %s, got %q", web.OIDCPassthrough, web.OIDCImpersonate, o.Identity)
 		case o.UsernameClaim == "" || o.GroupsClaim == "":
 			return errors.New("--oidc-username-claim and --oidc-groups-claim may not be empty")
+		case strings.HasPrefix(o.UsernamePrefix, "system:") || strings.HasPrefix(o.GroupsPrefix, "system:"):
+			return errors.New("--oidc-username-prefix and --oidc-groups-prefix may not begin with system:, which names Kubernetes' own users and groups")
 		}
 	default:
 		return fmt.Errorf("--auth: want kubeconfig, oidc or token, got %q", si.Mode)
@@ -327,6 +378,29 @@ func isLoopback(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// stateNamespace is where the replicas' shared session state lives: the
+// flag's namespace, else, for a console running in a pod with its service
+// account (current is the in-cluster context), the pod's own namespace as
+// the service account's files say; "" shares nothing.
+func (si signInConfig) stateNamespace(current, serviceAccountDir string, readFile func(string) ([]byte, error)) string {
+	switch {
+	case si.Mode == web.ModeKubeconfig || si.StateNamespace == "-":
+		return ""
+	case si.StateNamespace != "":
+		return si.StateNamespace
+	case current != apiclient.InClusterContext:
+		return ""
+	}
+	if serviceAccountDir == "" {
+		serviceAccountDir = apiclient.DefaultServiceAccountDir
+	}
+	b, err := readFile(filepath.Join(serviceAccountDir, "namespace"))
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
 }
 
 // sessionKeys are the session keys: from --session-key-file, else from

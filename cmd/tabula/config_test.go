@@ -5,11 +5,13 @@ import (
 	"encoding/base64"
 	"errors"
 	"log/slog"
+	"net/netip"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/web"
 )
 
@@ -24,10 +26,11 @@ func TestParseConfigDefaults(t *testing.T) {
 	}
 	want := config{Listen: "127.0.0.1:8080", LogLevel: slog.LevelInfo, LogFormat: "text", RequestTimeout: 30 * time.Second, MaxStreams: 256, MaxStreamsPerUser: 32,
 		TerminalIdleTimeout: 30 * time.Minute, MaxTerminalsPerUser: 8, MemoryLimit: 40 << 20, ReleaseIdleMemory: web.DefaultReleaseIdleMemory,
-		Compress: true,
+		Compress: true, ProxyHeader: "X-Forwarded-For",
 		SignIn: signInConfig{
-			Mode: "kubeconfig", IdleTimeout: time.Hour, MaxAge: 12 * time.Hour,
-			OIDC: web.OIDCConfig{Scopes: []string{"openid", "email", "profile", "groups"}, UsernameClaim: "email", GroupsClaim: "groups", Identity: "passthrough"},
+			Mode: "kubeconfig", IdleTimeout: time.Hour, MaxAge: 12 * time.Hour, StateSecret: "tabula-session-state",
+			OIDC: web.OIDCConfig{Scopes: []string{"openid", "email", "profile", "groups"}, UsernameClaim: "email", GroupsClaim: "groups", Identity: "passthrough",
+				UsernamePrefix: "oidc:", GroupsPrefix: "oidc:"},
 		}}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("cfg = %+v, want %+v", cfg, want)
@@ -95,6 +98,7 @@ func TestParseConfigRejectsBadInput(t *testing.T) {
 		"oidc plain http": {args: []string{"--auth", "oidc", "--oidc-issuer-url", "http://idp.example.com", "--oidc-client-id", "c"}, want: "--oidc-issuer-url"},
 		"oidc identity":   {args: []string{"--auth", "oidc", "--oidc-issuer-url", "https://idp.example.com", "--oidc-client-id", "c", "--oidc-identity", "both"}, want: "--oidc-identity"},
 		"idle timeout":    {args: []string{"--session-idle-timeout", "0s"}, want: "--session-idle-timeout"},
+		"system prefix":   {args: []string{"--auth", "oidc", "--oidc-issuer-url", "https://idp.example.com", "--oidc-client-id", "c", "--oidc-groups-prefix", "system:"}, want: "--oidc-groups-prefix"},
 		"short key":       {env: map[string]string{"TABULA_SESSION_KEY": base64.StdEncoding.EncodeToString([]byte("too short"))}, want: "TABULA_SESSION_KEY"},
 		"key not base64":  {env: map[string]string{"TABULA_SESSION_KEY": "not base64!"}, want: "TABULA_SESSION_KEY"},
 		"cert alone":      {args: []string{"--tls-cert", "tls.crt"}, want: "--tls-cert and --tls-key"},
@@ -155,7 +159,7 @@ func TestParseConfigSignIn(t *testing.T) {
 	want := web.OIDCConfig{
 		IssuerURL: "https://idp.example.com/realms/ops", ClientID: "tabula", ClientSecret: "from-env",
 		Scopes: []string{"email", "groups", "openid"}, UsernameClaim: "email", GroupsClaim: "groups",
-		Identity: "impersonate", GroupsPrefix: "oidc:",
+		Identity: "impersonate", UsernamePrefix: "oidc:", GroupsPrefix: "oidc:",
 	}
 	if si.Mode != "oidc" || !reflect.DeepEqual(si.OIDC, want) || si.IdleTimeout != 15*time.Minute || si.MaxAge != 8*time.Hour {
 		t.Errorf("sign-in config = %+v", si)
@@ -173,6 +177,88 @@ func TestParseConfigSignIn(t *testing.T) {
 	// Loopback issuers may be plain HTTP (a provider on the developer's machine).
 	if _, err := parseConfig([]string{"--auth", "oidc", "--oidc-issuer-url", "http://127.0.0.1:5556/dex", "--oidc-client-id", "c"}, env(nil)); err != nil {
 		t.Errorf("loopback http issuer: %v", err)
+	}
+}
+
+// Replicas share session state through a Secret in the pod's namespace
+// when they run in a pod, through the one named anywhere, and through none
+// from a kubeconfig unless named, or in kubeconfig mode (no sessions).
+func TestSessionStateNamespace(t *testing.T) {
+	files := map[string]string{"/sa/namespace": "tabula-system\n", apiclient.DefaultServiceAccountDir + "/namespace": "default-path"}
+	read := func(name string) ([]byte, error) {
+		if s, ok := files[name]; ok {
+			return []byte(s), nil
+		}
+		return nil, errors.New("no such file")
+	}
+	for _, tc := range []struct {
+		name, mode, flag, current, saDir, want string
+	}{
+		{"in a pod", "oidc", "", apiclient.InClusterContext, "/sa", "tabula-system"},
+		{"in a pod, standard path", "token", "", apiclient.InClusterContext, "", "default-path"},
+		{"in a pod, named", "oidc", "consoles", apiclient.InClusterContext, "/sa", "consoles"},
+		{"in a pod, turned off", "oidc", "-", apiclient.InClusterContext, "/sa", ""},
+		{"from a kubeconfig", "oidc", "", "dev", "/sa", ""},
+		{"from a kubeconfig, named", "oidc", "consoles", "dev", "", "consoles"},
+		{"kubeconfig mode", "kubeconfig", "consoles", apiclient.InClusterContext, "/sa", ""},
+		{"no namespace file", "oidc", "", apiclient.InClusterContext, "/elsewhere", ""},
+	} {
+		si := signInConfig{Mode: tc.mode, StateNamespace: tc.flag}
+		if got := si.stateNamespace(tc.current, tc.saDir, read); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+	cfg, err := parseConfig([]string{"--session-state-namespace", "ops", "--session-state-secret", "shared"}, env(nil))
+	if err != nil || cfg.SignIn.StateNamespace != "ops" || cfg.SignIn.StateSecret != "shared" {
+		t.Errorf("flags: %+v (%v)", cfg.SignIn, err)
+	}
+}
+
+func TestOIDCContexts(t *testing.T) {
+	cfg, err := parseConfig([]string{"--oidc-contexts", "dev, prod,dev"}, env(nil))
+	if err != nil || !reflect.DeepEqual(cfg.SignIn.OIDC.Contexts, []string{"dev", "prod"}) {
+		t.Errorf("Contexts %q (%v)", cfg.SignIn.OIDC.Contexts, err)
+	}
+	cfg, err = parseConfig(nil, env(map[string]string{"TABULA_OIDC_CONTEXTS": "staging"}))
+	if err != nil || !reflect.DeepEqual(cfg.SignIn.OIDC.Contexts, []string{"staging"}) {
+		t.Errorf("from the environment: %q (%v)", cfg.SignIn.OIDC.Contexts, err)
+	}
+}
+
+func TestTrustedProxies(t *testing.T) {
+	cfg, err := parseConfig([]string{"--trusted-proxies", "10.0.0.0/8, 192.0.2.7,fd00::1/64", "--trusted-proxy-header", "Forwarded"}, env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("192.0.2.7/32"), netip.MustParsePrefix("fd00::/64")}
+	if !reflect.DeepEqual(cfg.TrustedProxies, want) || cfg.ProxyHeader != "Forwarded" {
+		t.Errorf("TrustedProxies %v, ProxyHeader %q", cfg.TrustedProxies, cfg.ProxyHeader)
+	}
+	cfg, err = parseConfig(nil, env(map[string]string{"TABULA_TRUSTED_PROXIES": "10.244.0.0/16"}))
+	if err != nil || len(cfg.TrustedProxies) != 1 || cfg.ProxyHeader != "X-Forwarded-For" {
+		t.Errorf("from the environment: %v %q (%v)", cfg.TrustedProxies, cfg.ProxyHeader, err)
+	}
+	for _, args := range [][]string{{"--trusted-proxies", "10.0.0.0/33"}, {"--trusted-proxies", "ingress-nginx"}, {"--trusted-proxy-header", "X-Real-IP"}} {
+		if _, err := parseConfig(args, env(nil)); err == nil || !strings.Contains(err.Error(), args[0]) {
+			t.Errorf("%q: err = %v, want it to name the flag", args, err)
+		}
+	}
+}
+
+func TestOfflineAccessCanBeTurnedOff(t *testing.T) {
+	for name, tc := range map[string]struct {
+		args []string
+		vars map[string]string
+		want bool
+	}{
+		"default":     {want: false},
+		"flag":        {args: []string{"--oidc-offline-access=false"}, want: true},
+		"environment": {vars: map[string]string{"TABULA_OIDC_OFFLINE_ACCESS": "false"}, want: true},
+	} {
+		cfg, err := parseConfig(tc.args, env(tc.vars))
+		if err != nil || cfg.SignIn.OIDC.NoOfflineAccess != tc.want {
+			t.Errorf("%s: NoOfflineAccess = %v (%v), want %v", name, cfg.SignIn.OIDC.NoOfflineAccess, err, tc.want)
+		}
 	}
 }
 

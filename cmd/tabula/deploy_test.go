@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"os"
 	"path"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,9 +12,11 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/tabula-console/tabula/apiclient"
+	"github.com/tabula-console/tabula/web"
 )
 
 // The Deployment in deploy/ starts this binary: its arguments and
@@ -154,4 +157,44 @@ func int64Field(p *int64) string {
 		return "unset"
 	}
 	return strconv.FormatInt(*p, 10)
+}
+
+// deploy/session-state.yaml gives the console the Secret its replicas share
+// session state through, under the name the console looks for, and the
+// rights it needs on that one Secret and no more.
+func TestTheSessionStateManifestsMatchTheConsole(t *testing.T) {
+	data, err := os.ReadFile("../../deploy/session-state.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := strings.Split(string(data), "\n---\n")
+	if len(docs) != 3 {
+		t.Fatalf("%d documents, want the Secret, the Role and the RoleBinding", len(docs))
+	}
+	var secret corev1.Secret
+	var role rbacv1.Role
+	var binding rbacv1.RoleBinding
+	for i, v := range []any{&secret, &role, &binding} {
+		if err := yaml.UnmarshalStrict([]byte(docs[i]), v); err != nil {
+			t.Fatalf("document %d: %v", i+1, err)
+		}
+	}
+	if secret.Kind != "Secret" || secret.Name != web.DefaultStateSecret || len(secret.Data)+len(secret.StringData) != 0 {
+		t.Errorf("Secret %s %q with data %v, want %q and no data (applying again must keep what the console wrote)", secret.Kind, secret.Name, secret.Data, web.DefaultStateSecret)
+	}
+	want := rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"secrets"}, ResourceNames: []string{web.DefaultStateSecret}, Verbs: []string{"get", "list", "watch", "update"}}
+	if len(role.Rules) != 1 || !reflect.DeepEqual(role.Rules[0], want) {
+		t.Errorf("Role rules %+v, want only %+v", role.Rules, want)
+	}
+	if binding.RoleRef.Kind != "Role" || binding.RoleRef.Name != role.Name || len(binding.Subjects) != 1 ||
+		binding.Subjects[0].Kind != "ServiceAccount" || binding.Subjects[0].Name != "tabula" {
+		t.Errorf("RoleBinding %+v", binding)
+	}
+	kustomization, err := os.ReadFile("../../deploy/kustomization.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(kustomization), "\n  - session-state.yaml\n") {
+		t.Error("deploy/kustomization.yaml does not include session-state.yaml")
+	}
 }

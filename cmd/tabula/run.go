@@ -62,6 +62,14 @@ func run(ctx context.Context, cfg config, logOut io.Writer) error {
 	if err != nil {
 		return err
 	}
+	stateNS := si.stateNamespace(clusters.Current(), cfg.ServiceAccountDir, os.ReadFile)
+	if si.Mode != web.ModeKubeconfig {
+		if stateNS != "" {
+			log.Info("replicas share logouts and token refreshes", "secret", stateNS+"/"+si.StateSecret)
+		} else {
+			log.Info("logouts and token refreshes are known to this console only: replicas do not share them (--session-state-namespace)")
+		}
+	}
 	if si.SecretOnCommandLine {
 		log.Warn("--oidc-client-secret was given as a flag, which every user of this machine can read in the process list; prefer TABULA_OIDC_CLIENT_SECRET")
 	}
@@ -77,6 +85,8 @@ func run(ctx context.Context, cfg config, logOut io.Writer) error {
 		Auth: web.AuthConfig{
 			Mode: si.Mode, OIDC: si.OIDC, Keys: keys,
 			IdleTimeout: si.IdleTimeout, MaxAge: si.MaxAge, ExternalURL: cfg.ExternalURL,
+			TrustedProxies: cfg.TrustedProxies, ProxyHeader: cfg.ProxyHeader,
+			StateNamespace: stateNS, StateSecret: si.StateSecret,
 		},
 		BasePath:      cfg.BasePath,
 		MetricsListen: cfg.MetricsListen,
@@ -103,6 +113,9 @@ func run(ctx context.Context, cfg config, logOut io.Writer) error {
 		}
 		cancel()
 	}
+	syncCtx, stopSync := context.WithCancel(ctx)
+	defer stopSync()
+	go srv.SyncSessions(syncCtx)
 	return srv.Serve(ctx, web.Listen{Addr: cfg.Listen, CertFile: cfg.TLSCert, KeyFile: cfg.TLSKey}, func(s web.Serving) {
 		log.Info("serving", "url", s.URL)
 		if s.MetricsURL != "" {

@@ -22,8 +22,9 @@ const (
 
 // OIDCConsoleArgs are StartConsole's extra arguments for OIDC sign-in
 // against m (the flags of the issue 10 contract). In impersonation mode
-// the groups get the API server's prefix, so impersonated groups equal
-// those it derives from a token; the username has none on either side.
+// the prefixes are the API server's, so impersonated names equal those it
+// derives from a token: the groups get "oidc:", the username none ("-";
+// the console's default would be "oidc:").
 func OIDCConsoleArgs(m *MockOIDC, identity OIDCIdentity, sessionKeyFile string) []string {
 	args := []string{
 		"--auth=oidc",
@@ -37,7 +38,7 @@ func OIDCConsoleArgs(m *MockOIDC, identity OIDCIdentity, sessionKeyFile string) 
 		"--session-key-file=" + sessionKeyFile,
 	}
 	if identity == OIDCImpersonate {
-		args = append(args, "--oidc-groups-prefix=oidc:")
+		args = append(args, "--oidc-groups-prefix=oidc:", "--oidc-username-prefix=-")
 	}
 	return args
 }

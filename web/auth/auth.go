@@ -10,7 +10,9 @@
 //
 // One file per action: oidc.go (login and callback), token.go, logout.go,
 // refresh.go, ratelimit.go, middleware.go; cookie.go and session.go are the
-// session's format, ends.go the end of its streams.
+// session's format, ends.go the end of its streams, provider.go the OIDC
+// provider as discovered and its token endpoint, replicas.go what replicas
+// share (logouts, refreshes) through a Secret.
 package auth
 
 import (
@@ -21,6 +23,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 	"time"
@@ -49,6 +52,25 @@ type Config struct {
 	// redirect and post-logout URLs are built on it. Empty: each request's
 	// own scheme and host.
 	ExternalURL string
+	// TrustedProxies are the proxies (an Ingress controller, a load
+	// balancer) whose forwarding header names the client, for the sign-in
+	// rate limit: of a request from one of them, the client is the
+	// right-most address of ProxyHeader that is not a trusted proxy. Any
+	// other peer is the client, whatever it sends.
+	TrustedProxies []netip.Prefix
+	// ProxyHeader is the header the trusted proxies forward the client's
+	// address in: "X-Forwarded-For" (the default) or "Forwarded" (RFC
+	// 7239). Only that one is read: a proxy passes the other on as the
+	// client wrote it.
+	ProxyHeader string
+	// StateNamespace and StateSecret name the Secret the console's
+	// replicas share what sessions cannot carry in their cookies through:
+	// logouts, and refreshes in flight or done (replicas.go). The console
+	// reads, writes (at a resourceVersion) and watches it with its own
+	// credentials in the current context; it must exist. Without a
+	// namespace each replica keeps that state to itself.
+	StateNamespace string
+	StateSecret    string
 	// Public are the paths any request may reach without a session:
 	// exactly, or every path below one that ends in "/". /auth/ always is.
 	Public []string
@@ -77,7 +99,11 @@ type Handler struct {
 	refresh *refresher
 	ends    *sessionEnds
 	revoked *revokedSessions
-	limit   *limiter
+	// shared is the state the replicas share (replicas.go); nil without.
+	shared *shared
+	limit  *limiter
+	// clientAddr is where a sign-in attempt comes from, for limit.
+	clientAddr clientAddress
 }
 
 // New builds the sign-in handler for cfg.
@@ -99,6 +125,10 @@ func New(env *page.Env, cfg Config) (*Handler, error) {
 	h.ends = newSessionEnds(h.now)
 	h.revoked = newRevokedSessions()
 	h.limit = newLimiter(h.now)
+	var err error
+	if h.clientAddr, err = newClientAddress(cfg.TrustedProxies, cfg.ProxyHeader); err != nil {
+		return nil, err
+	}
 	switch cfg.Mode {
 	case page.ModeKubeconfig:
 		return h, nil
@@ -116,12 +146,35 @@ func New(env *page.Env, cfg Config) (*Handler, error) {
 		default:
 			return nil, fmt.Errorf("auth: OIDC identity %q: want %s or %s", cfg.OIDC.Identity, IdentityPassthrough, IdentityImpersonate)
 		}
+		if h.cfg.OIDC.Identity == IdentityImpersonate {
+			for _, prefix := range []*string{&h.cfg.OIDC.UsernamePrefix, &h.cfg.OIDC.GroupsPrefix} {
+				switch *prefix {
+				case "":
+					*prefix = DefaultImpersonationPrefix
+				case "-":
+					*prefix = ""
+				}
+				if strings.HasPrefix(*prefix, reservedPrefix) {
+					return nil, fmt.Errorf("auth: impersonation prefix %q: names beginning with %q are Kubernetes' own", *prefix, reservedPrefix)
+				}
+			}
+		}
+		if h.cfg.OIDC.Identity == IdentityPassthrough {
+			if len(h.cfg.OIDC.Contexts) == 0 {
+				h.cfg.OIDC.Contexts = []string{env.Clusters.Current()}
+			}
+			for _, name := range h.cfg.OIDC.Contexts {
+				if _, err := env.Clusters.Context(name); err != nil {
+					return nil, fmt.Errorf("auth: OIDC context %q, named to trust the provider: %w", name, err)
+				}
+			}
+		}
 		p, err := newProvider(h.cfg.OIDC, h.now)
 		if err != nil {
 			return nil, err
 		}
 		h.oidc = p
-		h.refresh = newRefresher(h.refreshTokens, h.now)
+		h.refresh = newRefresher(h.refreshTokens, h.now, h.cfg.MaxAge)
 	case page.ModeToken:
 	default:
 		return nil, fmt.Errorf("auth: unknown sign-in mode %q: want %s, %s or %s", cfg.Mode, page.ModeKubeconfig, page.ModeOIDC, page.ModeToken)
@@ -143,8 +196,28 @@ func New(env *page.Env, cfg Config) (*Handler, error) {
 	if h.csrfKey, err = hkdf.Key(sha256.New, keys[0], nil, "tabula csrf v1", 32); err != nil {
 		return nil, err
 	}
+	if cfg.StateNamespace != "" {
+		name := cfg.StateSecret
+		if name == "" {
+			name = DefaultStateSecret
+		}
+		store := secretStore{clusters: env.Clusters, namespace: cfg.StateNamespace, name: name}
+		if h.shared, err = newShared(store, c, h.log, h.now); err != nil {
+			return nil, err
+		}
+		h.shared.revoked = func(keys map[string]bool) {
+			h.ends.endWhere(func(sid string) bool { return keys[sessionKey(sid)] })
+		}
+		if h.refresh != nil {
+			h.refresh.shared = h.shared
+		}
+	}
 	return h, nil
 }
+
+// DefaultStateSecret names the Secret replicas share session state
+// through, when Config.StateSecret does not.
+const DefaultStateSecret = "tabula-session-state"
 
 // Mode is the sign-in mode.
 func (h *Handler) Mode() string { return h.cfg.Mode }
@@ -233,4 +306,13 @@ func localPath(s string) bool {
 		}
 	}
 	return true
+}
+
+// SyncSessions keeps this replica's view of the shared session state
+// (Config.StateNamespace) up to date until ctx ends; without one it
+// returns at once.
+func (h *Handler) SyncSessions(ctx context.Context) {
+	if h.shared != nil {
+		h.shared.run(ctx)
+	}
 }

@@ -144,15 +144,33 @@ func TestCallbackRejectsATokenResponseWithoutIDToken(t *testing.T) {
 	assertRejected(t, b.get(b.startLogin(alice, "/c/dev/").String()), http.StatusBadGateway)
 }
 
-func TestCallbackShowsTheProvidersRefusal(t *testing.T) {
+// The provider's error and error_description come from the URL, which
+// anyone can craft: the page says the same fixed thing whatever they are,
+// and the log keeps them, bounded and on one line.
+func TestCallbackShowsAFixedMessageForTheProvidersRefusal(t *testing.T) {
 	c := newConsole(t, options{})
 	b := c.browser()
 	cb := b.startLogin(alice, "/c/dev/")
-	q := url.Values{"state": {cb.Query().Get("state")}, "error": {"access_denied"}, "error_description": {"<script>alert(1)</script> not allowed"}}
+	desc := "Your account is locked. Call +1 555 0100 to unlock it.\nlevel=ERROR msg=forged " + strings.Repeat("x", 5000)
+	q := url.Values{"state": {cb.Query().Get("state")}, "error": {"access_denied"}, "error_description": {desc}}
 	p := b.get("/auth/callback?" + q.Encode())
 	assertRejected(t, p, http.StatusUnauthorized)
-	if strings.Contains(p.body, "<script>alert") || !strings.Contains(p.testid(t, "error-message"), "access_denied") {
-		t.Errorf("the provider's error is not shown escaped:\n%s", p.body)
+	msg := p.testid(t, "error-message")
+	if strings.Contains(p.body, "555 0100") || strings.Contains(p.body, "access_denied") || !strings.Contains(msg, "The sign-in provider did not sign you in") {
+		t.Errorf("the page repeats what the URL said, or not the fixed message: %q", msg)
+	}
+	logs := c.logs.String()
+	var line string
+	for _, l := range strings.Split(logs, "\n") {
+		if strings.Contains(l, "access_denied") {
+			line = l
+		}
+	}
+	if line == "" || !strings.Contains(line, "Your account is locked") {
+		t.Fatalf("the provider's refusal was not logged:\n%s", logs)
+	}
+	if strings.Contains(logs, "\nlevel=ERROR msg=forged") || len(line) > 1000 {
+		t.Errorf("the logged refusal is not bounded to one short line (%d bytes): %q", len(line), clip(line))
 	}
 }
 

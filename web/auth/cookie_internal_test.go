@@ -189,7 +189,7 @@ func TestRefresherSharesOneRefreshAndRemembersFailures(t *testing.T) {
 			return tokens{}, errors.New("provider down")
 		}
 		return tokens{Token: "new", IssuedAt: 200}, nil
-	}, time.Now)
+	}, time.Now, time.Hour)
 	s := Session{ID: "s", IssuedAt: 100}
 	var wg sync.WaitGroup
 	for range 20 {

@@ -95,6 +95,18 @@ func (e *sessionEnds) end(sid string) {
 	}
 }
 
+// endWhere ends the streams of every session match says (logouts at other
+// replicas).
+func (e *sessionEnds) endWhere(match func(sid string) bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for sid, en := range e.m {
+		if match(sid) {
+			e.closeLocked(sid, en)
+		}
+	}
+}
+
 func (e *sessionEnds) closeLocked(sid string, en *endEntry) {
 	en.timer.Stop()
 	delete(e.m, sid)

@@ -21,3 +21,6 @@ func SealSessionCookie(keys [][]byte, s Session) (string, error) {
 	}
 	return c.seal(sessionCookie, s)
 }
+
+// SessionKey is how the shared session state names session sid.
+func SessionKey(sid string) string { return sessionKey(sid) }

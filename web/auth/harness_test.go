@@ -2,12 +2,14 @@ package auth_test
 
 import (
 	"bytes"
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/base64"
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
@@ -18,9 +20,11 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
+	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -76,11 +80,44 @@ type idp struct {
 	rewrite func(idToken string) string
 	// refuse answers token requests with this status and OAuth error.
 	refuseStatus int
+	// authMethods, when set, replaces the token_endpoint_auth_methods_supported
+	// of discovery (mockoidc lists client_secret_basic and _post).
+	authMethods []string
+	// noBasic refuses client authentication by HTTP Basic (invalid_client),
+	// as a provider does for a client registered for client_secret_post;
+	// otherwise Basic credentials are accepted, as discovery says.
+	noBasic bool
+	// styles is how each token request authenticated: "basic" or "post".
+	styles []string
+	// offlineAccess makes the provider Dex-like: discovery lists the
+	// offline_access scope, and only a login that asked for it gets a
+	// refresh token. Otherwise every login gets one, as from mockoidc.
+	offlineAccess bool
+	// offline are the codes of logins that asked for offline_access.
+	offline map[string]bool
+	// scopes are the scopes each authorization request asked for.
+	scopes [][]string
+	// userinfoSub is the sub of userinfo answers: "" none, as mockoidc
+	// (NOTES §3); "token" the access token's subject, as a provider that
+	// follows the spec; anything else, itself.
+	userinfoSub string
+	// userinfoCalls counts userinfo requests.
+	userinfoCalls int
+	// rotate makes refresh tokens single-use, as zitadel, Dex and other
+	// certified providers do: each token response carries a new one, and
+	// a refresh token used before is refused (invalid_grant).
+	rotate bool
+	// rotated maps the refresh tokens handed out to mockoidc's own, which
+	// it keeps the same; used marks those redeemed.
+	rotated, used map[string]bool
+	real          map[string]string
+	// refreshed counts the refresh grants that succeeded.
+	refreshed int
 }
 
 func newIDP(t *testing.T) *idp {
 	t.Helper()
-	p := &idp{grants: map[string]int{}}
+	p := &idp{grants: map[string]int{}, offline: map[string]bool{}, used: map[string]bool{}, real: map[string]string{}}
 	certPEM, keyPEM, cert := selfSigned(t)
 	p.cert = cert
 	p.caFile = filepath.Join(t.TempDir(), "idp-ca.pem")
@@ -147,14 +184,104 @@ func selfSigned(t *testing.T) (certPEM, keyPEM []byte, cert *x509.Certificate) {
 func (p *idp) middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
+		case mockoidc.UserinfoEndpoint:
+			rec := httptest.NewRecorder()
+			next.ServeHTTP(rec, r)
+			var info map[string]any
+			p.mu.Lock()
+			p.userinfoCalls++
+			sub := p.userinfoSub
+			p.mu.Unlock()
+			if rec.Code == http.StatusOK && sub != "" && json.Unmarshal(rec.Body.Bytes(), &info) == nil {
+				if sub == "token" {
+					parts := strings.Split(strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "), ".")
+					var claims struct {
+						Sub string `json:"sub"`
+					}
+					if len(parts) == 3 {
+						payload, _ := base64.RawURLEncoding.DecodeString(parts[1])
+						_ = json.Unmarshal(payload, &claims)
+					}
+					sub = claims.Sub
+				}
+				info["sub"] = sub
+				out, _ := json.Marshal(info)
+				rec.Body = bytes.NewBuffer(out)
+			}
+			for k, v := range rec.Header() {
+				w.Header()[k] = v
+			}
+			w.Header().Del("Content-Length")
+			w.WriteHeader(rec.Code)
+			_, _ = w.Write(rec.Body.Bytes())
+		case mockoidc.AuthorizationEndpoint:
+			// mockoidc refuses scopes it does not know: offline_access is
+			// taken out, and remembered with the code it answers.
+			q := r.URL.Query()
+			scopes := strings.Fields(q.Get("scope"))
+			asked := slices.Contains(scopes, "offline_access")
+			q.Set("scope", strings.Join(slices.DeleteFunc(slices.Clone(scopes), func(s string) bool { return s == "offline_access" }), " "))
+			r.URL.RawQuery = q.Encode()
+			rec := httptest.NewRecorder()
+			next.ServeHTTP(rec, r)
+			p.mu.Lock()
+			p.scopes = append(p.scopes, scopes)
+			if loc, err := url.Parse(rec.Header().Get("Location")); err == nil && asked {
+				p.offline[loc.Query().Get("code")] = true
+			}
+			p.mu.Unlock()
+			for k, v := range rec.Header() {
+				w.Header()[k] = v
+			}
+			w.WriteHeader(rec.Code)
+			_, _ = w.Write(rec.Body.Bytes())
 		case mockoidc.TokenEndpoint:
 			body, _ := io.ReadAll(r.Body)
-			r.Body = io.NopCloser(bytes.NewReader(body))
 			form, _ := url.ParseQuery(string(body))
+			// mockoidc reads the client's credentials from the form only:
+			// Basic ones (RFC 6749 2.3.1: form-encoded, then base64) are
+			// moved there, as a provider that accepts both would read them.
+			style := "post"
+			if id, secret, ok := r.BasicAuth(); ok {
+				style = "basic"
+				id, _ = url.QueryUnescape(id)
+				secret, _ = url.QueryUnescape(secret)
+				form.Set("client_id", id)
+				form.Set("client_secret", secret)
+				r.Header.Del("Authorization")
+				body = []byte(form.Encode())
+				r.ContentLength = int64(len(body))
+			}
+			p.mu.Lock()
+			if p.rotate && form.Get("grant_type") == "refresh_token" {
+				handed := form.Get("refresh_token")
+				real, known := p.real[handed]
+				if !known || p.used[handed] {
+					p.grants["refresh_token"]++
+					p.mu.Unlock()
+					w.Header().Set("Content-Type", "application/json")
+					w.WriteHeader(http.StatusBadRequest)
+					_, _ = io.WriteString(w, `{"error":"invalid_grant","error_description":"refresh token already used"}`)
+					return
+				}
+				p.used[handed] = true
+				form.Set("refresh_token", real)
+				body = []byte(form.Encode())
+				r.ContentLength = int64(len(body))
+			}
+			p.mu.Unlock()
+			r.Body = io.NopCloser(bytes.NewReader(body))
 			p.mu.Lock()
 			p.grants[form.Get("grant_type")]++
-			refuse := p.refuseStatus
+			p.styles = append(p.styles, style)
+			refuse, noBasic := p.refuseStatus, p.noBasic
 			p.mu.Unlock()
+			if style == "basic" && noBasic {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusUnauthorized)
+				_, _ = io.WriteString(w, `{"error":"invalid_client","error_description":"client_secret_basic is not this client's method"}`)
+				return
+			}
 			if refuse != 0 {
 				w.Header().Set("Content-Type", "application/json")
 				w.WriteHeader(refuse)
@@ -172,6 +299,20 @@ func (p *idp) middleware(next http.Handler) http.Handler {
 						if s, _ := tr[k].(string); s != "" {
 							p.issued = append(p.issued, s)
 						}
+					}
+					if p.offlineAccess && form.Get("grant_type") == "authorization_code" && !p.offline[form.Get("code")] {
+						delete(tr, "refresh_token")
+					}
+					if form.Get("grant_type") == "refresh_token" {
+						p.refreshed++
+					}
+					if rt, _ := tr["refresh_token"].(string); p.rotate {
+						if rt == "" {
+							rt = form.Get("refresh_token") // mockoidc sends none back on a refresh
+						}
+						handed := fmt.Sprintf("rotated-%d", len(p.real)+1)
+						p.real[handed] = rt
+						tr["refresh_token"] = handed
 					}
 					if id, _ := tr["id_token"].(string); id != "" && p.rewrite != nil {
 						tr["id_token"] = p.rewrite(id)
@@ -198,6 +339,12 @@ func (p *idp) middleware(next http.Handler) http.Handler {
 			if p.endSession != "" {
 				doc["end_session_endpoint"] = p.endSession
 			}
+			if p.authMethods != nil {
+				doc["token_endpoint_auth_methods_supported"] = p.authMethods
+			}
+			if p.offlineAccess {
+				doc["scopes_supported"] = append(slices.Clone(mockoidc.ScopesSupported), "offline_access")
+			}
 			p.mu.Unlock()
 			w.Header().Set("Content-Type", "application/json")
 			_ = json.NewEncoder(w).Encode(doc)
@@ -211,6 +358,27 @@ func (p *idp) grantCount(grant string) int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.grants[grant]
+}
+
+// refreshes are the refresh grants the provider saw, and those it granted.
+func (p *idp) refreshes() (seen, granted int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.grants["refresh_token"], p.refreshed
+}
+
+// askedScopes are the scopes of each authorization request so far.
+func (p *idp) askedScopes() [][]string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.scopes)
+}
+
+// authStyles is how each token request so far authenticated.
+func (p *idp) authStyles() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.styles)
 }
 
 func (p *idp) tokens() []string {
@@ -245,6 +413,29 @@ type options struct {
 	basePath string
 	// keys are the session keys (default testKeys).
 	keys [][]byte
+	// trustedProxies and proxyHeader are Config.TrustedProxies (CIDRs) and
+	// Config.ProxyHeader.
+	trustedProxies []string
+	proxyHeader    string
+	// shared makes the console share its session state through a Secret
+	// of the fake API server (Config.StateNamespace and StateSecret), as
+	// replicas in a cluster do; the first console of a fake creates it.
+	shared bool
+	// sharedMissing configures shared state whose Secret does not exist.
+	sharedMissing bool
+	// contexts are the kubeconfig's contexts, all of the same API server
+	// (default just "dev"); the first is the current one.
+	contexts []string
+	// oidcContexts is OIDC.Contexts.
+	oidcContexts []string
+	// noOfflineAccess never asks for offline_access.
+	noOfflineAccess bool
+	// usernamePrefix and groupsPrefix are the impersonation prefixes
+	// ("": the default).
+	usernamePrefix, groupsPrefix string
+	// peer, when set, makes this console another replica of peer: the same
+	// API server, provider and clock (and the same keys unless set).
+	peer *console
 }
 
 // console is Tabula over the apitest fake, signing in with idp.
@@ -269,26 +460,50 @@ func newConsole(t *testing.T, o options) *console {
 	if o.mode == "" {
 		o.mode = web.ModeOIDC
 	}
-	fake := apitest.NewServer(t, apitest.CoreV1())
-	fake.Token = o.consoleToken
-	fake.Add(apitest.Pod("demo", "web-1", map[string]string{"app": "web"}))
-	fake.Override(apitest.SelfSubjectReviewPath, apitest.SelfSubjectReviews(tokenUsers))
-	c := &console{t: t, fake: fake, clock: &clock{}, logs: &syncBuffer{}, pool: x509.NewCertPool()}
+	c := &console{t: t, logs: &syncBuffer{}, pool: x509.NewCertPool()}
+	if o.peer != nil {
+		c.fake, c.idp, c.clock = o.peer.fake, o.peer.idp, o.peer.clock
+	} else {
+		c.fake = apitest.NewServer(t, apitest.CoreV1())
+		c.fake.Token = o.consoleToken
+		c.fake.Add(apitest.Pod("demo", "web-1", map[string]string{"app": "web"}))
+		c.fake.Override(apitest.SelfSubjectReviewPath, apitest.SelfSubjectReviews(tokenUsers))
+		c.clock = &clock{}
+	}
+	fake := c.fake
 	if o.keys == nil {
 		o.keys = testKeys
 	}
-	cfg := web.AuthConfig{Mode: o.mode, Keys: o.keys, IdleTimeout: o.idle, MaxAge: o.maxAge, Now: c.clock.now}
+	cfg := web.AuthConfig{Mode: o.mode, Keys: o.keys, IdleTimeout: o.idle, MaxAge: o.maxAge, Now: c.clock.now, ProxyHeader: o.proxyHeader}
+	if o.sharedMissing {
+		cfg.StateNamespace, cfg.StateSecret = stateNamespace, "missing"
+	}
+	if o.shared {
+		cfg.StateNamespace, cfg.StateSecret = stateNamespace, stateSecret
+		if o.peer == nil {
+			fake.Add(apitest.Object("v1", "Secret", stateNamespace, stateSecret, nil))
+		}
+	}
+	for _, p := range o.trustedProxies {
+		cfg.TrustedProxies = append(cfg.TrustedProxies, netip.MustParsePrefix(p))
+	}
 	if o.mode == web.ModeOIDC {
-		c.idp = newIDP(t)
+		if c.idp == nil {
+			c.idp = newIDP(t)
+		}
 		c.pool.AddCert(c.idp.cert)
 		mc := c.idp.m.Config()
 		cfg.OIDC = web.OIDCConfig{
 			IssuerURL: mc.Issuer, ClientID: mc.ClientID, ClientSecret: mc.ClientSecret, CAFile: c.idp.caFile,
 			Scopes: []string{"openid", "email", "profile", "groups"}, UsernameClaim: "email", GroupsClaim: "groups",
-			Identity: o.identity, GroupsPrefix: "oidc:",
+			Identity: o.identity, UsernamePrefix: o.usernamePrefix, GroupsPrefix: o.groupsPrefix, NoOfflineAccess: o.noOfflineAccess,
+			Contexts: o.oidcContexts,
 		}
 	}
-	clusters, err := apiclient.FromKubeconfig(fake.Kubeconfig("dev"), apiclient.LoadOptions{})
+	if o.contexts == nil {
+		o.contexts = []string{"dev"}
+	}
+	clusters, err := apiclient.FromKubeconfig(fake.Kubeconfig(o.contexts...), apiclient.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,6 +511,20 @@ func newConsole(t *testing.T, o options) *console {
 	srv, err := web.New(web.Deps{Clusters: clusters, Metrics: web.NewMetrics(), Static: static.FS, Log: log, Auth: cfg, BasePath: o.basePath})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Each sharing console holds one watch of the Secret, opened once it
+	// has read it; no other watch is open while consoles start.
+	sharing := fake.OpenWatches() + 1
+	if o.shared || o.sharedMissing {
+		ctx, stop := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { defer close(done); srv.SyncSessions(ctx) }()
+		t.Cleanup(func() { stop(); <-done })
+	}
+	if o.shared {
+		if !fake.AwaitOpenWatches(sharing, 10*time.Second) {
+			t.Fatalf("the console did not start watching the shared Secret; log:\n%s", c.logs.String())
+		}
 	}
 	c.srv = httptest.NewUnstartedServer(srv.Handler())
 	if o.tls {
@@ -307,6 +536,12 @@ func newConsole(t *testing.T, o options) *console {
 	t.Cleanup(c.srv.Close)
 	return c
 }
+
+// Where sharing consoles keep their state.
+const (
+	stateNamespace = "tabula-system"
+	stateSecret    = "tabula-session-state"
+)
 
 // url is a console URL.
 func (c *console) url(path string) string { return c.srv.URL + path }
@@ -486,6 +721,16 @@ func (b *browser) startLogin(user mockoidc.User, ret string) *url.URL {
 		b.t.Fatal(err)
 	}
 	return u
+}
+
+// at is a browser of console to that holds this browser's console
+// cookies: the same user reaching another replica (or a copy of the
+// cookies, taken now).
+func (b *browser) at(to *console) *browser {
+	other := to.browser()
+	u, _ := url.Parse(to.srv.URL)
+	other.client.Jar.SetCookies(u, b.cookies())
+	return other
 }
 
 // cookies are the browser's cookies for the console.

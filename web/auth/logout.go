@@ -25,7 +25,15 @@ func (h *Handler) Logout(c echo.Context) error {
 	}
 	if s, ok := h.readSession(c); ok {
 		h.ends.end(s.ID)
-		h.revoked.add(s.ID, time.Unix(s.LoginAt, 0).Add(h.cfg.MaxAge), h.now())
+		until := time.Unix(s.LoginAt, 0).Add(h.cfg.MaxAge)
+		h.revoked.add(s.ID, until, h.now())
+		if h.shared != nil {
+			// Before the answer: once the browser is told it is signed
+			// out, every replica's watch is about to say so too.
+			if err := h.shared.revoke(c.Request().Context(), s.ID, until); err != nil {
+				h.log.Warn("the logout could not be shared with the other replicas: there, copies of this session's cookies open it until it times out", "session", s, "error", err)
+			}
+		}
 		if h.refresh != nil {
 			h.refresh.forget(s.ID)
 		}

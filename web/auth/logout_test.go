@@ -152,6 +152,9 @@ func TestCallbackIsRateLimited(t *testing.T) {
 	}
 }
 
+// Impersonated names carry the prefix "oidc:" unless configured otherwise,
+// as the API server's own OIDC names usually do: a provider's user or group
+// never lands on a name the cluster already uses.
 func TestImpersonationActsWithTheConsolesOwnCredentials(t *testing.T) {
 	c := newConsole(t, options{identity: web.OIDCImpersonate, consoleToken: "console-sa-token"})
 	b := c.browser()
@@ -165,7 +168,7 @@ func TestImpersonationActsWithTheConsolesOwnCredentials(t *testing.T) {
 		t.Fatal("no upstream requests")
 	}
 	for _, r := range reqs {
-		if r.Header.Get("Authorization") != "Bearer console-sa-token" || r.Header.Get("Impersonate-User") != "bob@example.com" ||
+		if r.Header.Get("Authorization") != "Bearer console-sa-token" || r.Header.Get("Impersonate-User") != "oidc:bob@example.com" ||
 			!slices.Equal(r.Header.Values("Impersonate-Group"), []string{"oidc:tabula:editors"}) {
 			t.Errorf("%s: Authorization %q, Impersonate-User %q, Impersonate-Group %q", r.URL.Path,
 				r.Header.Get("Authorization")[:min(20, len(r.Header.Get("Authorization")))], r.Header.Get("Impersonate-User"), r.Header.Values("Impersonate-Group"))

@@ -26,9 +26,9 @@ const expiryMargin = 30 * time.Second
 // Middleware records who every request acts for (page.SetRequester)
 // before any feature runs. In a sign-in mode it opens the session cookie,
 // ends a session past its idle or absolute timeout, refreshes an ID token
-// at 80% of its lifetime (once per session however many requests ask),
-// writes the updated session back, and binds the CSRF token to the
-// session. Without a valid session a page GET is sent to sign in, keeping
+// at 80% of its lifetime (once per session however many requests ask,
+// at however many replicas sharing state), writes the updated session
+// back, and binds the CSRF token to the session. Without a valid session a page GET is sent to sign in, keeping
 // its URL, and anything else (a form, a WebSocket, a fetch) gets 401: an
 // expired token is never sent upstream. Config.Public paths and the
 // sign-in pages need no session.
@@ -95,13 +95,24 @@ func (h *Handler) keep(c echo.Context, s *Session) (ok bool, err error) {
 		return false, h.signIn(c, "Your session ended: "+why+".")
 	}
 	changed := false
-	if s.Expiry != 0 && !now.Before(s.refreshAt()) {
+	switch {
+	case s.Expiry == 0 || now.Before(s.refreshAt()):
+	case s.RefreshToken == "":
+		// Nothing to renew it with: the token serves while it may.
+		if !now.Before(s.expiry().Add(-expiryMargin)) {
+			h.endSession(c, s, "its token expired, and the provider gave no refresh token")
+			return false, h.signIn(c, "Your session ended: its token expired. Sign in again.")
+		}
+	default:
 		t, err := h.refresh.tokensFor(c.Request().Context(), *s)
 		switch {
 		case err == nil:
 			s.Token, s.RefreshToken, s.IssuedAt, s.Expiry = t.Token, t.RefreshToken, t.IssuedAt, t.Expiry
 			s.User, s.Groups, s.Subject = t.User, t.Groups, t.Subject
 			changed = true
+		case errors.Is(err, errSpent) && now.Before(s.expiry().Add(-expiryMargin)):
+			// A stale copy of a cookie whose session was renewed: no failure.
+			h.log.Debug("the token was renewed by an earlier request; this cookie's is used until it expires", "session", *s)
 		case !permanent(err) && now.Before(s.expiry().Add(-expiryMargin)):
 			h.log.Warn("token refresh failed; the current token is used until it expires", "session", *s, "error", logSafe(err))
 		default:
@@ -126,13 +137,11 @@ func (h *Handler) keep(c echo.Context, s *Session) (ok bool, err error) {
 }
 
 // endSession ends a session that timed out or lost its token: its cookies
-// go and its streams here end.
+// go and its streams here end. What its refresh gave is kept: other
+// requests with the same cookie get the same answer, not a new grant.
 func (h *Handler) endSession(c echo.Context, s *Session, why string) {
 	h.log.Info("session ended", "session", *s, "reason", why)
 	h.ends.end(s.ID)
-	if h.refresh != nil {
-		h.refresh.forget(s.ID)
-	}
 	h.clearSession(c)
 }
 
@@ -160,20 +169,37 @@ func isDocument(req *http.Request) bool {
 }
 
 // requester is who a request with session s acts as: the user's own ID or
-// pasted token, or in impersonation mode the console's credentials acting
-// on the (prefixed) user's behalf.
+// pasted token (for the contexts it is meant for only), or in
+// impersonation mode the console's credentials acting on the (prefixed)
+// user's behalf.
 func (h *Handler) requester(s *Session, ends <-chan struct{}) page.Requester {
 	r := page.Requester{Mode: s.Mode, User: s.User, Groups: s.Groups, Ends: ends}
 	if s.Mode == page.ModeOIDC && h.cfg.OIDC.Identity == IdentityImpersonate {
-		groups := make([]string, len(s.Groups))
-		for i, g := range s.Groups {
-			groups[i] = h.cfg.OIDC.GroupsPrefix + g
+		groups := make([]string, 0, len(s.Groups))
+		for _, g := range s.Groups {
+			// admit dropped these; a session sealed before it did may hold them.
+			if !strings.HasPrefix(g, reservedPrefix) {
+				groups = append(groups, h.cfg.OIDC.GroupsPrefix+g)
+			}
 		}
 		r.Identity = apiclient.Identity{Impersonate: apiclient.Impersonation{UserName: h.cfg.OIDC.UsernamePrefix + s.User, Groups: groups}}
 		return r
 	}
-	r.Identity = apiclient.Identity{BearerToken: s.Token}
+	r.Identity = apiclient.Identity{BearerToken: s.Token, Contexts: h.tokenContexts(s)}
 	return r
+}
+
+// tokenContexts are the contexts a session's token may be sent to: a
+// pasted token's, the one it was checked against; an ID token's, those
+// configured to trust the provider (OIDC.Contexts).
+func (h *Handler) tokenContexts(s *Session) []string {
+	if s.Mode != page.ModeToken {
+		return h.cfg.OIDC.Contexts
+	}
+	if s.Context != "" {
+		return []string{s.Context}
+	}
+	return []string{h.env.Clusters.Current()}
 }
 
 // logSafe describes a refresh error for the log: a provider's error

@@ -3,15 +3,11 @@ package auth
 import (
 	"context"
 	"crypto/subtle"
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
-	"os"
 	"slices"
-	"sync"
+	"strings"
 	"time"
 
 	"github.com/coreos/go-oidc/v3/oidc"
@@ -30,8 +26,12 @@ type OIDC struct {
 	// CAFile holds the PEM certificates the provider's TLS is checked
 	// against, besides the system's.
 	CAFile string
-	// Scopes are asked for at login; "openid" is always the first.
-	Scopes []string
+	// Scopes are asked for at login; "openid" is always the first, and
+	// "offline_access" is added when the provider lists it (discovery's
+	// scopes_supported) unless NoOfflineAccess: providers such as Dex give
+	// no refresh token without it.
+	Scopes          []string
+	NoOfflineAccess bool
 	// UsernameClaim and GroupsClaim name the ID token claims the user's
 	// name and groups come from (default email and groups).
 	UsernameClaim string
@@ -40,8 +40,14 @@ type OIDC struct {
 	// ID token is the bearer token) or IdentityImpersonate (the console's
 	// own credentials, impersonating them).
 	Identity string
+	// Contexts are the contexts whose API servers accept the provider's
+	// ID tokens (passthrough): the ID token is sent to these only, and a
+	// page of another is refused. Default: the console's current context.
+	Contexts []string
 	// UsernamePrefix and GroupsPrefix are put before the impersonated user
-	// and groups, so they match what the API server derives from a token.
+	// and groups, so they match what the API server derives from a token:
+	// "" is DefaultImpersonationPrefix, "-" none (as kube-apiserver's
+	// --oidc-username-prefix). Neither may begin with "system:".
 	UsernamePrefix string
 	GroupsPrefix   string
 }
@@ -51,6 +57,47 @@ const (
 	IdentityPassthrough = "passthrough"
 	IdentityImpersonate = "impersonate"
 )
+
+// DefaultImpersonationPrefix is put before impersonated users and groups
+// unless configured otherwise: a provider's names never land on names the
+// cluster already uses for something else.
+const DefaultImpersonationPrefix = "oidc:"
+
+// reservedPrefix begins the names Kubernetes keeps for itself
+// (system:masters, system:serviceaccount:…, system:node:…): the console
+// never impersonates them on a provider's word.
+const reservedPrefix = "system:"
+
+// reservedUser is a provider's user under reservedPrefix.
+type reservedUser struct{ name string }
+
+func (e *reservedUser) Error() string {
+	return fmt.Sprintf("the sign-in provider names the user %q: names beginning with %q are reserved for Kubernetes' own users, and this console does not act as them", e.name, reservedPrefix)
+}
+
+// admit applies, in impersonation mode, what the console lets a provider
+// name: a reserved user is refused; reserved groups are dropped (a group
+// can only add rights, so the user keeps the others) and logged.
+func (h *Handler) admit(t *tokens) error {
+	if h.cfg.OIDC.Identity != IdentityImpersonate {
+		return nil // the API server judges the token's names itself
+	}
+	if strings.HasPrefix(t.User, reservedPrefix) {
+		return &reservedUser{name: t.User}
+	}
+	var dropped []string
+	t.Groups = slices.DeleteFunc(t.Groups, func(g string) bool {
+		if strings.HasPrefix(g, reservedPrefix) {
+			dropped = append(dropped, g)
+			return true
+		}
+		return false
+	})
+	if len(dropped) > 0 {
+		h.log.Warn("the provider's reserved system: groups are not impersonated", "user", t.User, "dropped", dropped)
+	}
+	return nil
+}
 
 // loginCookie holds a login in progress: the state, nonce and PKCE
 // verifier the callback checks, and where to go afterwards.
@@ -67,102 +114,6 @@ type pendingLogin struct {
 	Redirect string `json:"u"`
 	Created  int64  `json:"c"`
 }
-
-// provider is the OIDC provider, discovered on first use and kept once
-// found: a console may well start before its provider answers.
-type provider struct {
-	cfg    OIDC
-	client *http.Client
-	now    func() time.Time
-
-	mu         sync.Mutex
-	p          *oidc.Provider
-	verifier   *oidc.IDTokenVerifier
-	endSession string
-	// oauth is kept for the life of the process: it remembers how the
-	// provider wants the client secret sent.
-	oauth *oauth2.Config
-}
-
-func newProvider(cfg OIDC, now func() time.Time) (*provider, error) {
-	if cfg.IssuerURL == "" || cfg.ClientID == "" {
-		return nil, errors.New("auth: OIDC needs an issuer URL and a client ID")
-	}
-	u, err := url.Parse(cfg.IssuerURL)
-	if err != nil || u.Scheme != "https" && u.Scheme != "http" || u.Host == "" {
-		return nil, fmt.Errorf("auth: OIDC issuer URL %q is not an http(s) URL", cfg.IssuerURL)
-	}
-	transport := http.DefaultTransport.(*http.Transport).Clone()
-	if cfg.CAFile != "" {
-		pem, err := os.ReadFile(cfg.CAFile)
-		if err != nil {
-			return nil, fmt.Errorf("auth: reading the OIDC CA file: %w", err)
-		}
-		pool, err := x509.SystemCertPool()
-		if err != nil {
-			pool = x509.NewCertPool()
-		}
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("auth: the OIDC CA file %s holds no PEM certificate", cfg.CAFile)
-		}
-		transport.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
-	}
-	scopes := []string{oidc.ScopeOpenID}
-	for _, s := range cfg.Scopes {
-		if s != "" && !slices.Contains(scopes, s) {
-			scopes = append(scopes, s)
-		}
-	}
-	cfg.Scopes = scopes
-	return &provider{cfg: cfg, client: &http.Client{Transport: transport, Timeout: 30 * time.Second}, now: now}, nil
-}
-
-// ctx carries the provider's HTTP client to go-oidc and x/oauth2.
-func (p *provider) ctx(ctx context.Context) context.Context {
-	return oidc.ClientContext(ctx, p.client)
-}
-
-// get discovers the provider, or returns what was discovered.
-func (p *provider) get(ctx context.Context) (*oidc.Provider, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.p != nil {
-		return p.p, nil
-	}
-	op, err := oidc.NewProvider(p.ctx(ctx), p.cfg.IssuerURL)
-	if err != nil {
-		return nil, &ProviderError{Issuer: p.cfg.IssuerURL, Err: err}
-	}
-	var extra struct {
-		EndSession string `json:"end_session_endpoint"`
-	}
-	_ = op.Claims(&extra) // optional
-	p.p, p.endSession = op, extra.EndSession
-	// The signing algorithms are those the provider advertises (RS256 if
-	// none): never "none", never widened here.
-	p.verifier = op.Verifier(&oidc.Config{ClientID: p.cfg.ClientID, Now: p.now})
-	p.oauth = &oauth2.Config{
-		ClientID:     p.cfg.ClientID,
-		ClientSecret: p.cfg.ClientSecret,
-		// AuthStyle unset: x/oauth2 tries HTTP Basic, then the form body,
-		// and remembers which worked (mockoidc needs the body).
-		Endpoint: op.Endpoint(),
-		Scopes:   p.cfg.Scopes,
-	}
-	return op, nil
-}
-
-// ProviderError is a provider that could not be reached or understood.
-type ProviderError struct {
-	Issuer string
-	Err    error
-}
-
-func (e *ProviderError) Error() string {
-	return fmt.Sprintf("the sign-in provider %s could not be reached: %v", e.Issuer, e.Err)
-}
-
-func (e *ProviderError) Unwrap() error { return e.Err }
 
 // rejected is a sign-in the console refuses: the status and what to say.
 func rejected(code int, msg string) error { return echo.NewHTTPError(code, msg) }
@@ -215,11 +166,11 @@ func (h *Handler) Callback(c echo.Context) error {
 	c.SetCookie(newCookie(cookieName(loginCookie, tls), "", tls, -1))
 	q := c.QueryParams()
 	if e := q.Get("error"); e != "" {
-		msg := "The sign-in provider refused the sign-in (" + e + ")"
-		if d := q.Get("error_description"); d != "" {
-			msg += ": " + d
-		}
-		return rejected(http.StatusUnauthorized, msg+".")
+		// Anyone can craft this URL: what it says goes to the log, bounded,
+		// and never onto the page, which must not speak for the provider.
+		h.log.Info("sign-in refused", "reason", "the provider answered with an error",
+			"error", logText(e, maxProviderError), "description", logText(q.Get("error_description"), maxProviderError))
+		return rejected(http.StatusUnauthorized, "The sign-in provider did not sign you in. Sign in again; if it keeps failing, tell the console's operator (the console's log has the provider's reason).")
 	}
 	var pl pendingLogin
 	if err != nil || h.codec.open(loginCookie, ck.Value, &pl) != nil || h.now().After(time.Unix(pl.Created, 0).Add(loginMaxAge)) {
@@ -236,8 +187,7 @@ func (h *Handler) Callback(c echo.Context) error {
 	if _, err := h.oidc.get(ctx); err != nil {
 		return h.providerDown(err)
 	}
-	tok, err := h.oidc.oauth.Exchange(h.oidc.ctx(ctx), code, oauth2.VerifierOption(pl.Verifier),
-		oauth2.SetAuthURLParam("redirect_uri", pl.Redirect))
+	tok, err := h.oidc.exchange(ctx, code, oauth2.VerifierOption(pl.Verifier), oauth2.SetAuthURLParam("redirect_uri", pl.Redirect))
 	if err != nil {
 		return h.exchangeFailed(err)
 	}
@@ -245,8 +195,13 @@ func (h *Handler) Callback(c echo.Context) error {
 	if raw == "" {
 		return rejected(http.StatusBadGateway, "The sign-in provider returned no ID token. Is \"openid\" among the scopes it allows this client?")
 	}
-	t, err := h.verify(ctx, raw)
-	if err != nil {
+	t, err := h.verify(ctx, raw, tok.AccessToken, nil)
+	var nn *notNamed
+	switch {
+	case errors.As(err, &nn):
+		h.log.Info("sign-in refused", "reason", "no user", "error", err)
+		return rejected(http.StatusUnauthorized, "The sign-in provider did not name a user this console accepts: "+nn.why+".")
+	case err != nil:
 		h.log.Info("sign-in refused", "reason", "ID token verification", "error", err)
 		return rejected(http.StatusUnauthorized, "The ID token from the sign-in provider did not verify: "+err.Error())
 	}
@@ -254,9 +209,23 @@ func (h *Handler) Callback(c echo.Context) error {
 		h.log.Info("sign-in refused", "reason", "nonce mismatch")
 		return rejected(http.StatusUnauthorized, "The ID token was not issued for this sign-in (its nonce does not match). Sign in again.")
 	}
+	if err := h.admit(&t.tokens); err != nil {
+		h.log.Warn("sign-in refused", "reason", "reserved user", "user", t.tokens.User)
+		return rejected(http.StatusForbidden, "Sign-in refused: "+err.Error()+".")
+	}
 	t.tokens.RefreshToken = tok.RefreshToken
 	if err := h.startSession(c, sessionFrom(t.tokens)); err != nil {
 		return h.sessionFailed(err)
+	}
+	if t.fromUserinfo && h.cfg.OIDC.Identity == IdentityPassthrough {
+		h.log.Info("the user is named by userinfo, not the ID token: the API server, given the ID token, reads its own claims from it",
+			"user", t.tokens.User, "claim", h.cfg.OIDC.UsernameClaim)
+	}
+	if tok.RefreshToken == "" {
+		// Said once per session here, rather than by each of its requests
+		// once the token gets old.
+		h.log.Warn("the provider gave no refresh token: this session ends 30 s before its ID token expires, and the user signs in again (providers such as Dex issue one only for the offline_access scope)",
+			"user", t.tokens.User, "tokenExpires", time.Unix(t.tokens.Expiry, 0).UTC())
 	}
 	return c.Redirect(http.StatusSeeOther, string(page.URLsOf(c.Request().Context()).Console(pl.Return)))
 }
@@ -287,11 +256,25 @@ func (h *Handler) sessionFailed(err error) error {
 type verified struct {
 	tokens tokens
 	nonce  string
+	// fromUserinfo says the user's name came from userinfo, not the ID
+	// token.
+	fromUserinfo bool
 }
 
+// notNamed is an ID token that verified but, with userinfo, does not name
+// a user the console accepts: why, to show.
+type notNamed struct{ why string }
+
+func (e *notNamed) Error() string { return e.why }
+
 // verify checks an ID token (go-oidc: signature with the provider's keys,
-// issuer, audience = client ID, expiry) and reads the user from it.
-func (h *Handler) verify(ctx context.Context, raw string) (verified, error) {
+// issuer, audience = client ID, expiry) and reads the user from it. A
+// provider may leave the username claim out of an ID token it issues
+// with an access token (OpenID Connect Core 5.4): userinfo, asked with
+// accessToken, then names the user, if it is about the ID token's
+// subject. At a refresh, prev is the session: if userinfo cannot be
+// reached then, the name it had stands, the subject being the same.
+func (h *Handler) verify(ctx context.Context, raw, accessToken string, prev *Session) (verified, error) {
 	idt, err := h.oidc.verifier.Verify(h.oidc.ctx(ctx), raw)
 	if err != nil {
 		return verified{}, err
@@ -300,15 +283,36 @@ func (h *Handler) verify(ctx context.Context, raw string) (verified, error) {
 	if err := idt.Claims(&claims); err != nil {
 		return verified{}, err
 	}
-	user, ok := claims[h.cfg.OIDC.UsernameClaim].(string)
-	if !ok || user == "" {
-		return verified{}, fmt.Errorf("it has no %q claim to name the user by", h.cfg.OIDC.UsernameClaim)
-	}
-	// As kube-apiserver: an email claim counts only if not marked unverified.
-	if h.cfg.OIDC.UsernameClaim == "email" {
-		if v, ok := claims["email_verified"].(bool); ok && !v {
-			return verified{}, errors.New("its email address is not verified")
+	v := verified{nonce: idt.Nonce}
+	claim := h.cfg.OIDC.UsernameClaim
+	if user, _ := claims[claim].(string); user == "" {
+		info, err := h.userinfo(ctx, accessToken, idt.Subject)
+		switch {
+		case err == nil:
+			// The claims that name the user are userinfo's, and so are
+			// the groups, unless the ID token has them.
+			if _, ok := claims[h.cfg.OIDC.GroupsClaim]; ok {
+				info[h.cfg.OIDC.GroupsClaim] = claims[h.cfg.OIDC.GroupsClaim]
+			}
+			claims, v.fromUserinfo = info, true
+		case prev != nil && !errors.As(err, new(*notNamed)) && prev.Subject == idt.Subject:
+			h.log.Warn("userinfo could not be read at a refresh; the session keeps its user", "session", *prev, "error", err)
+			claims = map[string]any{claim: prev.User}
+			groups := make([]any, len(prev.Groups))
+			for i, g := range prev.Groups {
+				groups[i] = g
+			}
+			claims[h.cfg.OIDC.GroupsClaim] = groups
+		default:
+			return verified{}, err
 		}
+	}
+	user, _ := claims[claim].(string)
+	if user == "" {
+		return verified{}, &notNamed{fmt.Sprintf("neither its ID token nor its userinfo has a %q claim to name the user by", claim)}
+	}
+	if claim == "email" && !emailVerified(claims) {
+		return verified{}, &notNamed{"the user's email address is not verified"}
 	}
 	var groups []string
 	switch g := claims[h.cfg.OIDC.GroupsClaim].(type) {
@@ -321,13 +325,41 @@ func (h *Handler) verify(ctx context.Context, raw string) (verified, error) {
 			}
 		}
 	}
-	t := tokens{Token: raw, Expiry: idt.Expiry.Unix(), User: user, Groups: groups, Subject: idt.Subject}
+	v.tokens = tokens{Token: raw, Expiry: idt.Expiry.Unix(), User: user, Groups: groups, Subject: idt.Subject}
 	if !idt.IssuedAt.IsZero() {
-		t.IssuedAt = idt.IssuedAt.Unix()
+		v.tokens.IssuedAt = idt.IssuedAt.Unix()
 	} else {
-		t.IssuedAt = h.now().Unix()
+		v.tokens.IssuedAt = h.now().Unix()
 	}
-	return verified{tokens: t, nonce: idt.Nonce}, nil
+	return v, nil
+}
+
+// userinfo asks the provider's userinfo endpoint about the holder of
+// accessToken, and returns its claims if they are about subject (the ID
+// token's): a userinfo answer without sub, or with another, is not.
+func (h *Handler) userinfo(ctx context.Context, accessToken, subject string) (map[string]any, error) {
+	claim := h.cfg.OIDC.UsernameClaim
+	if accessToken == "" {
+		return nil, &notNamed{fmt.Sprintf("its ID token has no %q claim to name the user by, and it gave no access token to ask userinfo with", claim)}
+	}
+	op, err := h.oidc.get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	info, err := op.UserInfo(h.oidc.ctx(ctx), oauth2.StaticTokenSource(&oauth2.Token{AccessToken: accessToken, TokenType: "Bearer"}))
+	if err != nil {
+		// go-oidc's error carries the provider's answer: for the log only.
+		h.log.Info("userinfo failed", "error", logText(err.Error(), 300))
+		return nil, fmt.Errorf("its ID token has no %q claim to name the user by, and its userinfo could not be read", claim)
+	}
+	var claims map[string]any
+	if err := info.Claims(&claims); err != nil {
+		return nil, fmt.Errorf("its userinfo answer is not a JSON object: %w", err)
+	}
+	if sub, _ := claims["sub"].(string); sub == "" || subtle.ConstantTimeCompare([]byte(sub), []byte(subject)) != 1 {
+		return nil, &notNamed{fmt.Sprintf("its ID token has no %q claim to name the user by, and its userinfo answer is not about the ID token's subject (it names another, or none)", claim)}
+	}
+	return claims, nil
 }
 
 // refreshTokens asks the provider for new tokens with the session's
@@ -343,9 +375,7 @@ func (h *Handler) refreshTokens(ctx context.Context, s Session) (tokens, error) 
 	if _, err := h.oidc.get(ctx); err != nil {
 		return tokens{}, err
 	}
-	// An expired token makes the source refresh.
-	src := h.oidc.oauth.TokenSource(h.oidc.ctx(ctx), &oauth2.Token{RefreshToken: s.RefreshToken, Expiry: time.Unix(1, 0)})
-	tok, err := src.Token()
+	tok, err := h.oidc.refresh(ctx, s.RefreshToken)
 	if err != nil {
 		return tokens{}, err
 	}
@@ -353,12 +383,15 @@ func (h *Handler) refreshTokens(ctx context.Context, s Session) (tokens, error) 
 	if raw == "" {
 		return tokens{}, &refreshRefused{reason: "the provider's refresh returned no ID token"}
 	}
-	t, err := h.verify(ctx, raw)
+	t, err := h.verify(ctx, raw, tok.AccessToken, &s)
 	if err != nil {
 		return tokens{}, &refreshRefused{reason: "the refreshed ID token did not verify: " + err.Error()}
 	}
 	if s.Subject != "" && t.tokens.Subject != s.Subject {
 		return tokens{}, &refreshRefused{reason: "the refreshed ID token names another subject"}
+	}
+	if err := h.admit(&t.tokens); err != nil {
+		return tokens{}, &refreshRefused{reason: err.Error()}
 	}
 	t.tokens.RefreshToken = tok.RefreshToken
 	if t.tokens.RefreshToken == "" {
@@ -390,9 +423,33 @@ func sessionFrom(t tokens) Session {
 	}
 }
 
-// endSessionURL is the provider's RP-initiated logout endpoint, if it has one.
-func (p *provider) endSessionURL() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.endSession
+// emailVerified says whether claims let an email name the user, as
+// kube-apiserver's OIDC authenticator decides (k8s.io/apiserver
+// plugin/pkg/authenticator/token/oidc, getUsername): without an
+// email_verified claim it may; with one, only if it is JSON true. A string
+// "true" fails to parse there, and so is refused here too.
+func emailVerified(claims map[string]any) bool {
+	v, present := claims["email_verified"]
+	return !present || v == true
+}
+
+// maxProviderError bounds each of a provider's error fields in the log.
+const maxProviderError = 200
+
+// logText is s for a log line: printable ASCII only (what RFC 6749 allows
+// in error and error_description; anything else becomes '?'), at most max
+// bytes.
+func logText(s string, max int) string {
+	b := make([]byte, 0, min(len(s), max))
+	for i := 0; i < len(s); i++ {
+		if len(b) == max {
+			return string(b) + "…"
+		}
+		c := s[i]
+		if c < 0x20 || c > 0x7e {
+			c = '?'
+		}
+		b = append(b, c)
+	}
+	return string(b)
 }

@@ -43,6 +43,12 @@ type refresher struct {
 	// refresh asks the provider for new tokens.
 	refresh func(ctx context.Context, s Session) (tokens, error)
 	now     func() time.Time
+	// maxAge is the sessions' absolute timeout: nothing about a session
+	// need be remembered longer.
+	maxAge time.Duration
+	// shared, when set, makes the refresh once across the replicas
+	// (replicas.go) rather than once in this process.
+	shared *shared
 
 	mu   sync.Mutex
 	done map[string]outcome // by session ID
@@ -57,8 +63,8 @@ type outcome struct {
 	until  time.Time
 }
 
-func newRefresher(refresh func(context.Context, Session) (tokens, error), now func() time.Time) *refresher {
-	return &refresher{refresh: refresh, now: now, done: map[string]outcome{}}
+func newRefresher(refresh func(context.Context, Session) (tokens, error), now func() time.Time, maxAge time.Duration) *refresher {
+	return &refresher{refresh: refresh, now: now, maxAge: maxAge, done: map[string]outcome{}}
 }
 
 // tokensFor returns s's tokens refreshed: what this session's refresh from
@@ -72,9 +78,17 @@ func (r *refresher) tokensFor(ctx context.Context, s Session) (tokens, error) {
 		if o, ok := r.recent(s); ok {
 			return o.tokens, o.err
 		}
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), refreshTimeout)
+		// Waiting for another replica's refresh may take up to claimTTL,
+		// besides this one's own.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), claimTTL+refreshTimeout)
 		defer cancel()
-		t, err := r.refresh(ctx, s)
+		var t tokens
+		var err error
+		if r.shared != nil {
+			t, err = r.shared.refresh(ctx, s, r.ask, r.failureKept(s))
+		} else {
+			t, err = r.ask(ctx, s)
+		}
 		r.remember(s, t, err)
 		return t, err
 	})
@@ -86,6 +100,19 @@ func (r *refresher) tokensFor(ctx context.Context, s Session) (tokens, error) {
 		return tokens{}, errors.New("auth: refresh returned no tokens")
 	}
 	return t, nil
+}
+
+// ask asks the provider, within refreshTimeout.
+func (r *refresher) ask(ctx context.Context, s Session) (tokens, error) {
+	ctx, cancel := context.WithTimeout(ctx, refreshTimeout)
+	defer cancel()
+	return r.refresh(ctx, s)
+}
+
+// failureKept is how long a refusal of s's refresh is remembered: as long
+// as the session could live, as asking again can only be refused again.
+func (r *refresher) failureKept(s Session) time.Time {
+	return time.Unix(s.LoginAt, 0).Add(r.maxAge)
 }
 
 func (r *refresher) recent(s Session) (outcome, bool) {
@@ -116,7 +143,16 @@ func (r *refresher) remember(s Session, t tokens, err error) {
 		}
 	}
 	o := outcome{from: s.IssuedAt, tokens: t, err: err, until: now.Add(refreshedTTL)}
-	if err != nil {
+	switch {
+	case err != nil && permanent(err):
+		// The provider said no to this refresh token: asking again with
+		// it can only be refused again (or, where refresh tokens rotate,
+		// look like a stolen one being replayed).
+		o.until = r.failureKept(s)
+		if o.until.Before(now.Add(retryRefreshAfter)) {
+			o.until = now.Add(retryRefreshAfter)
+		}
+	case err != nil:
 		o.until = now.Add(retryRefreshAfter)
 	}
 	r.done[s.ID] = o

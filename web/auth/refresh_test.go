@@ -165,3 +165,96 @@ func (c *console) requestPaths() []string {
 	}
 	return out
 }
+
+// A refresh the provider refused ends the session, and is not asked again
+// by the requests that still carry the old cookie (other tabs, streams
+// reconnecting, a copy): they end too, without a grant each.
+func TestARefusedRefreshIsNotAskedAgainByTheOldCookie(t *testing.T) {
+	c := newConsole(t, options{})
+	b := c.browser()
+	b.login(alice, "/c/dev/")
+	old := b.at(c) // the cookies as they are now, which other tabs still send
+	c.toRefreshPoint()
+	c.idp.set(func(p *idp) { p.refuseStatus = http.StatusBadRequest })
+	if p := b.get("/c/dev/"); p.code() != http.StatusFound {
+		t.Fatalf("a refused refresh: %d, want 302 to sign in", p.code())
+	}
+	for i := range 5 {
+		c.clock.advance(11 * time.Second) // past the retry delay of a provider that was down
+		if p := old.at(c).get("/c/dev/"); p.code() != http.StatusFound {
+			t.Fatalf("request %d with the old cookie: %d, want 302", i, p.code())
+		}
+	}
+	if n := c.idp.grantCount("refresh_token"); n != 1 {
+		t.Errorf("the provider saw %d refresh grants, want 1", n)
+	}
+}
+
+// A provider that issues refresh tokens only to logins that ask for
+// offline_access (Dex, zitadel) lists it in discovery: the console asks for
+// it, and the session is renewed like any other.
+func TestOfflineAccessIsAskedForWhenTheProviderListsIt(t *testing.T) {
+	c := newConsole(t, options{})
+	c.idp.set(func(p *idp) { p.offlineAccess = true })
+	b := c.browser()
+	b.login(alice, "/c/dev/")
+	if asked := c.idp.askedScopes(); len(asked) != 1 || !slices.Contains(asked[0], "offline_access") || asked[0][0] != "openid" {
+		t.Fatalf("scopes asked %q, want openid first and offline_access", asked)
+	}
+	before := b.session("tabula_session")
+	if before.RefreshToken == "" {
+		t.Fatal("no refresh token after asking for offline_access")
+	}
+	c.toRefreshPoint()
+	if p := b.get("/c/dev/"); p.code() != http.StatusOK || b.session("tabula_session").Token == before.Token {
+		t.Errorf("at the refresh point: %d, token renewed %v", p.code(), b.session("tabula_session").Token != before.Token)
+	}
+
+	// A provider that does not list it is not asked for it (mockoidc
+	// would refuse the login).
+	plain := newConsole(t, options{})
+	plain.browser().login(alice, "/c/dev/")
+	if asked := plain.idp.askedScopes(); slices.Contains(asked[0], "offline_access") {
+		t.Errorf("scopes asked %q of a provider that does not list offline_access", asked[0])
+	}
+}
+
+// Without a refresh token the ID token serves until 30 s before it
+// expires (the API server allows no skew on exp), then the user signs in
+// again. That is said once, at sign-in, not by every request after the
+// refresh point.
+func TestASessionWithoutRefreshTokenEndsBeforeItsTokenAndSaysSoOnce(t *testing.T) {
+	c := newConsole(t, options{noOfflineAccess: true})
+	c.idp.set(func(p *idp) { p.offlineAccess = true })
+	b := c.browser()
+	b.login(alice, podsPage)
+	s := b.session("tabula_session")
+	if s.RefreshToken != "" {
+		t.Fatal("the provider gave a refresh token; the test wants none")
+	}
+	if n := strings.Count(c.logs.String(), "no refresh token"); n != 1 {
+		t.Errorf("the sign-in logged %d lines about the missing refresh token, want 1:\n%s", n, c.logs.String())
+	}
+	c.toRefreshPoint()
+	for range 10 {
+		if p := b.get(podsPage, "Sec-Fetch-Dest", "empty"); p.code() != http.StatusOK {
+			t.Fatalf("a request after the refresh point, before expiry: %d", p.code())
+		}
+	}
+	logs := c.logs.String()
+	if n := strings.Count(logs, "level=WARN"); n > 1 || strings.Contains(logs, "token refresh failed") {
+		t.Errorf("requests after the refresh point logged warnings:\n%s", logs)
+	}
+	if n := c.idp.grantCount("refresh_token"); n != 0 {
+		t.Errorf("%d refresh grants without a refresh token", n)
+	}
+	c.fake.ResetRequests()
+	c.clock.advance(time.Unix(s.Expiry, 0).Add(-29 * time.Second).Sub(c.clock.now()))
+	p := b.get(podsPage)
+	if p.code() != http.StatusFound || p.location() != "/auth/login?return="+url.QueryEscape(podsPage) {
+		t.Errorf("30 s before the token expires: %d → %q, want 302 to sign in and back", p.code(), p.location())
+	}
+	if len(c.fake.Requests()) != 0 {
+		t.Error("a token about to expire was sent upstream")
+	}
+}

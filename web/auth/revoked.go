@@ -10,8 +10,8 @@ const maxRevoked = 100000
 
 // revokedSessions remembers, until they would have expired anyway, the
 // sessions signed out on this replica, so a copy of their cookies taken
-// before the logout opens nothing here afterwards. Cookies are the whole
-// session, so other replicas do not know; the README says so.
+// before the logout opens nothing here afterwards. Other replicas learn of
+// them through the shared state (replicas.go), when there is one.
 type revokedSessions struct {
 	mu sync.Mutex
 	m  map[string]time.Time // session ID → when it would have expired

@@ -6,11 +6,13 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/tabula-console/tabula/web/csrf"
+	"github.com/tabula-console/tabula/web/page"
 )
 
 // sessionCookie is the base name of the session's cookies.
@@ -35,6 +37,9 @@ type Session struct {
 	RefreshToken string `json:"r,omitempty"`
 	IssuedAt     int64  `json:"ti,omitempty"`
 	Expiry       int64  `json:"te,omitempty"`
+	// Context is the context a pasted token was checked against, the only
+	// one it is sent to ("" in a session sealed before: the current one).
+	Context string `json:"c,omitempty"`
 	// LoginAt starts the absolute timeout, LastSeen the idle timeout.
 	LoginAt  int64 `json:"li"`
 	LastSeen int64 `json:"ls"`
@@ -82,8 +87,10 @@ func (h *Handler) ended(s *Session, now time.Time) string {
 	switch {
 	case s.Mode != h.cfg.Mode:
 		return "it was made for another sign-in mode"
-	case h.revoked.has(s.ID, now):
+	case h.revoked.has(s.ID, now) || h.shared != nil && h.shared.isRevoked(s.ID, now):
 		return "it was signed out"
+	case s.Mode == page.ModeOIDC && h.cfg.OIDC.Identity == IdentityImpersonate && strings.HasPrefix(s.User, reservedPrefix):
+		return "it names a reserved system: user" // sealed before admit refused them
 	case !now.Before(time.Unix(s.LoginAt, 0).Add(h.cfg.MaxAge)):
 		return "it reached its maximum age of " + h.cfg.MaxAge.String()
 	case !now.Before(time.Unix(s.LastSeen, 0).Add(h.cfg.IdleTimeout)):
@@ -94,7 +101,8 @@ func (h *Handler) ended(s *Session, now time.Time) string {
 
 // streamDeadline is when the session's streams must end: at its timeouts,
 // and at the token's refresh point so a stream never outlives the token
-// it was opened with (at expiry when a refresh is overdue).
+// it was opened with (at expiry when a refresh is overdue; 30 s before it,
+// when the session ends, for a token without a refresh token).
 func (h *Handler) streamDeadline(s *Session, now time.Time) time.Time {
 	d := time.Unix(s.LoginAt, 0).Add(h.cfg.MaxAge)
 	if idle := time.Unix(s.LastSeen, 0).Add(h.cfg.IdleTimeout); idle.Before(d) {
@@ -102,7 +110,11 @@ func (h *Handler) streamDeadline(s *Session, now time.Time) time.Time {
 	}
 	if s.Expiry != 0 {
 		t := s.refreshAt()
-		if !t.After(now) {
+		if s.RefreshToken == "" {
+			// Never renewed: the token serves its streams until the
+			// session ends with it.
+			t = s.expiry().Add(-expiryMargin)
+		} else if !t.After(now) {
 			t = s.expiry()
 		}
 		if t.Before(d) {

@@ -34,7 +34,8 @@ func (h *Handler) tokenForm(c echo.Context, status int, ret, problem string) err
 // Token is POST /auth/token (form field "token"), token mode's sign-in:
 // the API server of the current context says whom the token belongs to
 // (SelfSubjectReview); a server without that API must at least accept it
-// for discovery. The token then lives only in the session cookie.
+// for discovery. The token then lives only in the session cookie, and goes
+// to that context only.
 func (h *Handler) Token(c echo.Context) error {
 	if h.cfg.Mode != page.ModeToken {
 		return echo.ErrNotFound
@@ -48,7 +49,8 @@ func (h *Handler) Token(c echo.Context) error {
 	case len(token) > maxTokenBytes || strings.ContainsAny(token, " \t\r\n"):
 		return h.tokenForm(c, http.StatusBadRequest, ret, "That is not a bearer token: it is too long or has spaces in it.")
 	}
-	client, err := h.env.Clusters.Client(h.env.Clusters.Current(), apiclient.Identity{BearerToken: token})
+	current := h.env.Clusters.Current()
+	client, err := h.env.Clusters.Client(current, apiclient.Identity{BearerToken: token, Contexts: []string{current}})
 	if err != nil {
 		return err
 	}
@@ -72,7 +74,7 @@ func (h *Handler) Token(c echo.Context) error {
 		p := page.Classify(err)
 		return h.tokenForm(c, code, ret, "The token could not be checked: "+p.Title+". "+p.Message)
 	}
-	s := Session{User: user.Username, Groups: user.Groups, Token: token}
+	s := Session{User: user.Username, Groups: user.Groups, Token: token, Context: current}
 	if err := h.startSession(c, s); err != nil {
 		return h.sessionFailed(err)
 	}
