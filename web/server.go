@@ -25,6 +25,7 @@ import (
 	"github.com/tabula-console/tabula/web/logs"
 	"github.com/tabula-console/tabula/web/object"
 	"github.com/tabula-console/tabula/web/page"
+	"github.com/tabula-console/tabula/web/seal"
 )
 
 // Clusters is what the console needs from apiclient.
@@ -202,7 +203,7 @@ const (
 	ModeToken          = page.ModeToken
 	OIDCPassthrough    = auth.IdentityPassthrough
 	OIDCImpersonate    = auth.IdentityImpersonate
-	MinSessionKeyBytes = auth.MinKeyBytes
+	MinSessionKeyBytes = seal.MinKeyBytes
 	// The headers trusted proxies may name the client in.
 	HeaderXForwardedFor = auth.HeaderXForwardedFor
 	HeaderForwarded     = auth.HeaderForwarded

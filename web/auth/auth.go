@@ -32,6 +32,7 @@ import (
 
 	"github.com/tabula-console/tabula/views"
 	"github.com/tabula-console/tabula/web/page"
+	"github.com/tabula-console/tabula/web/seal"
 )
 
 // Config is how sign-in works.
@@ -39,7 +40,7 @@ type Config struct {
 	// Mode is page.ModeKubeconfig (the default), page.ModeOIDC or page.ModeToken.
 	Mode string
 	OIDC OIDC
-	// Keys are the session keys, each at least MinKeyBytes: the first
+	// Keys are the session keys, each at least seal.MinKeyBytes: the first
 	// seals cookies, every one opens them, so a key can be rotated in.
 	// Without one a sign-in mode makes a random key, which a restart
 	// loses and other replicas do not share.
@@ -93,7 +94,7 @@ type Handler struct {
 	log     *slog.Logger
 	cfg     Config
 	now     func() time.Time
-	codec   *codec
+	codec   *seal.Codec
 	csrfKey []byte
 	oidc    *provider
 	refresh *refresher
@@ -181,14 +182,14 @@ func New(env *page.Env, cfg Config) (*Handler, error) {
 	}
 	keys := cfg.Keys
 	if len(keys) == 0 {
-		k := make([]byte, MinKeyBytes)
+		k := make([]byte, seal.MinKeyBytes)
 		if _, err := rand.Read(k); err != nil {
 			return nil, err
 		}
 		keys = [][]byte{k}
 		h.log.Warn("no session key given (--session-key-file or TABULA_SESSION_KEY): using a random one, so a restart signs everyone out and other replicas cannot read this one's sessions")
 	}
-	c, err := newCodec(keys)
+	c, err := seal.New(keys)
 	if err != nil {
 		return nil, err
 	}

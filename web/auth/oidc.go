@@ -16,6 +16,7 @@ import (
 
 	"github.com/tabula-console/tabula/web/csrf"
 	"github.com/tabula-console/tabula/web/page"
+	"github.com/tabula-console/tabula/web/seal"
 )
 
 // OIDC configures sign-in with an OpenID Connect provider.
@@ -136,12 +137,12 @@ func (h *Handler) loginOIDC(c echo.Context, ret string) error {
 		State: state, Nonce: nonce, Verifier: oauth2.GenerateVerifier(),
 		Return: ret, Redirect: h.absoluteURL(c, "/auth/callback"), Created: h.now().Unix(),
 	}
-	v, err := h.codec.seal(loginCookie, pl)
+	v, err := h.codec.Seal(loginCookie, pl)
 	if err != nil {
 		return err
 	}
 	tls := csrf.IsTLS(c)
-	c.SetCookie(newCookie(cookieName(loginCookie, tls), v, tls, int(loginMaxAge/time.Second)))
+	c.SetCookie(newCookie(seal.CookieName(loginCookie, tls), v, tls, int(loginMaxAge/time.Second)))
 	u := h.oidc.oauth.AuthCodeURL(state, oidc.Nonce(nonce), oauth2.S256ChallengeOption(pl.Verifier),
 		oauth2.SetAuthURLParam("redirect_uri", pl.Redirect))
 	return c.Redirect(http.StatusFound, u)
@@ -161,9 +162,9 @@ func (h *Handler) Callback(c echo.Context) error {
 		return echo.ErrNotFound
 	}
 	tls := csrf.IsTLS(c)
-	ck, err := c.Cookie(cookieName(loginCookie, tls))
+	ck, err := c.Cookie(seal.CookieName(loginCookie, tls))
 	// Whatever happens, this login is over.
-	c.SetCookie(newCookie(cookieName(loginCookie, tls), "", tls, -1))
+	c.SetCookie(newCookie(seal.CookieName(loginCookie, tls), "", tls, -1))
 	q := c.QueryParams()
 	if e := q.Get("error"); e != "" {
 		// Anyone can craft this URL: what it says goes to the log, bounded,
@@ -173,7 +174,7 @@ func (h *Handler) Callback(c echo.Context) error {
 		return rejected(http.StatusUnauthorized, "The sign-in provider did not sign you in. Sign in again; if it keeps failing, tell the console's operator (the console's log has the provider's reason).")
 	}
 	var pl pendingLogin
-	if err != nil || h.codec.open(loginCookie, ck.Value, &pl) != nil || h.now().After(time.Unix(pl.Created, 0).Add(loginMaxAge)) {
+	if err != nil || h.codec.Open(loginCookie, ck.Value, &pl) != nil || h.now().After(time.Unix(pl.Created, 0).Add(loginMaxAge)) {
 		return rejected(http.StatusBadRequest, "This sign-in was not started here, or took longer than 10 minutes, or was started in another browser. Sign in again.")
 	}
 	if state := q.Get("state"); state == "" || subtle.ConstantTimeCompare([]byte(state), []byte(pl.State)) != 1 {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/web/page"
+	"github.com/tabula-console/tabula/web/seal"
 )
 
 // Replicas of a console share, through one Secret in the console's own
@@ -45,7 +46,7 @@ import (
 // replica seals with (a key rotation rolling out).
 type shared struct {
 	store   stateStore
-	codec   *codec
+	codec   *seal.Codec
 	replica string
 	log     *slog.Logger
 	now     func() time.Time
@@ -151,7 +152,7 @@ func (s secretStore) watch(ctx context.Context, rv string, emit func(string, *co
 	return c.WatchSecret(ctx, s.namespace, s.name, rv, emit)
 }
 
-func newShared(store stateStore, c *codec, log *slog.Logger, now func() time.Time) (*shared, error) {
+func newShared(store stateStore, c *seal.Codec, log *slog.Logger, now func() time.Time) (*shared, error) {
 	id, err := randomString(9)
 	if err != nil {
 		return nil, err
@@ -536,7 +537,7 @@ func (sh *shared) entry(key string, s Session, t tokens, err error, now, keepFai
 	e := refreshEntry{From: s.IssuedAt, Done: true}
 	switch {
 	case err == nil:
-		sealed, serr := sh.codec.seal(tokensName(key, s.IssuedAt), t)
+		sealed, serr := sh.codec.Seal(tokensName(key, s.IssuedAt), t)
 		if serr == nil {
 			e.Tokens, e.TokensUntil = sealed, now.Add(refreshedTTL).Unix()
 		}
@@ -562,7 +563,7 @@ func (sh *shared) outcome(key string, e refreshEntry) (tokens, error) {
 		return tokens{}, errSpent
 	}
 	var t tokens
-	if err := sh.codec.open(tokensName(key, e.From), e.Tokens, &t); err != nil {
+	if err := sh.codec.Open(tokensName(key, e.From), e.Tokens, &t); err != nil {
 		return tokens{}, fmt.Errorf("the refreshed tokens another replica shared do not open with this replica's session keys: %w", err)
 	}
 	return t, nil

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tabula-console/tabula/web/csrf"
 	"github.com/tabula-console/tabula/web/page"
+	"github.com/tabula-console/tabula/web/seal"
 )
 
 // sessionCookie is the base name of the session's cookies.
@@ -148,8 +149,8 @@ func (h *Handler) csrfToken(sid string) string {
 // readSession opens the request's session cookie, or returns false.
 func (h *Handler) readSession(c echo.Context) (Session, bool) {
 	var s Session
-	raw := readChunks(c.Request(), cookieName(sessionCookie, csrf.IsTLS(c)))
-	if raw == "" || h.codec.open(sessionCookie, raw, &s) != nil || s.ID == "" {
+	raw := readChunks(c.Request(), seal.CookieName(sessionCookie, csrf.IsTLS(c)))
+	if raw == "" || h.codec.Open(sessionCookie, raw, &s) != nil || s.ID == "" {
 		return Session{}, false
 	}
 	return s, true
@@ -157,16 +158,16 @@ func (h *Handler) readSession(c echo.Context) (Session, bool) {
 
 // writeSession seals s into the response's session cookies.
 func (h *Handler) writeSession(c echo.Context, s *Session) error {
-	v, err := h.codec.seal(sessionCookie, s)
+	v, err := h.codec.Seal(sessionCookie, s)
 	if err != nil {
 		return err
 	}
-	return writeChunks(c, cookieName(sessionCookie, csrf.IsTLS(c)), v, csrf.IsTLS(c))
+	return writeChunks(c, seal.CookieName(sessionCookie, csrf.IsTLS(c)), v, csrf.IsTLS(c))
 }
 
 // clearSession deletes the session cookies the request carries.
 func (h *Handler) clearSession(c echo.Context) {
-	clearChunks(c, cookieName(sessionCookie, csrf.IsTLS(c)), csrf.IsTLS(c))
+	clearChunks(c, seal.CookieName(sessionCookie, csrf.IsTLS(c)), csrf.IsTLS(c))
 }
 
 // startSession makes a new session for a user who just signed in,

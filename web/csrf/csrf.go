@@ -23,6 +23,7 @@ import (
 
 	"github.com/tabula-console/tabula/streaming"
 	"github.com/tabula-console/tabula/views"
+	"github.com/tabula-console/tabula/web/seal"
 )
 
 // Field is the form field (and Header the header, for scripts) that must
@@ -32,15 +33,10 @@ const (
 	Header = "X-CSRF-Token"
 )
 
-// csrfCookie names the cookie holding the browser's token. Over TLS it is
-// __Host- prefixed: Secure, host-only, Path=/, so neither a plaintext page
-// of the same host nor a sibling domain can plant a token of its own.
-func csrfCookie(secure bool) string {
-	if secure {
-		return "__Host-tabula_csrf"
-	}
-	return "tabula_csrf"
-}
+// csrfCookie names the cookie holding the browser's token: over TLS
+// __Host- prefixed (seal.CookieName), so neither a plaintext page of the
+// same host nor a sibling domain can plant a token of its own.
+func csrfCookie(secure bool) string { return seal.CookieName("tabula_csrf", secure) }
 
 // IsTLS says whether the browser reached the console over TLS: then
 // cookies are Secure and __Host- prefixed.
