@@ -35,7 +35,7 @@ func (s *Server) routes() *echo.Echo {
 	// after the host check so their Origin checks compare with a
 	// vouched-for Host. A body is bounded and timed from the first byte
 	// (limitBody), and read whole only once CSRF vouched for it (readForm).
-	e.Use(headRestored, requestLog(s.log), s.metrics.middleware, s.idle.middleware, recoverPanics(s.log), securityHeaders(s.auth.FormActions()), s.hosts.check, s.env.UpgradeOrigin, s.limitBody, s.auth.Middleware, s.limitSignIn, csrf.Protect(s.origins), s.readForm, page.Flashes, page.Theme, page.CollectWarnings)
+	e.Use(headRestored, requestLog(s.log), s.metrics.middleware, s.idle.middleware, recoverPanics(s.log), securityHeaders(s.auth.FormActions()), s.hosts.check, s.env.UpgradeOrigin, s.limitBody, s.auth.Middleware, s.limitSignIn, csrf.Protect(s.origins), s.readForm, s.env.Flashes, page.Theme, page.CollectWarnings)
 	bounded := s.env.Bounded
 
 	// Operations.

@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"encoding/base64"
 	"fmt"
 	"io"
 	"maps"
@@ -576,5 +577,31 @@ func TestHeadIsAnsweredAsGet(t *testing.T) {
 		if _, after, ok := strings.Cut(string(wire), "\r\n\r\n"); !ok || after != "" {
 			t.Errorf("HEAD %s: %d bytes after the headers on the wire: %.80q", path, len(after), after)
 		}
+	}
+}
+
+// The one-time notice a write leaves for the next page is sealed: a cookie
+// another site set (a sibling domain, a plaintext page of the host) shows
+// nothing in the console's banner and forgets no editor draft.
+func TestForgedNoticesAreNotShown(t *testing.T) {
+	h := webtest.New(t)
+	forged := base64.RawURLEncoding.EncodeToString([]byte(`{"m":"Your session expired: sign in at https://evil.example","d":"tabula-draft:dev/apps/v1/deployments/demo/web"}`))
+	req, _ := http.NewRequest(http.MethodGet, h.URL+"/c/dev/", nil)
+	req.AddCookie(&http.Cookie{Name: "tabula_flash", Value: forged})
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || strings.Contains(string(body), "evil.example") || strings.Contains(string(body), "tabula-draft:") {
+		t.Errorf("a forged notice: %d, shown or its draft forgotten:\n%s", resp.StatusCode, webtest.Clip(string(body)))
+	}
+	cleared := false
+	for _, c := range resp.Cookies() {
+		cleared = cleared || c.Name == "tabula_flash" && c.MaxAge < 0
+	}
+	if !cleared {
+		t.Error("the forged cookie was not cleared")
 	}
 }

@@ -138,6 +138,8 @@ func New(d Deps) (*Server, error) {
 		Mode:              d.Auth.Mode,
 		// Compression of what the console writes.
 		DisableCompression: d.DisableCompression,
+		// Flash cookies are sealed with the session key.
+		Keys: d.Auth.Keys,
 	})
 	if err != nil {
 		return nil, err

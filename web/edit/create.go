@@ -71,7 +71,7 @@ func (h *Handler) Create(c echo.Context, t page.Target) error {
 		}
 		return h.env.Render(c, http.StatusOK, views.Review(p))
 	}
-	page.SetFlash(c, page.Flash{
+	h.env.SetFlash(c, page.Flash{
 		Message:    fmt.Sprintf("Created %s.", describe(r, created.GetName())),
 		ClearDraft: createDraftKey(t),
 	})

@@ -41,11 +41,11 @@ func (h *Handler) Restart(c echo.Context, t page.Target) error {
 	h.env.LogWrite(c, "patch", t.Resource, t.Path.Namespace, t.Path.Name, false, err)
 	switch {
 	case apierrors.IsConflict(err) || staleVersion(err, loaded, objectVersion(ctx, t)):
-		page.SetFlash(c, page.Flash{Message: "Not restarted: it changed since the page was loaded. The page now shows it as it is; restart again if you still mean to."})
+		h.env.SetFlash(c, page.Flash{Message: "Not restarted: it changed since the page was loaded. The page now shows it as it is; restart again if you still mean to."})
 	case err != nil:
 		return page.WithAction(err, "patch", t.Resource, t.Path.Namespace, t.ListURL())
 	default:
-		page.SetFlash(c, page.Flash{Message: fmt.Sprintf("Restarted %s: its pods are being replaced.", describe(t.Resource, t.Path.Name))})
+		h.env.SetFlash(c, page.Flash{Message: fmt.Sprintf("Restarted %s: its pods are being replaced.", describe(t.Resource, t.Path.Name))})
 	}
 	return c.Redirect(http.StatusSeeOther, string(objectRef(t).ObjectHref))
 }

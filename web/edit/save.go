@@ -187,7 +187,7 @@ func (h *Handler) apply(c echo.Context, t page.Target, st views.EditState) error
 	if err != nil {
 		return h.writeFailed(c, t, st, err)
 	}
-	page.SetFlash(c, page.Flash{
+	h.env.SetFlash(c, page.Flash{
 		Message:    fmt.Sprintf("Saved %s: now at version %s.", describe(t.Resource, t.Path.Name), res.Object.GetResourceVersion()),
 		ClearDraft: draftKey(t),
 	})

@@ -82,6 +82,6 @@ func (h *Handler) Scale(c echo.Context, t page.Target) error {
 		failure := editErrorOf(page.WithAction(err, "patch", t.Resource, t.Path.Namespace, t.ListURL()))
 		return h.showScale(c, t, requested, failure, failure.Code)
 	}
-	page.SetFlash(c, page.Flash{Message: fmt.Sprintf("Scaled %s to %d replicas.", describe(t.Resource, t.Path.Name), s.Desired)})
+	h.env.SetFlash(c, page.Flash{Message: fmt.Sprintf("Scaled %s to %d replicas.", describe(t.Resource, t.Path.Name), s.Desired)})
 	return c.Redirect(http.StatusSeeOther, string(objectRef(t).ObjectHref))
 }

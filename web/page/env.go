@@ -7,6 +7,7 @@ package page
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -20,6 +21,7 @@ import (
 	"github.com/tabula-console/tabula/streaming"
 	"github.com/tabula-console/tabula/views"
 	"github.com/tabula-console/tabula/web/compress"
+	"github.com/tabula-console/tabula/web/seal"
 )
 
 // Clusters is what the console needs from apiclient: the known contexts and
@@ -69,6 +71,9 @@ type Config struct {
 	// DisableCompression sends every response as it is, whatever the
 	// browser accepts.
 	DisableCompression bool
+	// Keys are the session keys (web/auth's), which seal the flash
+	// cookie so every replica reads another's; none: a random key.
+	Keys [][]byte
 }
 
 // Env is the shared state of one console: features hold a pointer to it.
@@ -86,6 +91,7 @@ type Env struct {
 	mode       string
 	streams    chan struct{}
 	access     Access
+	flashes    *seal.Codec
 
 	userMu      sync.Mutex     // guards userStreams
 	userStreams map[string]int // slots held, by identity key
@@ -121,6 +127,18 @@ func New(cfg Config) (*Env, error) {
 	}
 	if !cfg.DisableCompression {
 		e.compressor = compress.New()
+	}
+	keys := cfg.Keys
+	if len(keys) == 0 {
+		k := make([]byte, seal.MinKeyBytes)
+		if _, err := rand.Read(k); err != nil {
+			return nil, err
+		}
+		keys = [][]byte{k}
+	}
+	var err error
+	if e.flashes, err = seal.New(keys); err != nil {
+		return nil, err
 	}
 	if e.Log == nil {
 		e.Log = slog.New(slog.DiscardHandler)

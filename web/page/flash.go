@@ -2,11 +2,12 @@ package page
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/json"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/tabula-console/tabula/web/csrf"
+	"github.com/tabula-console/tabula/web/seal"
 )
 
 // Flash is a one-time notice for the page a write redirects to ("Saved
@@ -24,33 +25,44 @@ const maxFlash = 1024
 
 type flashKey struct{}
 
-// SetFlash shows f on the next page this browser loads.
-func SetFlash(c echo.Context, f Flash) {
+// SetFlash shows f on the next page this browser loads. The cookie is
+// sealed with the session key, and host-only over TLS, so no other site
+// (a sibling domain, a plaintext page of the host) can show a notice in
+// the console's banner or forget a user's editor draft.
+func (e *Env) SetFlash(c echo.Context, f Flash) {
 	if len(f.Message) > maxFlash {
 		f.Message = f.Message[:maxFlash]
 	}
-	b, _ := json.Marshal(f)
+	v, err := e.flashes.Seal(flashCookie, f)
+	if err != nil {
+		e.Log.Warn("sealing a notice", "error", err)
+		return
+	}
+	tls := csrf.IsTLS(c)
 	c.SetCookie(&http.Cookie{
-		Name: flashCookie, Value: base64.RawURLEncoding.EncodeToString(b), Path: "/",
-		MaxAge: 60, HttpOnly: true, Secure: c.Scheme() == "https", SameSite: http.SameSiteLaxMode,
+		Name: seal.CookieName(flashCookie, tls), Value: v, Path: "/",
+		MaxAge: 60, HttpOnly: true, Secure: tls, SameSite: http.SameSiteLaxMode,
 	})
 }
 
 // Flashes takes a pending flash for this request's page and clears it. Only
 // pages take it: a flash is what the user sees next, not what a stream or
 // asset request happens to fetch first. Browsers say what a request is for
-// (Sec-Fetch-Dest); a script, style or fetch() is not the page.
-func Flashes(next echo.HandlerFunc) echo.HandlerFunc {
+// (Sec-Fetch-Dest); a script, style or fetch() is not the page. A cookie
+// the console did not seal is cleared and shown nowhere.
+func (e *Env) Flashes(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
-		ck, err := req.Cookie(flashCookie)
+		tls := csrf.IsTLS(c)
+		name := seal.CookieName(flashCookie, tls)
+		ck, err := req.Cookie(name)
 		dest := req.Header.Get("Sec-Fetch-Dest")
 		if err != nil || req.Method != http.MethodGet || req.Header.Get("Upgrade") != "" || dest != "" && dest != "document" {
 			return next(c)
 		}
-		c.SetCookie(&http.Cookie{Name: flashCookie, Path: "/", MaxAge: -1, HttpOnly: true, Secure: c.Scheme() == "https", SameSite: http.SameSiteLaxMode})
+		c.SetCookie(&http.Cookie{Name: name, Path: "/", MaxAge: -1, HttpOnly: true, Secure: tls, SameSite: http.SameSiteLaxMode})
 		var f Flash
-		if b, err := base64.RawURLEncoding.DecodeString(ck.Value); err == nil && len(b) <= 2*maxFlash && json.Unmarshal(b, &f) == nil {
+		if len(ck.Value) <= 4*maxFlash && e.flashes.Open(flashCookie, ck.Value, &f) == nil {
 			c.SetRequest(req.WithContext(context.WithValue(req.Context(), flashKey{}, f)))
 		}
 		return next(c)
