@@ -2,13 +2,11 @@ package exec
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -25,9 +23,6 @@ const (
 	// pingInterval keeps the socket busy for proxies and meshes that cut
 	// connections quiet for a minute.
 	pingInterval = 20 * time.Second
-	// firstSizeWait is how long the process waits for the browser's first
-	// size, so that a shell starts at the size it is shown at.
-	firstSizeWait = 2 * time.Second
 	// leaveGrace is how long a process the browser left has to end after
 	// it was told to, before the upstream connection is cut.
 	leaveGrace = 5 * time.Second
@@ -325,76 +320,6 @@ func (o *output) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// sizes feeds the browser's terminal sizes to the executor: the first one
-// given, then each resize.
-type sizes struct {
-	first *apiclient.TerminalSize
-	next  <-chan []byte
-	ctx   context.Context
-	// given is closed when the executor asks for a size after the first:
-	// it asks only once it has sent the last one.
-	given     chan struct{}
-	givenOnce sync.Once
-}
-
-// afterSize holds stdin back until the first size is on its way: the
-// executor sends sizes and stdin from goroutines of their own, and a
-// command typed at once must not run at the server's default size.
-type afterSize struct {
-	r      io.Reader
-	given  <-chan struct{}
-	ctx    context.Context
-	waited bool
-}
-
-func (a *afterSize) Read(p []byte) (int, error) {
-	if !a.waited {
-		a.waited = true
-		// An executor of a protocol without sizes (older than
-		// v3.channel.k8s.io) never asks: stdin goes anyway.
-		t := time.NewTimer(firstSizeWait)
-		select {
-		case <-a.given:
-		case <-a.ctx.Done():
-		case <-t.C:
-		}
-		t.Stop()
-	}
-	return a.r.Read(p)
-}
-
-// maxCells bounds a size: no screen has more, and a process asked for a
-// huge terminal may allocate for it.
-const maxCells = 1000
-
-// parseSize reads a resize frame, {"Width":w,"Height":h}.
-func parseSize(p []byte) (*apiclient.TerminalSize, bool) {
-	var sz struct{ Width, Height int }
-	if json.Unmarshal(p, &sz) != nil || sz.Width < 1 || sz.Height < 1 || sz.Width > maxCells || sz.Height > maxCells {
-		return nil, false
-	}
-	return &apiclient.TerminalSize{Width: uint16(sz.Width), Height: uint16(sz.Height)}, true
-}
-
-// Next returns the next size, or nil when the session ends.
-func (q *sizes) Next() *apiclient.TerminalSize {
-	if f := q.first; f != nil {
-		q.first = nil
-		return f
-	}
-	q.givenOnce.Do(func() { close(q.given) })
-	for {
-		select {
-		case p := <-q.next:
-			if sz, ok := parseSize(p); ok {
-				return sz
-			}
-		case <-q.ctx.Done():
-			return nil
-		}
-	}
-}
-
 // waitRunning waits, saying so in the terminal, for a container that was
 // not running when the page was made: a debug container just added is
 // still pulling its image. It reports false when the browser left. Past
@@ -440,58 +365,4 @@ func containerState(pod *corev1.Pod, name string) (corev1.ContainerState, bool) 
 		}
 	}
 	return corev1.ContainerState{}, false
-}
-
-// firstSize waits briefly for the browser's first size.
-func (s *session) firstSize() *apiclient.TerminalSize {
-	if !s.tty() {
-		return nil
-	}
-	t := time.NewTimer(firstSizeWait)
-	defer t.Stop()
-	for {
-		select {
-		case p := <-s.stream.Resize():
-			if sz, ok := parseSize(p); ok {
-				return sz
-			}
-		case <-t.C:
-			return nil
-		case <-s.stream.Context.Done():
-			return nil
-		}
-	}
-}
-
-// slots caps the terminals one identity holds open.
-type slots struct {
-	mu  sync.Mutex
-	n   map[string]int
-	max int
-}
-
-func newSlots(max int) *slots { return &slots{n: map[string]int{}, max: max} }
-
-func (s *slots) acquire(who string) (release func(), err error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.n[who] >= s.max {
-		terminals := "terminals"
-		if s.max == 1 {
-			terminals = "terminal"
-		}
-		return nil, echo.NewHTTPError(http.StatusTooManyRequests,
-			fmt.Sprintf("You already have %d %s open, the most one user may. Close one, then try again.", s.max, terminals))
-	}
-	s.n[who]++
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			s.mu.Lock()
-			defer s.mu.Unlock()
-			if s.n[who]--; s.n[who] <= 0 {
-				delete(s.n, who)
-			}
-		})
-	}, nil
 }
