@@ -31,3 +31,9 @@ const ReadyTTL = readyTTL
 
 // SetReadyClock sets the clock the readiness answer is aged by.
 func (s *Server) SetReadyClock(now func() time.Time) { s.ready.now = now }
+
+// SetBodyTimeout sets how long a request body may take to arrive.
+func (s *Server) SetBodyTimeout(d time.Duration) { s.bodyTimeout = d }
+
+// MaxSmallForm is the most a form other than the editor's may carry.
+const MaxSmallForm = maxSmallForm

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
@@ -133,71 +132,52 @@ const (
 	bodyTimeout    = 30 * time.Second
 )
 
-// limitBody bounds every request body to maxSmallForm, or maxRequestBody
-// on a route that raises it (raiseBodyLimit), and gives it bodyTimeout to
-// arrive; a body that claims more than maxRequestBody is refused unread.
-func limitBody(next echo.HandlerFunc) echo.HandlerFunc {
+// limitBody gives a request's body bodyTimeout to arrive, and refuses one
+// that claims more than maxRequestBody unread. Its form is read whole, and
+// bounded, only by readForm. A request refused before its body was read to
+// the end closes its connection: net/http would otherwise read on, to
+// reuse the connection, and a stalled body would hold the answer back.
+func (s *Server) limitBody(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
 		if req.ContentLength > maxRequestBody {
+			c.Response().Header().Set(echo.HeaderConnection, "close")
 			return echo.NewHTTPError(http.StatusRequestEntityTooLarge, fmt.Sprintf("The form is larger than %d MiB; nothing was sent to the API server.", maxRequestBody>>20))
 		}
 		if req.Body == nil || req.Body == http.NoBody || safeMethod(req.Method) {
 			return next(c)
 		}
 		rc := http.NewResponseController(c.Response().Writer)
-		if err := rc.SetReadDeadline(time.Now().Add(bodyTimeout)); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		if err := rc.SetReadDeadline(time.Now().Add(s.bodyTimeout)); err != nil && !errors.Is(err, http.ErrNotSupported) {
 			return err
 		}
-		b := &limitedBody{body: req.Body, limit: maxSmallForm, done: func() { _ = rc.SetReadDeadline(time.Time{}) }}
+		b := &timedBody{ReadCloser: req.Body, done: func() { _ = rc.SetReadDeadline(time.Time{}) }}
 		req.Body = b
-		c.SetRequest(req.WithContext(context.WithValue(req.Context(), limitedBodyKey{}, b)))
-		return next(c)
+		err := next(c)
+		if !b.ended && !c.Response().Committed {
+			c.Response().Header().Set(echo.HeaderConnection, "close")
+		}
+		return err
 	}
 }
 
-type limitedBodyKey struct{}
-
-// raiseBodyLimit lets the request's body be as large as maxRequestBody:
-// the route table raises it for the editor's forms, after CSRF.
-func raiseBodyLimit(c echo.Context) {
-	if b, ok := c.Request().Context().Value(limitedBodyKey{}).(*limitedBody); ok {
-		b.limit = maxRequestBody
-	}
-}
-
-// limitedBody is a request body read at most limit bytes, as
-// http.MaxBytesReader reads it, whose limit a route may raise before it is
-// read; its read deadline is lifted at its end (done), so that net/http's
-// watch for the client going away, which reads on after the body, never
-// hits it and cancels the request.
-type limitedBody struct {
-	body  io.ReadCloser
-	limit int64
-	read  int64
+// timedBody is a request body whose read deadline is lifted at its end,
+// so that net/http's watch for the client going away, which reads on after
+// the body, never hits it and cancels the request.
+type timedBody struct {
+	io.ReadCloser
 	done  func()
 	ended bool
 }
 
-func (b *limitedBody) Read(p []byte) (int, error) {
-	if b.read >= b.limit+1 {
-		return 0, &http.MaxBytesError{Limit: b.limit}
-	}
-	p = p[:min(int64(len(p)), b.limit+1-b.read)]
-	n, err := b.body.Read(p)
-	b.read += int64(n)
-	if b.read > b.limit {
-		n -= int(b.read - b.limit)
-		err = &http.MaxBytesError{Limit: b.limit}
-	}
+func (b *timedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
 	if errors.Is(err, io.EOF) && !b.ended {
 		b.ended = true
 		b.done()
 	}
 	return n, err
 }
-
-func (b *limitedBody) Close() error { return b.body.Close() }
 
 func safeMethod(m string) bool {
 	return m == http.MethodGet || m == http.MethodHead || m == http.MethodOptions

@@ -276,3 +276,38 @@ func TestAUsersTokenIsRefusedForAPlainHTTPServer(t *testing.T) {
 		}
 	}
 }
+
+// A live list holds a stream slot, as a live object page does: one user
+// cannot open upstream watches past their share (each selector its own
+// watch), nor all users past the console's; the slots, and the refusals,
+// are metrics.
+func TestLiveListsTakeStreamSlots(t *testing.T) {
+	fake := apitest.NewServer(t, apitest.CoreV1())
+	fake.Add(apitest.Pod("demo", "web-1", map[string]string{"app": "web"}))
+	h := multiUserConsoleWith(t, fake, web.Deps{MaxStreams: 2, MaxStreamsPerUser: 1})
+	const path = "/c/dev/api/v1/namespaces/demo/pods"
+	rv := h.ListRV(t, path)
+	h.DialAs(t, "alice", path+"?labelSelector=app%3Dweb&resourceVersion="+rv)
+	if _, resp, err := h.TryDialAs("alice", path+"?labelSelector=app%3Ddb&resourceVersion="+rv); err == nil || resp == nil || resp.StatusCode != http.StatusTooManyRequests {
+		t.Errorf("alice's second live list: %s, want 429", webtest.StatusText(resp))
+	}
+	h.DialAs(t, "bob", path+"?resourceVersion="+rv)
+	if _, resp, err := h.TryDialAs("carol", path+"?resourceVersion="+rv); err == nil || resp == nil || resp.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("carol's live list past the console's slots: %s, want 503", webtest.StatusText(resp))
+	}
+	if !fake.AwaitOpenWatches(2, 5*time.Second) {
+		t.Fatalf("%d upstream watches open, want alice's and bob's", fake.OpenWatches())
+	}
+	_, metrics := h.Get(t, "/metrics", http.StatusOK)
+	for _, want := range []string{
+		"tabula_stream_slots_in_use 2",
+		"tabula_stream_slots_limit 2",
+		`tabula_stream_slots_refused_total{scope="user"} 1`,
+		`tabula_stream_slots_refused_total{scope="console"} 1`,
+		"tabula_upstream_watches 2",
+	} {
+		if !strings.Contains(metrics, want+"\n") {
+			t.Errorf("/metrics lacks %q", want)
+		}
+	}
+}

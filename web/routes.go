@@ -35,7 +35,7 @@ func (s *Server) routes() *echo.Echo {
 	// after the host check so their Origin checks compare with a
 	// vouched-for Host. A body is bounded and timed from the first byte
 	// (limitBody), and read whole only once CSRF vouched for it (readForm).
-	e.Use(headRestored, requestLog(s.log), s.metrics.middleware, s.idle.middleware, recoverPanics(s.log), securityHeaders(s.auth.FormActions()), s.hosts.check, s.env.UpgradeOrigin, limitBody, s.auth.Middleware, s.limitSignIn, csrf.Protect(s.origins), s.readForm, page.Flashes, page.Theme, page.CollectWarnings)
+	e.Use(headRestored, requestLog(s.log), s.metrics.middleware, s.idle.middleware, recoverPanics(s.log), securityHeaders(s.auth.FormActions()), s.hosts.check, s.env.UpgradeOrigin, s.limitBody, s.auth.Middleware, s.limitSignIn, csrf.Protect(s.origins), s.readForm, page.Flashes, page.Theme, page.CollectWarnings)
 	bounded := s.env.Bounded
 
 	// Operations.
@@ -102,9 +102,12 @@ func (s *Server) readForm(next echo.HandlerFunc) echo.HandlerFunc {
 		if safeMethod(req.Method) || streaming.IsUpgrade(req) {
 			return next(c)
 		}
+		limit := int64(maxSmallForm)
 		if s.largeForm(c) {
-			raiseBodyLimit(c)
+			limit = maxRequestBody
 		}
+		// A MaxBytesReader also lifts ParseForm's own cap of 10 MB.
+		req.Body = http.MaxBytesReader(c.Response().Writer, req.Body, limit)
 		if err := csrf.ReadForm(req); err != nil {
 			return err
 		}

@@ -528,7 +528,10 @@ func TestEveryWriteNeedsTheCSRFTokenAndTheConsolesOrigin(t *testing.T) {
 		for k, v := range values {
 			withToken[k] = v
 		}
-		for _, hdr := range []map[string]string{{"Origin": "https://evil.example"}, {"Sec-Fetch-Site": "cross-site"}, {"Origin": "null"}} {
+		// The console's host under another scheme is another origin: a
+		// plaintext page may not write to an https console, nor the reverse.
+		otherScheme := "https://" + strings.TrimPrefix(f.URL, "http://")
+		for _, hdr := range []map[string]string{{"Origin": "https://evil.example"}, {"Sec-Fetch-Site": "cross-site"}, {"Origin": "null"}, {"Origin": otherScheme}} {
 			b.Post(path, withToken, http.StatusForbidden, hdr)
 		}
 		req, _ := http.NewRequest(http.MethodPost, f.URL+path, strings.NewReader(withToken.Encode()))

@@ -97,6 +97,8 @@ type Server struct {
 	basePath      string
 	metricsListen string
 	origins       []string
+	// bodyTimeout is how long a request body may take to arrive.
+	bodyTimeout time.Duration
 
 	auth   *auth.Handler
 	list   *list.Handler
@@ -157,6 +159,7 @@ func New(d Deps) (*Server, error) {
 		basePath:      d.BasePath,
 		metricsListen: d.MetricsListen,
 		origins:       d.ExternalOrigins,
+		bodyTimeout:   bodyTimeout,
 		auth:          signIn,
 		list:          list.New(env),
 		object:        object.New(env),

@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -430,4 +432,51 @@ func grepLines(s, substr string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// /readyz is for unauthenticated probes: a burst of them makes one API
+// call, not one each, and the answer is asked again once it is older
+// than a probe's period allows.
+func TestReadinessProbesShareOneCall(t *testing.T) {
+	h := webtest.New(t)
+	versions := func() int {
+		n := 0
+		for _, r := range h.Fake.Requests() {
+			if r.URL.Path == "/version" {
+				n++
+			}
+		}
+		return n
+	}
+	start := time.Now()
+	var aged atomic.Int64 // nanoseconds the clock is moved on by
+	h.Server.SetReadyClock(func() time.Time { return start.Add(time.Duration(aged.Load())) })
+	var wg sync.WaitGroup
+	codes := make(chan int, 50)
+	for range 50 {
+		wg.Go(func() {
+			resp, err := http.Get(h.URL + "/readyz")
+			if err != nil {
+				codes <- 0
+				return
+			}
+			resp.Body.Close()
+			codes <- resp.StatusCode
+		})
+	}
+	wg.Wait()
+	close(codes)
+	for code := range codes {
+		if code != http.StatusOK {
+			t.Errorf("a probe got %d", code)
+		}
+	}
+	if n := versions(); n != 1 {
+		t.Errorf("50 probes made %d calls to /version, want 1", n)
+	}
+	aged.Store(int64(web.ReadyTTL))
+	h.Get(t, "/readyz", http.StatusOK)
+	if n := versions(); n != 2 {
+		t.Errorf("a probe after the answer aged made %d calls in all, want 2", n)
+	}
 }

@@ -112,18 +112,14 @@ func Protect(origins []string) echo.MiddlewareFunc {
 	}
 }
 
-const (
-	// maxFirstField bounds what is read of a form to find its token: every
-	// form of the console sends it first ("_csrf=" and 86 bytes masked).
-	maxFirstField = 512
-	// maxUnordered bounds the form read whole to find a token that is not
-	// its first field (a client other than the console's pages).
-	maxUnordered = 64 << 10
-)
+// maxFirstField bounds what is read of a form to find its token: every
+// form of the console sends it first ("_csrf=" and 86 bytes masked).
+const maxFirstField = 512
 
 // sentToken is the token a write carries: in the header, or as its form's
-// field, read with as little of the body as it takes. What is read is put
-// back for the handler.
+// first field, as every form of the console sends it, so that a form
+// without a valid token is refused with no more of its body read. What is
+// read is put back for the handler.
 func sentToken(req *http.Request) (string, error) {
 	if t := req.Header.Get(Header); t != "" || req.Body == nil {
 		return t, nil
@@ -140,20 +136,16 @@ func sentToken(req *http.Request) (string, error) {
 		v, _ = url.QueryUnescape(v)
 		return v, nil
 	}
-	if read, err = readUpTo(req, maxUnordered+1, 0); err != nil || len(read) > maxUnordered {
-		return "", err
-	}
-	form, _ := url.ParseQuery(string(read))
-	return form.Get(Field), nil
+	return "", nil
 }
 
 // readUpTo reads at most n bytes of req's body, stopping once it has read
-// stop (0: none), and puts them back in front of the rest.
+// stop, and puts them back in front of the rest.
 func readUpTo(req *http.Request, n int, stop byte) ([]byte, error) {
 	var buf bytes.Buffer
 	chunk := make([]byte, 4096)
 	var err error
-	for buf.Len() < n && err == nil && (stop == 0 || bytes.IndexByte(buf.Bytes(), stop) < 0) {
+	for buf.Len() < n && err == nil && bytes.IndexByte(buf.Bytes(), stop) < 0 {
 		var m int
 		m, err = req.Body.Read(chunk[:min(len(chunk), n-buf.Len())])
 		buf.Write(chunk[:m])
