@@ -124,7 +124,7 @@ func recoverPanics(log *slog.Logger) echo.MiddlewareFunc {
 // Bounds on what a browser may send. A form is read only once CSRF has
 // vouched for it (csrf.Protect reads its first field, the token), and only
 // an editor's form, which carries the text, the text as loaded and a
-// Secret's new values (each refused above edit.MaxText with a clear
+// Secret's new values (each refused above yamltext.MaxText with a clear
 // message), may be large; no form may take long to arrive.
 const (
 	maxRequestBody = 16 << 20

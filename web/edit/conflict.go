@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/duration"
 
 	"github.com/tabula-console/tabula/views"
+	"github.com/tabula-console/tabula/web/edit/yamltext"
 	"github.com/tabula-console/tabula/web/page"
 )
 
@@ -45,7 +46,7 @@ func (h *Handler) conflict(c echo.Context, t page.Target, st views.EditState) er
 	case err != nil:
 		return h.showEditor(c, t, st, editErrorOf(err), page.StatusOf(err))
 	}
-	liveEd := EditableObject(live.Object, ViewOptions{})
+	liveEd := yamltext.EditableObject(live.Object, yamltext.ViewOptions{})
 	a, err := Analyze(pl.base, liveEd, pl.edited)
 	if err != nil {
 		return err
@@ -57,7 +58,7 @@ func (h *Handler) conflict(c echo.Context, t page.Target, st views.EditState) er
 	for _, cf := range a.Conflicts {
 		p.Conflicts = append(p.Conflicts, views.ConflictRow{Path: cf.Path, Loaded: cf.Loaded, Theirs: cf.Theirs, Mine: cf.Mine})
 	}
-	liveText, err := EditableYAML(live.Object, ViewOptions{})
+	liveText, err := yamltext.EditableYAML(live.Object, yamltext.ViewOptions{})
 	if err != nil {
 		return err
 	}

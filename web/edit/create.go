@@ -11,6 +11,7 @@ import (
 
 	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/views"
+	"github.com/tabula-console/tabula/web/edit/yamltext"
 	"github.com/tabula-console/tabula/web/page"
 )
 
@@ -49,7 +50,7 @@ func (h *Handler) Create(c echo.Context, t page.Target) error {
 		return h.showCreate(c, t, st, failure, failure.Code)
 	}
 	if dryRun {
-		after, err := EditableYAML(created.Object, ViewOptions{})
+		after, err := yamltext.EditableYAML(created.Object, yamltext.ViewOptions{})
 		if err != nil {
 			return err
 		}
@@ -80,10 +81,10 @@ func (h *Handler) Create(c echo.Context, t page.Target) error {
 
 // planCreate parses the text and finds its collection.
 func (h *Handler) planCreate(c echo.Context, t page.Target, st views.EditState) (*unstructured.Unstructured, apiclient.Resource, *views.EditError) {
-	if len(st.Text) > MaxText {
-		return nil, apiclient.Resource{}, &views.EditError{Title: "Too large", Code: http.StatusRequestEntityTooLarge, Message: ErrTooLarge.Error()}
+	if len(st.Text) > yamltext.MaxText {
+		return nil, apiclient.Resource{}, &views.EditError{Title: "Too large", Code: http.StatusRequestEntityTooLarge, Message: yamltext.ErrTooLarge.Error()}
 	}
-	m, err := ParseYAML(st.Text)
+	m, err := yamltext.ParseYAML(st.Text)
 	if err != nil {
 		return nil, apiclient.Resource{}, yamlError(err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/views"
+	"github.com/tabula-console/tabula/web/edit/yamltext"
 	"github.com/tabula-console/tabula/web/page"
 )
 
@@ -93,7 +94,7 @@ func DeleteModel(answer *unstructured.Unstructured) views.DeleteResult {
 	body := answer.Object
 	if isSecret(answer) {
 		// A Secret kept by finalizers comes back whole: no value is shown.
-		body = EditableObject(body, ViewOptions{Status: true})
+		body = yamltext.EditableObject(body, yamltext.ViewOptions{Status: true})
 	}
 	if b, err := yaml.Marshal(body); err == nil {
 		p.Body = string(b)

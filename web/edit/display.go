@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/tabula-console/tabula/views"
+	"github.com/tabula-console/tabula/web/edit/yamltext"
 )
 
 // rows are a patch's changes as the review lists them.
@@ -56,7 +57,7 @@ func rowOf(ch Change, secret bool) views.ChangeRow {
 	case secret && isSecretData(ch.Path):
 		row.Value = maskedValue(ch.Value)
 	default:
-		row.Value = RenderValue(ch.Value)
+		row.Value = yamltext.RenderValue(ch.Value)
 	}
 	return row
 }

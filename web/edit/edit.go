@@ -23,6 +23,7 @@ import (
 
 	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/views"
+	"github.com/tabula-console/tabula/web/edit/yamltext"
 	"github.com/tabula-console/tabula/web/page"
 )
 
@@ -41,7 +42,7 @@ func (h *Handler) Edit(c echo.Context, t page.Target) error {
 	if err != nil {
 		return page.WithAction(err, "get", t.Resource, t.Path.Namespace, t.ListURL())
 	}
-	text, err := EditableYAML(live.Object, ViewOptions{})
+	text, err := yamltext.EditableYAML(live.Object, yamltext.ViewOptions{})
 	if err != nil {
 		return err
 	}
@@ -75,7 +76,7 @@ func (h *Handler) editorPage(ctx context.Context, t page.Target, live *unstructu
 	}
 	if live != nil {
 		if status, ok := live.Object["status"]; ok {
-			if y, err := EditableYAML(map[string]any{"status": status}, ViewOptions{Status: true}); err == nil {
+			if y, err := yamltext.EditableYAML(map[string]any{"status": status}, yamltext.ViewOptions{Status: true}); err == nil {
 				p.StatusYAML = y
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/tabula-console/tabula/views"
+	"github.com/tabula-console/tabula/web/edit/yamltext"
 	"github.com/tabula-console/tabula/web/page"
 )
 
@@ -33,11 +34,11 @@ func editErrorOf(err error) *views.EditError {
 // yamlError is a parse failure with its position.
 func yamlError(err error) *views.EditError {
 	e := &views.EditError{Title: "The YAML does not parse", Code: http.StatusBadRequest, Message: err.Error()}
-	var ye *YAMLError
+	var ye *yamltext.YAMLError
 	if errors.As(err, &ye) {
 		e.Line, e.Column, e.Message = ye.Line, ye.Column, ye.Message
 	}
-	if errors.Is(err, ErrTooLarge) {
+	if errors.Is(err, yamltext.ErrTooLarge) {
 		e.Title, e.Code = "Too large", http.StatusRequestEntityTooLarge
 	}
 	return e

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/tabula-console/tabula/web/edit/yamltext"
 )
 
 // Change is one leaf a merge patch sets or removes. Path segments are object
@@ -56,7 +58,7 @@ var bookkeeping = map[string]bool{
 // metadata.creationTimestamp and metadata.uid (bookkeeping the server
 // changes, never a user's edit).
 func Changes(patch []byte) ([]Change, error) {
-	p, err := decodeObject(patch, "the patch")
+	p, err := yamltext.DecodeObject(patch, "the patch")
 	if err != nil {
 		return nil, err
 	}
@@ -115,16 +117,16 @@ type Analysis struct {
 
 // Analyze compares my change (base → mine) and theirs (base → live), as a
 // 409 page shows them. The three must be the same view of the object
-// (EditableObject with the same ViewOptions): base is the object as loaded,
-// live the object now, mine the edited one. With no Conflicts, applying my
-// patch onto live keeps both changes.
+// (yamltext.EditableObject with the same ViewOptions): base is the object
+// as loaded, live the object now, mine the edited one. With no Conflicts,
+// applying my patch onto live keeps both changes.
 func Analyze(base, live, mine map[string]any) (Analysis, error) {
 	var a Analysis
 	for _, x := range []struct {
 		in  map[string]any
 		out *map[string]any
 	}{{base, &a.base}, {live, &a.live}, {mine, &a.mine}} {
-		v, err := normalize(x.in)
+		v, err := yamltext.Normalize(x.in)
 		if err != nil {
 			return Analysis{}, err
 		}
@@ -234,7 +236,7 @@ func lookup(doc map[string]any, path []string) (any, bool) {
 func renderAt(doc map[string]any, path []string) string {
 	v, ok := lookup(doc, path)
 	if !ok {
-		return absentText
+		return yamltext.AbsentText
 	}
-	return RenderValue(v)
+	return yamltext.RenderValue(v)
 }

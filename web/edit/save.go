@@ -15,6 +15,7 @@ import (
 
 	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/views"
+	"github.com/tabula-console/tabula/web/edit/yamltext"
 	"github.com/tabula-console/tabula/web/page"
 )
 
@@ -53,15 +54,15 @@ type plan struct {
 // planSave computes the merge patch of st, or says why it cannot: too large,
 // YAML that does not parse, or a change of what the object is.
 func planSave(st views.EditState) (*plan, *views.EditError) {
-	if len(st.Text) > MaxText {
-		return nil, &views.EditError{Title: "Too large", Code: http.StatusRequestEntityTooLarge, Message: ErrTooLarge.Error()}
+	if len(st.Text) > yamltext.MaxText {
+		return nil, &views.EditError{Title: "Too large", Code: http.StatusRequestEntityTooLarge, Message: yamltext.ErrTooLarge.Error()}
 	}
-	base, err := ParseYAML(st.Base)
+	base, err := yamltext.ParseYAML(st.Base)
 	if err != nil {
 		return nil, &views.EditError{Title: "The object as loaded is missing", Code: http.StatusBadRequest,
 			Message: "The form lost the object as it was loaded (" + err.Error() + "). Copy your text, then reload the editor."}
 	}
-	edited, err := ParseYAML(st.Text)
+	edited, err := yamltext.ParseYAML(st.Text)
 	if err != nil {
 		return nil, yamlError(err)
 	}
@@ -86,8 +87,8 @@ func planSave(st views.EditState) (*plan, *views.EditError) {
 			return nil, &views.EditError{Title: "The change could not be computed", Code: http.StatusBadRequest, Message: err.Error()}
 		}
 	}
-	if len(p.patch) > MaxText {
-		return nil, &views.EditError{Title: "Too large", Code: http.StatusRequestEntityTooLarge, Message: ErrTooLarge.Error()}
+	if len(p.patch) > yamltext.MaxText {
+		return nil, &views.EditError{Title: "Too large", Code: http.StatusRequestEntityTooLarge, Message: yamltext.ErrTooLarge.Error()}
 	}
 	return p, nil
 }
@@ -143,11 +144,11 @@ func (h *Handler) review(c echo.Context, t page.Target, st views.EditState, note
 	if err != nil {
 		return h.writeFailed(c, t, st, err)
 	}
-	before, err := EditableYAML(live.Object, ViewOptions{})
+	before, err := yamltext.EditableYAML(live.Object, yamltext.ViewOptions{})
 	if err != nil {
 		return err
 	}
-	after, err := EditableYAML(res.Object.Object, ViewOptions{})
+	after, err := yamltext.EditableYAML(res.Object.Object, yamltext.ViewOptions{})
 	if err != nil {
 		return err
 	}
@@ -218,10 +219,10 @@ func (h *Handler) reapply(c echo.Context, t page.Target, st views.EditState) err
 	}
 	next := st
 	next.ResourceVersion = live.GetResourceVersion()
-	if next.Base, err = EditableYAML(liveEd, ViewOptions{}); err != nil {
+	if next.Base, err = yamltext.EditableYAML(liveEd, yamltext.ViewOptions{}); err != nil {
 		return err
 	}
-	if next.Text, err = EditableYAML(merged, ViewOptions{}); err != nil {
+	if next.Text, err = yamltext.EditableYAML(merged, yamltext.ViewOptions{}); err != nil {
 		return err
 	}
 	return h.review(c, t, next, reviewNotes{reapplied: next.ResourceVersion})
@@ -244,7 +245,7 @@ func (h *Handler) overwrite(c echo.Context, t page.Target, st views.EditState) e
 	}
 	next := st
 	next.ResourceVersion = live.GetResourceVersion()
-	if next.Base, err = EditableYAML(liveEd, ViewOptions{}); err != nil {
+	if next.Base, err = yamltext.EditableYAML(liveEd, yamltext.ViewOptions{}); err != nil {
 		return err
 	}
 	lost := rowsOf(a.Lost(), pl.secret)
@@ -260,7 +261,7 @@ func (h *Handler) liveEditable(ctx context.Context, t page.Target) (*unstructure
 	if err != nil {
 		return nil, nil, err
 	}
-	return live, EditableObject(live.Object, ViewOptions{}), nil
+	return live, yamltext.EditableObject(live.Object, yamltext.ViewOptions{}), nil
 }
 
 // writeFailed shows why a write failed, keeping the text: a 409 becomes the

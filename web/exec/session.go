@@ -2,13 +2,11 @@ package exec
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -25,9 +23,6 @@ const (
 	// pingInterval keeps the socket busy for proxies and meshes that cut
 	// connections quiet for a minute.
 	pingInterval = 20 * time.Second
-	// firstSizeWait is how long the process waits for the browser's first
-	// size, so that a shell starts at the size it is shown at.
-	firstSizeWait = 2 * time.Second
 	// leaveGrace is how long a process the browser left has to end after
 	// it was told to, before the upstream connection is cut.
 	leaveGrace = 5 * time.Second
@@ -111,102 +106,145 @@ const (
 // run runs the session to its end and returns the Status to send the
 // browser, if it is still there.
 func (s *session) run() *metav1.Status {
-	tg := s.target
 	start := time.Now()
-	mode := "exec"
-	if tg.attach {
-		mode = "attach"
-	}
-	s.log.Info("terminal started", "mode", mode, "command", tg.command, "tty", s.tty())
+	s.log.Info("terminal started", "mode", s.mode(), "command", s.target.command, "tty", s.tty())
 
 	first := s.firstSize()
 	// A browser gone while it was awaited gets no process.
 	if s.stream.Context.Err() != nil || !s.waitRunning() {
-		s.log.Info("terminal ended", "mode", mode, "command", tg.command, "ended", endedBrowser, "duration", time.Since(start).Round(time.Millisecond))
+		s.logEnd(start, endedBrowser, -1, nil)
 		return nil
 	}
-	// The upstream outlives the browser by leaveGrace, so that the process
-	// can be told to end: it has its own context.
-	upCtx, cancelUp := context.WithCancel(context.WithoutCancel(s.stream.Context))
-	defer cancelUp()
-	stdin, stdinW := io.Pipe()
-	var in io.Reader = stdin
-	var resize *sizes
-	if s.tty() {
-		resize = &sizes{first: first, next: s.stream.Resize(), ctx: upCtx, given: make(chan struct{})}
-		in = &afterSize{r: stdin, given: resize.given, ctx: upCtx}
-	}
-	done := make(chan error, 1)
-	go func() {
-		sess := apiclient.Session{
-			Namespace: tg.pod.Namespace, Pod: tg.pod.Name, Container: tg.container.Name,
-			Command: tg.command, Attach: tg.attach, TTY: s.tty(),
-			Stdin:  in,
-			Stdout: &output{stream: s.stream, channel: streaming.ChannelData},
-			Stderr: &output{stream: s.stream, channel: streaming.ChannelDiagnostics},
-		}
-		if resize != nil {
-			sess.Resize = resize
-		}
-		done <- s.client.Stream(upCtx, sess)
-	}()
-	typed := make(chan struct{}, 1)
-	go pumpInput(s.stream.Input(), stdinW, typed)
-
-	var idle <-chan time.Time
-	if s.idle > 0 {
-		timer := time.NewTimer(s.idle)
-		defer timer.Stop()
-		idle = timer.C
-		finished := make(chan struct{})
-		defer close(finished)
-		go func() {
-			for {
-				select {
-				case <-typed:
-					timer.Reset(s.idle)
-				case <-finished:
-					return
-				}
-			}
-		}()
-	}
-
-	var err error
-	ended := endedExit
-	select {
-	case err = <-done:
-	case <-s.stream.Context.Done():
-		ended = endedBrowser
-		err = s.leave(stdinW, done, cancelUp)
-	case <-idle:
-		ended = endedIdle
-		err = s.leave(stdinW, done, cancelUp)
-	}
-	_ = stdinW.Close()
-
+	ended, err := s.serve(first)
 	st, code := endStatus(err)
 	if ended == endedExit && code < 0 {
 		ended = endedError
 	}
-	attrs := []any{"mode", mode, "command", tg.command, "ended", ended, "duration", time.Since(start).Round(time.Millisecond)}
+	s.logEnd(start, ended, code, err)
+	if ended == endedIdle {
+		return s.idleStatus()
+	}
+	return st
+}
+
+// serve runs the process until it ends, the browser leaves, or no key is
+// typed for s.idle, and returns which of the three (endedExit,
+// endedBrowser, endedIdle) with the process's error: nil, an
+// *apiclient.ExitError, or why the upstream connection failed. A process
+// nobody is left to use is told to end first (leave).
+func (s *session) serve(first *apiclient.TerminalSize) (ended string, err error) {
+	up := s.startUpstream(first)
+	defer up.cancel()
+	typed := make(chan struct{}, 1)
+	go pumpInput(s.stream.Input(), up.stdin, typed)
+	idle, stopIdle := idleTimer(s.idle, typed)
+	defer stopIdle()
+
+	ended = endedExit
+	select {
+	case err = <-up.done:
+	case <-s.stream.Context.Done():
+		ended = endedBrowser
+		err = s.leave(up)
+	case <-idle:
+		ended = endedIdle
+		err = s.leave(up)
+	}
+	_ = up.stdin.Close()
+	return ended, err
+}
+
+// upstream is the process a session runs, over a connection of its own.
+type upstream struct {
+	// done receives how the process ended, once: nil, an
+	// *apiclient.ExitError, or why the connection failed or was refused.
+	done <-chan error
+	// stdin is the process's input; closing it ends the input.
+	stdin *io.PipeWriter
+	// cancel cuts the connection; the session calls it once it is over.
+	cancel context.CancelFunc
+}
+
+// startUpstream starts the exec or attach at first, the browser's first
+// size (nil: none came). Its connection outlives the browser's, so that a
+// process the browser left can be told to end (leave): it has a context of
+// its own, which only cancel ends. With a TTY the browser's resizes
+// follow, and input waits until the first size is on its way (afterSize).
+func (s *session) startUpstream(first *apiclient.TerminalSize) *upstream {
+	ctx, cancel := context.WithCancel(context.WithoutCancel(s.stream.Context))
+	stdin, stdinW := io.Pipe()
+	tg := s.target
+	sess := apiclient.Session{
+		Namespace: tg.pod.Namespace, Pod: tg.pod.Name, Container: tg.container.Name,
+		Command: tg.command, Attach: tg.attach, TTY: s.tty(),
+		Stdin:  stdin,
+		Stdout: &output{stream: s.stream, channel: streaming.ChannelData},
+		Stderr: &output{stream: s.stream, channel: streaming.ChannelDiagnostics},
+	}
+	if s.tty() {
+		resize := &sizes{first: first, next: s.stream.Resize(), ctx: ctx, given: make(chan struct{})}
+		sess.Stdin = &afterSize{r: stdin, given: resize.given, ctx: ctx}
+		sess.Resize = resize
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.client.Stream(ctx, sess) }()
+	return &upstream{done: done, stdin: stdinW, cancel: cancel}
+}
+
+// idleTimer fires when d passes without a keystroke; typed tells it of each
+// one, which starts d again. With d <= 0 it never fires. stop releases it.
+func idleTimer(d time.Duration, typed <-chan struct{}) (fired <-chan time.Time, stop func()) {
+	if d <= 0 {
+		return nil, func() {}
+	}
+	timer := time.NewTimer(d)
+	finished := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-typed:
+				timer.Reset(d)
+			case <-finished:
+				return
+			}
+		}
+	}()
+	return timer.C, func() {
+		close(finished)
+		timer.Stop()
+	}
+}
+
+// logEnd logs how the session ended, with the process's exit code when it
+// has one (code >= 0), else the error, if any.
+func (s *session) logEnd(start time.Time, ended string, code int, err error) {
+	attrs := []any{"mode", s.mode(), "command", s.target.command, "ended", ended, "duration", time.Since(start).Round(time.Millisecond)}
 	if code >= 0 {
 		attrs = append(attrs, "exitCode", code)
 	} else if err != nil {
 		attrs = append(attrs, "error", err.Error())
 	}
 	s.log.Info("terminal ended", attrs...)
-	if ended == endedIdle {
-		// An attached process is the container's own: it was let go, not
-		// ended.
-		what := "its process was ended"
-		if tg.attach {
-			what = "the container's process goes on"
-		}
-		return &metav1.Status{Status: metav1.StatusFailure, Reason: metav1.StatusReasonTimeout, Code: http.StatusRequestTimeout,
-			Message: fmt.Sprintf("The terminal received no input for %v and was closed; %s.", s.idle, what)}
+}
+
+// idleStatus is the Status of a session closed for want of input.
+func (s *session) idleStatus() *metav1.Status {
+	// An attached process is the container's own: it was let go, not
+	// ended.
+	what := "its process was ended"
+	if s.target.attach {
+		what = "the container's process goes on"
 	}
-	return st
+	return &metav1.Status{Status: metav1.StatusFailure, Reason: metav1.StatusReasonTimeout, Code: http.StatusRequestTimeout,
+		Message: fmt.Sprintf("The terminal received no input for %v and was closed; %s.", s.idle, what)}
+}
+
+// mode names the session's kind in the log.
+func (s *session) mode() string {
+	if s.target.attach {
+		return "attach"
+	}
+	return "exec"
 }
 
 func (s *session) tty() bool { return !s.target.attach || s.target.container.Attachable }
@@ -215,25 +253,25 @@ func (s *session) tty() bool { return !s.target.attach || s.target.container.Att
 // to exit, a program gets end-of-input, then stdin closes; whatever is
 // still running after leaveGrace loses its connection. An attached
 // process is the container's own: it is only let go, never told to end.
-func (s *session) leave(stdin *io.PipeWriter, done <-chan error, cancel context.CancelFunc) error {
+func (s *session) leave(up *upstream) error {
 	go func() {
 		switch {
 		case s.target.attach:
 		case s.target.shell:
-			_, _ = io.WriteString(stdin, leaveShell)
+			_, _ = io.WriteString(up.stdin, leaveShell)
 		case s.tty():
-			_, _ = io.WriteString(stdin, endOfInput)
+			_, _ = io.WriteString(up.stdin, endOfInput)
 		}
-		_ = stdin.Close()
+		_ = up.stdin.Close()
 	}()
 	grace := time.NewTimer(leaveGrace)
 	defer grace.Stop()
 	select {
-	case err := <-done:
+	case err := <-up.done:
 		return err
 	case <-grace.C:
-		cancel()
-		return <-done
+		up.cancel()
+		return <-up.done
 	}
 }
 
@@ -282,76 +320,6 @@ func (o *output) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// sizes feeds the browser's terminal sizes to the executor: the first one
-// given, then each resize.
-type sizes struct {
-	first *apiclient.TerminalSize
-	next  <-chan []byte
-	ctx   context.Context
-	// given is closed when the executor asks for a size after the first:
-	// it asks only once it has sent the last one.
-	given     chan struct{}
-	givenOnce sync.Once
-}
-
-// afterSize holds stdin back until the first size is on its way: the
-// executor sends sizes and stdin from goroutines of their own, and a
-// command typed at once must not run at the server's default size.
-type afterSize struct {
-	r      io.Reader
-	given  <-chan struct{}
-	ctx    context.Context
-	waited bool
-}
-
-func (a *afterSize) Read(p []byte) (int, error) {
-	if !a.waited {
-		a.waited = true
-		// An executor of a protocol without sizes (older than
-		// v3.channel.k8s.io) never asks: stdin goes anyway.
-		t := time.NewTimer(firstSizeWait)
-		select {
-		case <-a.given:
-		case <-a.ctx.Done():
-		case <-t.C:
-		}
-		t.Stop()
-	}
-	return a.r.Read(p)
-}
-
-// maxCells bounds a size: no screen has more, and a process asked for a
-// huge terminal may allocate for it.
-const maxCells = 1000
-
-// parseSize reads a resize frame, {"Width":w,"Height":h}.
-func parseSize(p []byte) (*apiclient.TerminalSize, bool) {
-	var sz struct{ Width, Height int }
-	if json.Unmarshal(p, &sz) != nil || sz.Width < 1 || sz.Height < 1 || sz.Width > maxCells || sz.Height > maxCells {
-		return nil, false
-	}
-	return &apiclient.TerminalSize{Width: uint16(sz.Width), Height: uint16(sz.Height)}, true
-}
-
-// Next returns the next size, or nil when the session ends.
-func (q *sizes) Next() *apiclient.TerminalSize {
-	if f := q.first; f != nil {
-		q.first = nil
-		return f
-	}
-	q.givenOnce.Do(func() { close(q.given) })
-	for {
-		select {
-		case p := <-q.next:
-			if sz, ok := parseSize(p); ok {
-				return sz
-			}
-		case <-q.ctx.Done():
-			return nil
-		}
-	}
-}
-
 // waitRunning waits, saying so in the terminal, for a container that was
 // not running when the page was made: a debug container just added is
 // still pulling its image. It reports false when the browser left. Past
@@ -397,58 +365,4 @@ func containerState(pod *corev1.Pod, name string) (corev1.ContainerState, bool) 
 		}
 	}
 	return corev1.ContainerState{}, false
-}
-
-// firstSize waits briefly for the browser's first size.
-func (s *session) firstSize() *apiclient.TerminalSize {
-	if !s.tty() {
-		return nil
-	}
-	t := time.NewTimer(firstSizeWait)
-	defer t.Stop()
-	for {
-		select {
-		case p := <-s.stream.Resize():
-			if sz, ok := parseSize(p); ok {
-				return sz
-			}
-		case <-t.C:
-			return nil
-		case <-s.stream.Context.Done():
-			return nil
-		}
-	}
-}
-
-// slots caps the terminals one identity holds open.
-type slots struct {
-	mu  sync.Mutex
-	n   map[string]int
-	max int
-}
-
-func newSlots(max int) *slots { return &slots{n: map[string]int{}, max: max} }
-
-func (s *slots) acquire(who string) (release func(), err error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.n[who] >= s.max {
-		terminals := "terminals"
-		if s.max == 1 {
-			terminals = "terminal"
-		}
-		return nil, echo.NewHTTPError(http.StatusTooManyRequests,
-			fmt.Sprintf("You already have %d %s open, the most one user may. Close one, then try again.", s.max, terminals))
-	}
-	s.n[who]++
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			s.mu.Lock()
-			defer s.mu.Unlock()
-			if s.n[who]--; s.n[who] <= 0 {
-				delete(s.n, who)
-			}
-		})
-	}, nil
 }
