@@ -58,7 +58,7 @@ func (h *Handler) conflict(c echo.Context, t page.Target, st views.EditState) er
 	for _, cf := range a.Conflicts {
 		p.Conflicts = append(p.Conflicts, views.ConflictRow{Path: cf.Path, Loaded: cf.Loaded, Theirs: cf.Theirs, Mine: cf.Mine})
 	}
-	liveText, err := yamltext.EditableYAML(live.Object, yamltext.ViewOptions{})
+	liveText, err := yamltext.Editable(live.Object, yamltext.ViewOptions{})
 	if err != nil {
 		return err
 	}

@@ -50,7 +50,7 @@ func (h *Handler) Create(c echo.Context, t page.Target) error {
 		return h.showCreate(c, t, st, failure, failure.Code)
 	}
 	if dryRun {
-		after, err := yamltext.EditableYAML(created.Object, yamltext.ViewOptions{})
+		after, err := yamltext.Editable(created.Object, yamltext.ViewOptions{})
 		if err != nil {
 			return err
 		}
@@ -84,7 +84,7 @@ func (h *Handler) planCreate(c echo.Context, t page.Target, st views.EditState) 
 	if len(st.Text) > yamltext.MaxText {
 		return nil, apiclient.Resource{}, &views.EditError{Title: "Too large", Code: http.StatusRequestEntityTooLarge, Message: yamltext.ErrTooLarge.Error()}
 	}
-	m, err := yamltext.ParseYAML(st.Text)
+	m, err := yamltext.Parse(st.Text)
 	if err != nil {
 		return nil, apiclient.Resource{}, yamlError(err)
 	}

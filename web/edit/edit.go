@@ -42,7 +42,7 @@ func (h *Handler) Edit(c echo.Context, t page.Target) error {
 	if err != nil {
 		return page.WithAction(err, "get", t.Resource, t.Path.Namespace, t.ListURL())
 	}
-	text, err := yamltext.EditableYAML(live.Object, yamltext.ViewOptions{})
+	text, err := yamltext.Editable(live.Object, yamltext.ViewOptions{})
 	if err != nil {
 		return err
 	}
@@ -76,7 +76,7 @@ func (h *Handler) editorPage(ctx context.Context, t page.Target, live *unstructu
 	}
 	if live != nil {
 		if status, ok := live.Object["status"]; ok {
-			if y, err := yamltext.EditableYAML(map[string]any{"status": status}, yamltext.ViewOptions{Status: true}); err == nil {
+			if y, err := yamltext.Editable(map[string]any{"status": status}, yamltext.ViewOptions{Status: true}); err == nil {
 				p.StatusYAML = y
 			}
 		}

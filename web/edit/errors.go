@@ -34,7 +34,7 @@ func editErrorOf(err error) *views.EditError {
 // yamlError is a parse failure with its position.
 func yamlError(err error) *views.EditError {
 	e := &views.EditError{Title: "The YAML does not parse", Code: http.StatusBadRequest, Message: err.Error()}
-	var ye *yamltext.YAMLError
+	var ye *yamltext.ParseError
 	if errors.As(err, &ye) {
 		e.Line, e.Column, e.Message = ye.Line, ye.Column, ye.Message
 	}

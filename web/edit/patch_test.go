@@ -16,9 +16,9 @@ import (
 
 func mustParse(t *testing.T, text string) map[string]any {
 	t.Helper()
-	m, err := yamltext.ParseYAML(text)
+	m, err := yamltext.Parse(text)
 	if err != nil {
-		t.Fatalf("ParseYAML(%q): %v", text, err)
+		t.Fatalf("Parse(%q): %v", text, err)
 	}
 	return m
 }
@@ -55,7 +55,7 @@ func TestNoChurn(t *testing.T) {
 			"trailing": "x \n",
 		},
 	}
-	text, err := yamltext.EditableYAML(obj, yamltext.ViewOptions{})
+	text, err := yamltext.Editable(obj, yamltext.ViewOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,11 +295,11 @@ func sortedKeys(m map[string]any) []string {
 // again to the same text.
 func checkRoundTrip(t *testing.T, obj map[string]any) {
 	for _, opts := range []yamltext.ViewOptions{{Status: true, SecretData: true}, {}} {
-		text, err := yamltext.EditableYAML(obj, opts)
+		text, err := yamltext.Editable(obj, opts)
 		if err != nil {
-			t.Fatalf("EditableYAML(%#v): %v", obj, err)
+			t.Fatalf("Editable(%#v): %v", obj, err)
 		}
-		back, err := yamltext.ParseYAML(text)
+		back, err := yamltext.Parse(text)
 		if errors.Is(err, yamltext.ErrTooLarge) {
 			return
 		}
@@ -310,7 +310,7 @@ func checkRoundTrip(t *testing.T, obj map[string]any) {
 		if !reflect.DeepEqual(back, want) {
 			t.Fatalf("round trip:\n%s\nreads back as %#v\nwant %#v", text, back, want)
 		}
-		again, err := yamltext.EditableYAML(back, opts)
+		again, err := yamltext.Editable(back, opts)
 		if err != nil || again != text {
 			t.Fatalf("rendered again:\n%s\nfirst:\n%s", again, text)
 		}
@@ -329,16 +329,16 @@ func FuzzPatch(f *testing.F) {
 		if len(a) > 1<<14 || len(b) > 1<<14 {
 			return
 		}
-		base, err := yamltext.ParseYAML(a)
+		base, err := yamltext.Parse(a)
 		if err != nil {
-			var ye *yamltext.YAMLError
+			var ye *yamltext.ParseError
 			if !errors.As(err, &ye) {
-				t.Fatalf("ParseYAML: %v is not a *YAMLError", err)
+				t.Fatalf("Parse: %v is not a *ParseError", err)
 			}
 			return
 		}
 		checkRoundTrip(t, base)
-		edited, err := yamltext.ParseYAML(b)
+		edited, err := yamltext.Parse(b)
 		if err != nil {
 			edited = mutate(base, b)
 		} else {
@@ -373,8 +373,8 @@ func FuzzPatch(f *testing.F) {
 			t.Fatalf("the same change on both sides: %#v, %v", an, err)
 		}
 
-		ya, _ := yamltext.EditableYAML(base, yamltext.ViewOptions{})
-		yb, _ := yamltext.EditableYAML(edited, yamltext.ViewOptions{})
+		ya, _ := yamltext.Editable(base, yamltext.ViewOptions{})
+		yb, _ := yamltext.Editable(edited, yamltext.ViewOptions{})
 		checkDiff(t, ya, yb, 3)
 	})
 }

@@ -57,12 +57,12 @@ func planSave(st views.EditState) (*plan, *views.EditError) {
 	if len(st.Text) > yamltext.MaxText {
 		return nil, &views.EditError{Title: "Too large", Code: http.StatusRequestEntityTooLarge, Message: yamltext.ErrTooLarge.Error()}
 	}
-	base, err := yamltext.ParseYAML(st.Base)
+	base, err := yamltext.Parse(st.Base)
 	if err != nil {
 		return nil, &views.EditError{Title: "The object as loaded is missing", Code: http.StatusBadRequest,
 			Message: "The form lost the object as it was loaded (" + err.Error() + "). Copy your text, then reload the editor."}
 	}
-	edited, err := yamltext.ParseYAML(st.Text)
+	edited, err := yamltext.Parse(st.Text)
 	if err != nil {
 		return nil, yamlError(err)
 	}
@@ -144,11 +144,11 @@ func (h *Handler) review(c echo.Context, t page.Target, st views.EditState, note
 	if err != nil {
 		return h.writeFailed(c, t, st, err)
 	}
-	before, err := yamltext.EditableYAML(live.Object, yamltext.ViewOptions{})
+	before, err := yamltext.Editable(live.Object, yamltext.ViewOptions{})
 	if err != nil {
 		return err
 	}
-	after, err := yamltext.EditableYAML(res.Object.Object, yamltext.ViewOptions{})
+	after, err := yamltext.Editable(res.Object.Object, yamltext.ViewOptions{})
 	if err != nil {
 		return err
 	}
@@ -219,10 +219,10 @@ func (h *Handler) reapply(c echo.Context, t page.Target, st views.EditState) err
 	}
 	next := st
 	next.ResourceVersion = live.GetResourceVersion()
-	if next.Base, err = yamltext.EditableYAML(liveEd, yamltext.ViewOptions{}); err != nil {
+	if next.Base, err = yamltext.Editable(liveEd, yamltext.ViewOptions{}); err != nil {
 		return err
 	}
-	if next.Text, err = yamltext.EditableYAML(merged, yamltext.ViewOptions{}); err != nil {
+	if next.Text, err = yamltext.Editable(merged, yamltext.ViewOptions{}); err != nil {
 		return err
 	}
 	return h.review(c, t, next, reviewNotes{reapplied: next.ResourceVersion})
@@ -245,7 +245,7 @@ func (h *Handler) overwrite(c echo.Context, t page.Target, st views.EditState) e
 	}
 	next := st
 	next.ResourceVersion = live.GetResourceVersion()
-	if next.Base, err = yamltext.EditableYAML(liveEd, yamltext.ViewOptions{}); err != nil {
+	if next.Base, err = yamltext.Editable(liveEd, yamltext.ViewOptions{}); err != nil {
 		return err
 	}
 	lost := rowsOf(a.Lost(), pl.secret)

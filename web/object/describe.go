@@ -1,6 +1,8 @@
 package object
 
 import (
+	corev1 "k8s.io/api/core/v1"
+
 	"encoding/base64"
 	"fmt"
 	"maps"
@@ -24,9 +26,6 @@ import (
 
 // longAnnotation is the length past which an annotation starts collapsed.
 const longAnnotation = 100
-
-// lastApplied is where kubectl apply keeps the applied object.
-const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
 
 // isSecret says whether an object's values must be hidden. It follows what
 // the object is, not the URL that reached it.
@@ -88,7 +87,7 @@ func genericDescribe(in Input) *views.GenericDescribe {
 	secret := isSecret(obj)
 	for _, k := range slices.Sorted(maps.Keys(obj.GetAnnotations())) {
 		v := obj.GetAnnotations()[k]
-		if secret && k == lastApplied {
+		if secret && k == corev1.LastAppliedConfigAnnotation {
 			// kubectl apply keeps the whole Secret, data included, here.
 			v = hidden(len(v))
 		}

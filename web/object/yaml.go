@@ -1,6 +1,8 @@
 package object
 
 import (
+	corev1 "k8s.io/api/core/v1"
+
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -44,8 +46,8 @@ func maskSecret(o *unstructured.Unstructured) {
 		}
 		o.Object[field] = masked
 	}
-	if ann := o.GetAnnotations(); ann[lastApplied] != "" {
-		ann[lastApplied] = hidden(len(ann[lastApplied]))
+	if ann := o.GetAnnotations(); ann[corev1.LastAppliedConfigAnnotation] != "" {
+		ann[corev1.LastAppliedConfigAnnotation] = hidden(len(ann[corev1.LastAppliedConfigAnnotation]))
 		o.SetAnnotations(ann)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
@@ -11,7 +13,7 @@ func TestObjectYAMLMasksSecretsOnly(t *testing.T) {
 	secret := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "v1", "kind": "Secret",
 		"metadata": map[string]any{"name": "creds", "annotations": map[string]any{
-			lastApplied: `{"data":{"password":"aHVudGVyMg=="}}`, "team": "payments",
+			corev1.LastAppliedConfigAnnotation: `{"data":{"password":"aHVudGVyMg=="}}`, "team": "payments",
 		}},
 		"data":       map[string]any{"password": "aHVudGVyMg=="},
 		"stringData": map[string]any{"token": "plain"},

@@ -1,12 +1,12 @@
 // Package yamltext is the editor's text of an object and back: the YAML an
-// editor shows for an object (EditableYAML: status and a Secret's values left
+// editor shows for an object (Editable: status and a Secret's values left
 // out, keys in a reader's order, strings quoted where a reader would take them
-// for something else), the object that text reads back as (ParseYAML: YAML
+// for something else), the object that text reads back as (Parse: YAML
 // 1.1 as kubectl reads it; an error names its line, and its column where the
 // parser knows it), and the JSON values both sides share, whose numbers are
 // exact (Normalize, DecodeObject, ToJSON).
 //
-// Numbers. Every value this package hands out (ParseYAML, Normalize,
+// Numbers. Every value this package hands out (Parse, Normalize,
 // DecodeObject) holds numbers as json.Number in one canonical text, a
 // function of the exact decimal value only: 1.0, 1e3 and 1_000 read as "1",
 // "1000" and "1000"; -0 reads as "0"; 9007199254740993 and

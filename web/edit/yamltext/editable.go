@@ -1,14 +1,15 @@
 package yamltext
 
+// lastApplied is the annotation kubectl apply keeps a copy of the object
+// in (k8s.io/api/core/v1's LastAppliedConfigAnnotation, which this leaf
+// does not import).
+const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
+
 // ViewOptions say what the editor shows of an object.
 type ViewOptions struct {
 	Status     bool // keep .status (read-only views); the editor drops it by default
 	SecretData bool // keep a Secret's data and stringData; the editor drops them (values are never pre-filled)
 }
-
-// lastApplied is the annotation kubectl apply keeps a copy of the object in:
-// for a Secret it holds the values too.
-const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
 
 // EditableObject returns a deep copy of obj without metadata.managedFields,
 // without status unless opts.Status, and, when obj is a core/v1 Secret
@@ -66,7 +67,7 @@ func deepCopy(v any) any {
 	return v
 }
 
-// EditableYAML renders EditableObject as YAML for the editor, keys in a
+// Editable renders EditableObject as YAML for the editor, keys in a
 // reader's order: apiVersion, kind, metadata (name, generateName, namespace,
 // labels, annotations first, then the rest sorted), then the other top-level
 // keys sorted with status last; nested maps sorted. Strings that YAML 1.1 or
@@ -75,9 +76,9 @@ func deepCopy(v any) any {
 // where YAML can hold them exactly, double-quoted otherwise. Numbers are
 // written in their canonical form.
 //
-// ParseYAML reads the result back to EditableObject(obj, opts) with numbers
+// Parse reads the result back to EditableObject(obj, opts) with numbers
 // canonical: rendering and parsing round-trip.
-func EditableYAML(obj map[string]any, opts ViewOptions) (string, error) {
+func Editable(obj map[string]any, opts ViewOptions) (string, error) {
 	v, err := Normalize(EditableObject(obj, opts))
 	if err != nil {
 		return "", err

@@ -70,7 +70,7 @@ func TestEditableObject(t *testing.T) {
 	}
 }
 
-func TestEditableYAMLOrder(t *testing.T) {
+func TestEditableOrder(t *testing.T) {
 	obj := map[string]any{
 		"status": map[string]any{"replicas": int64(2)},
 		"spec": map[string]any{"replicas": int64(2), "selector": map[string]any{"matchLabels": map[string]any{"app": "web"}},
@@ -120,20 +120,20 @@ spec:
         - containerPort: 8080
 zzz: []
 `
-	got, err := EditableYAML(obj, ViewOptions{})
+	got, err := Editable(obj, ViewOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
-	withStatus, _ := EditableYAML(obj, ViewOptions{Status: true})
+	withStatus, _ := Editable(obj, ViewOptions{Status: true})
 	if !strings.HasSuffix(withStatus, "zzz: []\nstatus:\n  replicas: 2\n") {
 		t.Errorf("status is not last:\n%s", withStatus)
 	}
 }
 
-func TestEditableYAMLScalars(t *testing.T) {
+func TestEditableScalars(t *testing.T) {
 	for _, tc := range []struct {
 		value any
 		want  string // the rendering of "v: value"
@@ -189,7 +189,7 @@ func TestEditableYAMLScalars(t *testing.T) {
 		{map[string]any{}, "v: {}"},
 		{[]any{}, "v: []"},
 	} {
-		got, err := EditableYAML(map[string]any{"v": tc.value}, ViewOptions{})
+		got, err := Editable(map[string]any{"v": tc.value}, ViewOptions{})
 		if err != nil {
 			t.Errorf("%#v: %v", tc.value, err)
 			continue
@@ -197,7 +197,7 @@ func TestEditableYAMLScalars(t *testing.T) {
 		if got != tc.want+"\n" {
 			t.Errorf("%#v: got %q, want %q", tc.value, got, tc.want+"\n")
 		}
-		back, err := ParseYAML(got)
+		back, err := Parse(got)
 		if err != nil {
 			t.Errorf("%#v: reading back %q: %v", tc.value, got, err)
 			continue
@@ -208,16 +208,16 @@ func TestEditableYAMLScalars(t *testing.T) {
 		}
 	}
 	for _, key := range []string{"on", "y", "80", "1.0", "", "app.kubernetes.io/name", "a: b", "multi\nline", "<<"} {
-		got, err := EditableYAML(map[string]any{key: "x"}, ViewOptions{})
+		got, err := Editable(map[string]any{key: "x"}, ViewOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		back, err := ParseYAML(got)
+		back, err := Parse(got)
 		if err != nil || back[key] != "x" || len(back) != 1 {
 			t.Errorf("key %q: %q reads back as %#v, %v", key, got, back, err)
 		}
 	}
-	if _, err := EditableYAML(map[string]any{"v": func() {}}, ViewOptions{}); err == nil {
+	if _, err := Editable(map[string]any{"v": func() {}}, ViewOptions{}); err == nil {
 		t.Error("a func rendered")
 	}
 }

@@ -24,7 +24,7 @@ var ErrTooLarge = errors.New("the text is larger than 3 MiB; nothing was sent")
 // a few hundred bytes).
 const aliasBudget = 100_000
 
-// ParseYAML parses the editor text into a JSON object.
+// Parse parses the editor text into a JSON object.
 //
 // Scalars are read as kubectl reads them (sigs.k8s.io/yaml, YAML 1.1):
 // yes/no/on/off/y/n are booleans, 0x1F and 0777 integers, ~ null, and
@@ -33,11 +33,11 @@ const aliasBudget = 100_000
 // float64. Anchors, aliases and merge keys (<<) are expanded.
 //
 // Values are map[string]any, []any, string, bool, nil and json.Number.
-// Errors: ErrTooLarge; otherwise a *YAMLError: a syntax error (line only,
+// Errors: ErrTooLarge; otherwise a *ParseError: a syntax error (line only,
 // as the parser gives it), empty text, more than one document, a top level
 // that is not a mapping, duplicate keys, keys that are not strings, values
 // JSON cannot hold (.inf, .nan, !!binary, custom tags).
-func ParseYAML(text string) (map[string]any, error) {
+func Parse(text string) (map[string]any, error) {
 	if len(text) > MaxText {
 		return nil, ErrTooLarge
 	}
@@ -61,7 +61,7 @@ func ParseYAML(text string) (map[string]any, error) {
 		doc = n.Content[0]
 	}
 	if doc == nil {
-		return nil, &YAMLError{Message: "the text is empty: there is no object"}
+		return nil, &ParseError{Message: "the text is empty: there is no object"}
 	}
 	if doc.Kind != yaml.MappingNode {
 		return nil, nodeError(doc, "the object must be a YAML mapping (key: value lines), not %s", kindName(doc))

@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-func TestParseYAMLScalars(t *testing.T) {
+func TestParseScalars(t *testing.T) {
 	for _, tc := range []struct {
 		yaml string // the value of key v
 		want any
@@ -77,7 +77,7 @@ func TestParseYAMLScalars(t *testing.T) {
 		{"!!map {a: 1}", map[string]any{"a": json.Number("1")}},
 		{"!!seq [a]", []any{"a"}},
 	} {
-		got, err := ParseYAML("v: " + tc.yaml + "\n")
+		got, err := Parse("v: " + tc.yaml + "\n")
 		if err != nil {
 			t.Errorf("%q: %v", tc.yaml, err)
 			continue
@@ -88,7 +88,7 @@ func TestParseYAMLScalars(t *testing.T) {
 	}
 }
 
-func TestParseYAMLStructure(t *testing.T) {
+func TestParseStructure(t *testing.T) {
 	for _, tc := range []struct {
 		name, yaml string
 		want       map[string]any
@@ -110,7 +110,7 @@ func TestParseYAMLStructure(t *testing.T) {
 		{"quoted << is a key", "\"<<\": x\n", map[string]any{"<<": "x"}},
 		{"BOM", "\uFEFFa: 1\n", map[string]any{"a": json.Number("1")}},
 	} {
-		got, err := ParseYAML(tc.yaml)
+		got, err := Parse(tc.yaml)
 		if err != nil {
 			t.Errorf("%s: %v", tc.name, err)
 			continue
@@ -121,7 +121,7 @@ func TestParseYAMLStructure(t *testing.T) {
 	}
 }
 
-func TestParseYAMLErrors(t *testing.T) {
+func TestParseErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name, yaml   string
 		line, column int
@@ -162,10 +162,10 @@ func TestParseYAMLErrors(t *testing.T) {
 		{"control character: no line", "a: 1\nb: \x01\n", 0, 0, "control characters are not allowed"},
 		{"an error in the second document", "a: 1\n---\nb: [\n", 3, 0, "did not find expected node content"},
 	} {
-		_, err := ParseYAML(tc.yaml)
-		var ye *YAMLError
+		_, err := Parse(tc.yaml)
+		var ye *ParseError
 		if !errors.As(err, &ye) {
-			t.Errorf("%s: got %v (%T), want a *YAMLError", tc.name, err, err)
+			t.Errorf("%s: got %v (%T), want a *ParseError", tc.name, err, err)
 			continue
 		}
 		if ye.Line != tc.line || ye.Column != tc.column || !strings.Contains(ye.Message, tc.message) {
@@ -174,14 +174,14 @@ func TestParseYAMLErrors(t *testing.T) {
 	}
 }
 
-func TestYAMLErrorText(t *testing.T) {
+func TestParseErrorText(t *testing.T) {
 	for _, tc := range []struct {
-		err  YAMLError
+		err  ParseError
 		want string
 	}{
-		{YAMLError{Line: 3, Column: 5, Message: "m"}, "line 3, column 5: m"},
-		{YAMLError{Line: 3, Message: "m"}, "line 3: m"},
-		{YAMLError{Message: "m"}, "m"},
+		{ParseError{Line: 3, Column: 5, Message: "m"}, "line 3, column 5: m"},
+		{ParseError{Line: 3, Message: "m"}, "line 3: m"},
+		{ParseError{Message: "m"}, "m"},
 	} {
 		if got := tc.err.Error(); got != tc.want {
 			t.Errorf("got %q, want %q", got, tc.want)
@@ -189,8 +189,8 @@ func TestYAMLErrorText(t *testing.T) {
 	}
 }
 
-func TestParseYAMLLimits(t *testing.T) {
-	if _, err := ParseYAML("a: " + strings.Repeat("x", MaxText)); !errors.Is(err, ErrTooLarge) {
+func TestParseLimits(t *testing.T) {
+	if _, err := Parse("a: " + strings.Repeat("x", MaxText)); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("text past MaxText: got %v, want ErrTooLarge", err)
 	}
 	if ErrTooLarge.Error() != "the text is larger than 3 MiB; nothing was sent" {
@@ -204,8 +204,8 @@ func TestParseYAMLLimits(t *testing.T) {
 		prev := "*a" + string(rune('0'+i-1))
 		b.WriteString(name + ": &" + name + " [" + strings.Repeat(prev+", ", 9) + prev + "]\n")
 	}
-	_, err := ParseYAML(b.String())
-	var ye *YAMLError
+	_, err := Parse(b.String())
+	var ye *ParseError
 	if !errors.As(err, &ye) || !strings.Contains(ye.Message, "aliases expand to more than") {
 		t.Errorf("alias bomb: got %v", err)
 	}

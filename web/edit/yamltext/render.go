@@ -182,7 +182,7 @@ func stringNode(s string) *yaml.Node {
 var base60 = regexp.MustCompile(`^[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?$`)
 
 // readsAsOther reports whether the plain scalar s would be read as
-// something other than the string s: by ParseYAML (YAML 1.1 as kubectl
+// something other than the string s: by Parse (YAML 1.1 as kubectl
 // reads it), or by another reader (a number past 64 bits or float64,
 // "=" and base 60 in strict YAML 1.1).
 func readsAsOther(s string) bool {

@@ -13,14 +13,14 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// YAMLError is a parse error with a 1-based position. Line is 0 when the
+// ParseError is a parse error with a 1-based position. Line is 0 when the
 // parser gave none; Column is 0 when it gave a line only.
-type YAMLError struct {
+type ParseError struct {
 	Line, Column int
 	Message      string
 }
 
-func (e *YAMLError) Error() string {
+func (e *ParseError) Error() string {
 	switch {
 	case e.Line > 0 && e.Column > 0:
 		return fmt.Sprintf("line %d, column %d: %s", e.Line, e.Column, e.Message)
@@ -30,8 +30,8 @@ func (e *YAMLError) Error() string {
 	return e.Message
 }
 
-func nodeError(n *yaml.Node, format string, args ...any) *YAMLError {
-	return &YAMLError{Line: n.Line, Column: n.Column, Message: fmt.Sprintf(format, args...)}
+func nodeError(n *yaml.Node, format string, args ...any) *ParseError {
+	return &ParseError{Line: n.Line, Column: n.Column, Message: fmt.Sprintf(format, args...)}
 }
 
 // syntaxError locates a syntax error the parser reported. go-yaml gives a
@@ -42,10 +42,10 @@ func nodeError(n *yaml.Node, format string, args ...any) *YAMLError {
 // 2) and the error is placed on v2's problem line, or on v3's line when the
 // problem is past the end of the text (an unclosed quote or bracket, found
 // at the end, is reported where it opened).
-func syntaxError(text string, err error) *YAMLError {
+func syntaxError(text string, err error) *ParseError {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	if m := unknownAnchor.FindStringSubmatch(msg); m != nil {
-		e := &YAMLError{Message: msg}
+		e := &ParseError{Message: msg}
 		if loc := regexp.MustCompile(`\*` + regexp.QuoteMeta(m[1]) + `(\s|[,\]}]|$)`).FindStringIndex(text); loc != nil {
 			e.Line = strings.Count(text[:loc[0]], "\n") + 1
 			e.Column = utf8.RuneCountInString(text[strings.LastIndexByte(text[:loc[0]], '\n')+1:loc[0]]) + 1
@@ -55,7 +55,7 @@ func syntaxError(text string, err error) *YAMLError {
 	padded := "\n" + strings.TrimPrefix(text, "\uFEFF")
 	v3Line, v3Msg := errorLine(decodeAllV3(padded))
 	v2Line, v2Msg := errorLine(decodeAllV2(padded))
-	e := &YAMLError{Message: msg}
+	e := &ParseError{Message: msg}
 	if m := yamlLine.FindStringSubmatch(msg); m != nil {
 		e.Message = m[2]
 	}
