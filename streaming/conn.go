@@ -30,6 +30,11 @@ const (
 	// CloseTryAgainLater: the stream failed in a way a reconnect may mend
 	// (a 5xx or 429 upstream).
 	CloseTryAgainLater = websocket.CloseTryAgainLater
+	// CloseSessionEnded closes a stream whose session ended or whose
+	// credential was replaced (a refreshed token): no stream outlives the
+	// credential it was opened with. The page reconnects at once, with the
+	// session's current credential, or learns that it must sign in again.
+	CloseSessionEnded = 4001
 )
 
 // Options tune a Conn. Zero fields take the defaults.

@@ -22,10 +22,9 @@ type Metrics struct {
 	httpDuration *prometheus.HistogramVec
 	apiCalls     *prometheus.CounterVec
 	apiDuration  *prometheus.HistogramVec
-	// WebSockets counts open browser WebSocket connections.
-	WebSockets prometheus.Gauge
-	watches    sync.Once
-	slots      sync.Once
+	watches      sync.Once
+	slots        sync.Once
+	sockets      sync.Once
 }
 
 // NewMetrics registers Tabula's collectors on a fresh registry.
@@ -50,13 +49,9 @@ func NewMetrics() *Metrics {
 			Help:    "Latency of requests to API servers, by verb and resource.",
 			Buckets: prometheus.DefBuckets,
 		}, []string{"verb", "resource"}),
-		WebSockets: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "tabula_websockets_open",
-			Help: "Browser WebSocket connections currently open.",
-		}),
 	}
 	m.registry.MustRegister(
-		m.httpRequests, m.httpDuration, m.apiCalls, m.apiDuration, m.WebSockets,
+		m.httpRequests, m.httpDuration, m.apiCalls, m.apiDuration,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)
@@ -70,6 +65,16 @@ func (m *Metrics) upstreamWatches(count func() float64) {
 			Name: "tabula_upstream_watches",
 			Help: "Upstream list watches open, each shared by the live pages of one identity.",
 		}, count))
+	})
+}
+
+// openSockets exports how many browser WebSockets are open.
+func (m *Metrics) openSockets(count func() int64) {
+	m.sockets.Do(func() {
+		m.registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "tabula_websockets_open",
+			Help: "Browser WebSocket connections currently open.",
+		}, func() float64 { return float64(count()) }))
 	})
 }
 

@@ -129,7 +129,6 @@ func New(d Deps) (*Server, error) {
 		Timeout:  d.RequestTimeout,
 		Assets: views.Assets{CSS: a.URL("app.css"), JS: a.URL("app.js"), Live: a.URL("live.js"), Editor: a.URL("editor.js"),
 			Terminal: a.URL("terminal.js"), TerminalCSS: a.URL("terminal.css"), ImportMap: a.ImportMap()},
-		WebSockets: d.Metrics.WebSockets,
 		Origins:    d.ExternalOrigins,
 		MaxStreams: d.MaxStreams,
 		Access:     access.New(access.Options{Log: d.Log}),
@@ -183,6 +182,7 @@ func New(d Deps) (*Server, error) {
 	s.idle.release = func() { env.ReleasePooled(); free() }
 	s.metrics.upstreamWatches(func() float64 { return float64(s.list.Upstreams()) })
 	s.metrics.streamSlots(env.StreamSlots)
+	s.metrics.openSockets(env.OpenSockets)
 	s.dispatch = s.resourceRoutes()
 	s.echo = s.routes()
 	s.handler = s.echo

@@ -14,9 +14,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/tabula-console/tabula/streaming"
 	"github.com/tabula-console/tabula/web"
 	"github.com/tabula-console/tabula/web/auth"
-	webpage "github.com/tabula-console/tabula/web/page"
 )
 
 // Sessions live in cookies sealed with the session key: any console given
@@ -164,8 +164,8 @@ func TestLogoutAtOneReplicaEndsTheSessionAtAll(t *testing.T) {
 	if p := b.post("/auth/logout", url.Values{"_csrf": {signOutToken(t, home)}}); p.code() != http.StatusSeeOther {
 		t.Fatalf("logout at the first replica: %d", p.code())
 	}
-	if code := closedWith(t, ws, 5*time.Second); code != webpage.CloseSessionEnded {
-		t.Errorf("the second replica's stream closed with %d, want %d", code, webpage.CloseSessionEnded)
+	if code := closedWith(t, ws, 5*time.Second); code != streaming.CloseSessionEnded {
+		t.Errorf("the second replica's stream closed with %d, want %d", code, streaming.CloseSessionEnded)
 	}
 	if p := thief.get("/c/dev/"); p.code() != http.StatusFound || !strings.HasPrefix(p.location(), "/auth/login") {
 		t.Errorf("the copied cookies at the second replica after logout: %d → %q, want a redirect to sign in", p.code(), p.location())

@@ -10,8 +10,8 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/tabula-console/tabula/streaming"
 	"github.com/tabula-console/tabula/web"
-	webpage "github.com/tabula-console/tabula/web/page"
 )
 
 const liveList = "/c/dev/api/v1/namespaces/demo/pods"
@@ -83,8 +83,8 @@ func TestLogoutEndsTheSessionsStreams(t *testing.T) {
 	ows, _ := other.mustDial(liveList)
 
 	b.post("/auth/logout", url.Values{"_csrf": {signOutToken(t, home)}})
-	if code := closedWith(t, ws, 5*time.Second); code != webpage.CloseSessionEnded {
-		t.Errorf("close code %d, want %d", code, webpage.CloseSessionEnded)
+	if code := closedWith(t, ws, 5*time.Second); code != streaming.CloseSessionEnded {
+		t.Errorf("close code %d, want %d", code, streaming.CloseSessionEnded)
 	}
 	// Another session of the same user streams on.
 	_ = ows.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
@@ -116,8 +116,8 @@ func TestStreamsEndAtTheTokensRefreshPointAndResumeWithTheNewToken(t *testing.T)
 	c.idp.m.FastForward(skip)
 
 	ws, _ := b.mustDial(liveList)
-	if code := closedWith(t, ws, 5*time.Second); code != webpage.CloseSessionEnded {
-		t.Fatalf("close code %d at the refresh point, want %d", code, webpage.CloseSessionEnded)
+	if code := closedWith(t, ws, 5*time.Second); code != streaming.CloseSessionEnded {
+		t.Fatalf("close code %d at the refresh point, want %d", code, streaming.CloseSessionEnded)
 	}
 	c.fake.ResetRequests()
 	ws2, resp := b.mustDial(liveList)
@@ -143,8 +143,8 @@ func TestStreamsEndAtTheIdleDeadline(t *testing.T) {
 	b.tokenLogin("alice-token", "/")
 	c.clock.advance(time.Hour - 2*time.Second)
 	ws, _ := b.mustDial(liveList)
-	if code := closedWith(t, ws, 6*time.Second); code != webpage.CloseSessionEnded {
-		t.Fatalf("close code %d at the idle deadline, want %d", code, webpage.CloseSessionEnded)
+	if code := closedWith(t, ws, 6*time.Second); code != streaming.CloseSessionEnded {
+		t.Fatalf("close code %d at the idle deadline, want %d", code, streaming.CloseSessionEnded)
 	}
 	if _, resp, err := b.dial(liveList); err == nil || resp == nil || resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("reconnect after the idle deadline: %v, want 401", err)

@@ -36,12 +36,6 @@ type Clusters interface {
 	IdentityKey(id apiclient.Identity) string
 }
 
-// Gauge is the part of a Prometheus gauge the WebSocket helpers use.
-type Gauge interface {
-	Inc()
-	Dec()
-}
-
 // Config is what Env is built from.
 type Config struct {
 	Clusters Clusters
@@ -50,8 +44,6 @@ type Config struct {
 	Timeout time.Duration
 	// Assets are the fingerprinted URLs every page links.
 	Assets views.Assets
-	// WebSockets counts open browser WebSockets.
-	WebSockets Gauge
 	// Origins are the browser origins (scheme://host[:port]) allowed to open
 	// WebSockets; empty means the origin the request itself was made to.
 	Origins []string
@@ -86,7 +78,7 @@ type Env struct {
 	pages  bufferPool
 	// compressor encodes finished bodies (Blob); nil when disabled.
 	compressor *compress.Compressor
-	sockets    Gauge
+	sockets    atomic.Int64 // browser WebSockets open
 	origins    []string
 	mode       string
 	streams    chan struct{}
@@ -117,7 +109,6 @@ func New(cfg Config) (*Env, error) {
 		Log:      cfg.Log,
 		Timeout:  cfg.Timeout,
 		assets:   cfg.Assets,
-		sockets:  cfg.WebSockets,
 		origins:  cfg.Origins,
 		mode:     cfg.Mode,
 		access:   cfg.Access,
@@ -146,9 +137,6 @@ func New(cfg Config) (*Env, error) {
 	if e.Timeout <= 0 {
 		e.Timeout = 30 * time.Second
 	}
-	if e.sockets == nil {
-		e.sockets = nopGauge{}
-	}
 	if e.access == nil {
 		e.access = noAccess{}
 	}
@@ -166,11 +154,6 @@ func New(cfg Config) (*Env, error) {
 	}
 	return e, nil
 }
-
-type nopGauge struct{}
-
-func (nopGauge) Inc() {}
-func (nopGauge) Dec() {}
 
 type contextNameKey struct{}
 

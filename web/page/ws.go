@@ -25,17 +25,11 @@ type Stream struct {
 // help. It is safe to call more than once.
 func (s *Stream) Finish(err error) { s.finish(err) }
 
-// CloseSessionEnded is the close code of a stream whose session ended or
-// whose credential was replaced (a refreshed token): no stream outlives the
-// credential it was opened with. The page reconnects at once, with the
-// session's current credential, or learns that it must sign in again.
-const CloseSessionEnded = 4001
-
 // Upgrade turns the request into a channel-framed WebSocket. input says
 // whether the endpoint reads channel 0; one that does not accepts only tiny
 // messages and queues none. On refusal the response (403 or 400 with its
 // reason) is already written and Upgrade returns nil, nil: the handler
-// simply returns. The stream ends, closed with CloseSessionEnded, when the
+// simply returns. The stream ends, closed with streaming.CloseSessionEnded, when the
 // requester's session does (Requester.Ends).
 func (e *Env) Upgrade(c echo.Context, input bool) (*Stream, error) {
 	return e.UpgradeWith(c, UpgradeOptions{Input: input})
@@ -66,7 +60,7 @@ func (e *Env) UpgradeWith(c echo.Context, o UpgradeOptions) (*Stream, error) {
 		e.Log.Debug("WebSocket upgrade refused", "path", c.Request().URL.Path, "error", err)
 		return nil, nil
 	}
-	e.sockets.Inc()
+	e.sockets.Add(1)
 	// gorilla wrote the 101 on the hijacked connection; say so to the
 	// request log and metrics, which read the echo response.
 	c.Response().Status = http.StatusSwitchingProtocols
@@ -86,7 +80,7 @@ func (e *Env) UpgradeWith(c echo.Context, o UpgradeOptions) (*Stream, error) {
 			}
 			cancel()
 			_ = conn.Close(code, "")
-			e.sockets.Dec()
+			e.sockets.Add(-1)
 		})
 	}
 	s.finish = func(err error) { end(err, streaming.CloseNormal) }
@@ -96,7 +90,7 @@ func (e *Env) UpgradeWith(c echo.Context, o UpgradeOptions) (*Stream, error) {
 		case <-conn.Done():
 			cancel()
 		case <-ends:
-			end(nil, CloseSessionEnded)
+			end(nil, streaming.CloseSessionEnded)
 		case <-ctx.Done():
 		}
 	}()
@@ -121,6 +115,9 @@ func (e *Env) UpgradeOrigin(next echo.HandlerFunc) echo.HandlerFunc {
 		return next(c)
 	}
 }
+
+// OpenSockets is how many browser WebSockets are open, for metrics.
+func (e *Env) OpenSockets() int64 { return e.sockets.Load() }
 
 // Notify tells the page something on the diagnostics channel.
 func (s *Stream) Notify(msg string) {
