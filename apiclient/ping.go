@@ -3,15 +3,18 @@ package apiclient
 import (
 	"context"
 	"fmt"
+	"net/http"
 )
 
 // Ping checks that the server answers. Any HTTP answer short of a server error
-// counts: a 401 still proves the server is reachable.
-func (c *Client) Ping(ctx context.Context) error {
+// counts: a 401 still proves the server is reachable, unless authenticated
+// asks that the client's own credential be accepted too (the console acts
+// with it for its users).
+func (c *Client) Ping(ctx context.Context, authenticated bool) error {
 	result := c.rest.Get().AbsPath("/version").Do(ctx)
 	var code int
 	result.StatusCode(&code)
-	if code == 0 || code >= 500 {
+	if code == 0 || code >= 500 || authenticated && code == http.StatusUnauthorized {
 		if err := result.Error(); err != nil {
 			return fmt.Errorf("API server of context %q: %w", c.context, err)
 		}

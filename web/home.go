@@ -127,7 +127,9 @@ func (s *Server) healthz(c echo.Context) error {
 
 // readyz reports whether the current context's API server answers. It is
 // for probes, which are not signed in: it pings /version with the console's
-// own credentials (any answer short of a 5xx will do), says only "ok" or
+// own credentials (any answer short of a 5xx will do, but a 401 where the
+// console acts with that credential for its users: kubeconfig mode and
+// OIDC impersonation, whose every page would fail), says only "ok" or
 // "not ready", and logs why. It says nothing of any user's access, and no
 // page relies on it. The answer is kept for readyTTL, and callers at once
 // share one ping: an unauthenticated flood of /readyz makes no more API
@@ -191,5 +193,5 @@ func (s *Server) ping(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return client.Ping(ctx)
+	return client.Ping(ctx, s.ownCredentialServes)
 }

@@ -100,6 +100,9 @@ type Server struct {
 	origins       []string
 	// bodyTimeout is how long a request body may take to arrive.
 	bodyTimeout time.Duration
+	// ownCredentialServes: the console's own credential acts for its users
+	// (kubeconfig mode, OIDC impersonation), so its refusal is not ready.
+	ownCredentialServes bool
 
 	auth   *auth.Handler
 	list   *list.Handler
@@ -162,12 +165,14 @@ func New(d Deps) (*Server, error) {
 		metricsListen: d.MetricsListen,
 		origins:       d.ExternalOrigins,
 		bodyTimeout:   bodyTimeout,
-		auth:          signIn,
-		list:          list.New(env),
-		object:        object.New(env),
-		logs:          logs.New(env),
-		edit:          edit.New(env),
-		exec:          exec.New(env, d.Terminal),
+		ownCredentialServes: d.Auth.Mode == "" || d.Auth.Mode == ModeKubeconfig ||
+			d.Auth.Mode == ModeOIDC && d.Auth.OIDC.Identity == OIDCImpersonate,
+		auth:   signIn,
+		list:   list.New(env),
+		object: object.New(env),
+		logs:   logs.New(env),
+		edit:   edit.New(env),
+		exec:   exec.New(env, d.Terminal),
 	}
 	quiet := d.ReleaseIdleMemory
 	if quiet == 0 {

@@ -480,3 +480,23 @@ func TestReadinessProbesShareOneCall(t *testing.T) {
 		t.Errorf("a probe after the answer aged made %d calls in all, want 2", n)
 	}
 }
+
+// A 401 to the console's own credential is not ready where the console
+// acts with that credential for its users (kubeconfig mode, OIDC
+// impersonation: every page would fail), and is where users bring their
+// own (a pasted token, a passed-through ID token).
+func TestReadinessRefusedCredential(t *testing.T) {
+	unauthorized := metav1.Status{Status: metav1.StatusFailure, Code: http.StatusUnauthorized, Reason: metav1.StatusReasonUnauthorized, Message: "Unauthorized"}
+	for _, tc := range []struct {
+		auth web.AuthConfig
+		want int
+	}{
+		{web.AuthConfig{}, http.StatusServiceUnavailable},
+		{web.AuthConfig{Mode: web.ModeToken}, http.StatusOK},
+	} {
+		fake := apitest.NewServer(t, apitest.CoreV1())
+		fake.FailPath("/version", unauthorized)
+		h := webtest.Start(t, fake, webtest.Options{Deps: web.Deps{Auth: tc.auth}})
+		h.Get(t, "/readyz", tc.want)
+	}
+}
