@@ -289,30 +289,11 @@ func startDeployedConsole(t *testing.T, d deployedConsole, dir, name string) *ha
 			t.Fatalf("the Deployment's arguments %q lack %s, which the test runs with", args, a)
 		}
 	}
-	server, err := url.Parse(env.cluster.Server)
-	if err != nil {
-		t.Fatal(err)
-	}
 	key := filepath.Join(t.TempDir(), "session.key")
 	must(t, harness.WriteSessionKey(key))
 	logDir := filepath.Join(env.artifacts, "deployed-console-"+name)
 	must(t, os.MkdirAll(logDir, 0o755))
-	console, err := harness.StartConsoleWith(context.Background(), harness.ConsoleOptions{
-		LogDir: logDir,
-		Args:   harness.OIDCConsoleArgs(env.oidc, harness.OIDCImpersonate, key),
-		Env: []string{
-			"HOME=" + t.TempDir(),
-			"KUBECONFIG=",
-			"KUBERNETES_SERVICE_HOST=" + server.Hostname(),
-			"KUBERNETES_SERVICE_PORT=" + server.Port(),
-			"TABULA_SERVICE_ACCOUNT_DIR=" + dir,
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = console.Stop(10 * time.Second) })
-	return console
+	return startInClusterConsole(t, dir, logDir, harness.OIDCConsoleArgs(env.oidc, harness.OIDCImpersonate, key)...)
 }
 
 // browserless is a user signed in to a console over plain HTTP: a cookie

@@ -364,26 +364,7 @@ func TestConsoleRunsInClusterModeWithAServiceAccount(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	server, err := url.Parse(env.cluster.Server)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The console's whole environment: the test's KUBECONFIG, HOME (and
-	// ~/.kube/config) and TABULA_* stay out.
-	console, err := harness.StartConsoleWith(ctx, harness.ConsoleOptions{
-		LogDir: t.TempDir(),
-		Env: []string{
-			"HOME=" + t.TempDir(),
-			"KUBECONFIG=",
-			"KUBERNETES_SERVICE_HOST=" + server.Hostname(),
-			"KUBERNETES_SERVICE_PORT=" + server.Port(),
-			"TABULA_SERVICE_ACCOUNT_DIR=" + saDir,
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = console.Stop(10 * time.Second) })
+	console := startInClusterConsole(t, saDir, t.TempDir())
 
 	client := &http.Client{Timeout: 30 * time.Second}
 	get := func(path string, want int) *goquery.Document {
@@ -429,4 +410,33 @@ func TestConsoleRunsInClusterModeWithAServiceAccount(t *testing.T) {
 			t.Errorf("%s: the 403 does not name the service account: %q", path, msg)
 		}
 	}
+}
+
+// startInClusterConsole starts bin/tabula as a pod would run it: no
+// kubeconfig, the service account's credentials in saDir,
+// KUBERNETES_SERVICE_HOST/PORT naming the dev control plane, and a
+// fresh HOME (the test's KUBECONFIG, ~/.kube/config and TABULA_*
+// variables stay out), with args. It stops when the test ends.
+func startInClusterConsole(t *testing.T, saDir, logDir string, args ...string) *harness.Console {
+	t.Helper()
+	server, err := url.Parse(env.cluster.Server)
+	if err != nil {
+		t.Fatal(err)
+	}
+	console, err := harness.StartConsoleWith(context.Background(), harness.ConsoleOptions{
+		LogDir: logDir,
+		Args:   args,
+		Env: []string{
+			"HOME=" + t.TempDir(),
+			"KUBECONFIG=",
+			"KUBERNETES_SERVICE_HOST=" + server.Hostname(),
+			"KUBERNETES_SERVICE_PORT=" + server.Port(),
+			"TABULA_SERVICE_ACCOUNT_DIR=" + saDir,
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = console.Stop(10 * time.Second) })
+	return console
 }
