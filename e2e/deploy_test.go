@@ -423,7 +423,7 @@ func startInClusterConsole(t *testing.T, saDir, logDir string, args ...string) *
 	if err != nil {
 		t.Fatal(err)
 	}
-	console, err := harness.StartConsoleWith(context.Background(), harness.ConsoleOptions{
+	console, err := harness.StartConsoleWith(t.Context(), harness.ConsoleOptions{
 		LogDir: logDir,
 		Args:   args,
 		Env: []string{
