@@ -22,8 +22,8 @@ func GroupLabel(group string) string {
 // so a page asked for any other refuses it rather than ask a server that
 // would only answer with an empty list.
 func NamespaceProblem(ns string) string {
-	if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
-		return fmt.Sprintf("%q is not a namespace name: %s", ns, strings.Join(errs, "; "))
+	if len(validation.IsDNS1123Label(ns)) > 0 {
+		return fmt.Sprintf("%q is not a namespace name: a namespace is named by a DNS label, at most 63 lowercase letters, digits and '-', starting and ending with a letter or digit", ns)
 	}
 	return ""
 }
