@@ -41,9 +41,13 @@ func (e event) rv() string {
 
 // watchConn reads a watch stream's events in the background.
 type watchConn struct {
-	t      *testing.T
+	t *testing.T
+	// events carries the events in order and is closed when the stream
+	// ends, after its last event, so that a reader sees every event before
+	// the end (two channels, one for events and one for the end, would let
+	// a select take the end first when both are ready).
 	events chan event
-	done   chan error // the read error that ended the stream
+	err    error // why the stream ended (nil for a clean end), set before events is closed
 	cancel context.CancelFunc
 	header http.Header
 }
@@ -64,19 +68,20 @@ func openWatch(t *testing.T, s *apitest.Server, path, accept string) *watchConn 
 		body, _ := io.ReadAll(resp.Body)
 		t.Fatalf("watch %s: %d %s", path, resp.StatusCode, body)
 	}
-	wc := &watchConn{t: t, events: make(chan event, 100), done: make(chan error, 1), cancel: cancel, header: resp.Header}
+	wc := &watchConn{t: t, events: make(chan event, 100), cancel: cancel, header: resp.Header}
 	go func() {
 		defer resp.Body.Close()
+		defer close(wc.events)
 		sc := bufio.NewScanner(resp.Body)
 		for sc.Scan() {
 			var e event
 			if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-				wc.done <- err
+				wc.err = err
 				return
 			}
 			wc.events <- e
 		}
-		wc.done <- sc.Err()
+		wc.err = sc.Err()
 	}()
 	return wc
 }
@@ -84,10 +89,11 @@ func openWatch(t *testing.T, s *apitest.Server, path, accept string) *watchConn 
 func (wc *watchConn) next() event {
 	wc.t.Helper()
 	select {
-	case e := <-wc.events:
+	case e, open := <-wc.events:
+		if !open {
+			wc.t.Fatalf("stream ended (%v) while waiting for an event", wc.err)
+		}
 		return e
-	case err := <-wc.done:
-		wc.t.Fatalf("stream ended (%v) while waiting for an event", err)
 	case <-time.After(5 * time.Second):
 		wc.t.Fatal("no event within 5s")
 	}
@@ -98,7 +104,10 @@ func (wc *watchConn) next() event {
 func (wc *watchConn) quiet() {
 	wc.t.Helper()
 	select {
-	case e := <-wc.events:
+	case e, open := <-wc.events:
+		if !open {
+			wc.t.Fatalf("stream ended (%v), want it open", wc.err)
+		}
 		wc.t.Fatalf("unexpected event %s %s", e.Type, e.name())
 	case <-time.After(50 * time.Millisecond):
 	}
@@ -109,10 +118,11 @@ func (wc *watchConn) quiet() {
 func (wc *watchConn) ended() error {
 	wc.t.Helper()
 	select {
-	case e := <-wc.events:
-		wc.t.Fatalf("unexpected event %s %s", e.Type, e.name())
-	case err := <-wc.done:
-		return err
+	case e, open := <-wc.events:
+		if open {
+			wc.t.Fatalf("unexpected event %s %s", e.Type, e.name())
+		}
+		return wc.err
 	case <-time.After(5 * time.Second):
 		wc.t.Fatal("stream still open after 5s")
 	}
