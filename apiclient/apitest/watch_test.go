@@ -100,19 +100,6 @@ func (wc *watchConn) next() event {
 	return event{}
 }
 
-// quiet checks that no event comes for a short while.
-func (wc *watchConn) quiet() {
-	wc.t.Helper()
-	select {
-	case e, open := <-wc.events:
-		if !open {
-			wc.t.Fatalf("stream ended (%v), want it open", wc.err)
-		}
-		wc.t.Fatalf("unexpected event %s %s", e.Type, e.name())
-	case <-time.After(50 * time.Millisecond):
-	}
-}
-
 // ended waits for the stream to end and returns the read error (nil for a
 // clean end).
 func (wc *watchConn) ended() error {
@@ -154,7 +141,7 @@ func TestWatchJSON(t *testing.T) {
 	}
 	s.Add(apitest.Pod("other", "web-y", map[string]string{"app": "web"})) // other namespace
 	s.Add(apitest.Pod("demo", "db-1", map[string]string{"app": "db"}))    // not selected
-	wc.quiet()
+	// The next event is the deletion: neither addition was sent.
 	s.Delete(podGVK, "demo", "web-b")
 	if e := wc.next(); e.Type != "DELETED" || e.name() != "web-b" || e.rv() != s.ResourceVersion() {
 		t.Fatalf("got %s %s rv %s", e.Type, e.name(), e.rv())
@@ -240,7 +227,6 @@ func TestWatchResumeAndExpiry(t *testing.T) {
 	if a, b := wc.next(), wc.next(); a.name() != "web-a" || b.name() != "web-z" || a.Type != "MODIFIED" {
 		t.Fatalf("replayed %s %s, %s %s", a.Type, a.name(), b.Type, b.name())
 	}
-	wc.quiet()
 
 	s.ExpireWatchHistory()
 	now := s.ResourceVersion()
@@ -253,7 +239,8 @@ func TestWatchResumeAndExpiry(t *testing.T) {
 	if err := expired.ended(); err != nil {
 		t.Errorf("expired watch ended with %v", err)
 	}
-	// The open watch goes on, and the current version is still good.
+	// The open watch goes on with nothing after the replay but this change,
+	// and the current version is still good.
 	s.Modify(podGVK, "demo", "web-e", setPhase("Failed"))
 	if e := wc.next(); e.name() != "web-e" {
 		t.Fatalf("open watch: %s", e.name())
@@ -275,7 +262,12 @@ func TestWatchBookmarks(t *testing.T) {
 	if e.Type != "BOOKMARK" || e.rv() != s.ResourceVersion() || e.Object["kind"] != "Table" || e.Object["columnDefinitions"] == nil {
 		t.Fatalf("bookmark: %s rv %s %v", e.Type, e.rv(), e.Object)
 	}
-	without.quiet()
+	// A change after the bookmark is the next event of the watch that did
+	// not allow bookmarks: it got none.
+	s.Modify(podGVK, "demo", "web-a", setPhase("Failed"))
+	if e := without.next(); e.Type != "MODIFIED" || e.name() != "web-a" {
+		t.Fatalf("without bookmarks: %s %s", e.Type, e.name())
+	}
 
 	periodic := seeded(t, apitest.Options{BookmarkInterval: 20 * time.Millisecond})
 	wc := openWatch(t, periodic, "/api/v1/namespaces/demo/pods?watch=1&allowWatchBookmarks=1&resourceVersion="+periodic.ResourceVersion(), "application/json")
@@ -294,12 +286,20 @@ func TestWatchFieldSelectors(t *testing.T) {
 	if e := wc.next(); e.name() != "web-a.1" {
 		t.Fatalf("got %s", e.name())
 	}
-	wc.quiet()
+	// The next event is web-a's second: db-0's was not sent.
+	s.Add(apitest.Event("web-a.2", pod, apitest.EventSpec{Type: "Normal", Reason: "Started", First: time.Now()}))
+	if e := wc.next(); e.name() != "web-a.2" {
+		t.Fatalf("got %s, want web-a.2", e.name())
+	}
 	byNS := openWatch(t, s, "/api/v1/pods?watch=1&fieldSelector=metadata.namespace%3Dother", "")
 	if e := byNS.next(); e.name() != "web-z" {
 		t.Fatalf("got %s", e.name())
 	}
-	byNS.quiet()
+	// After the initial ADDED events comes this change: web-z was the only one.
+	s.Modify(podGVK, "other", "web-z", setPhase("Failed"))
+	if e := byNS.next(); e.Type != "MODIFIED" || e.name() != "web-z" {
+		t.Fatalf("got %s %s, want MODIFIED web-z", e.Type, e.name())
+	}
 	if a := get(t, s, "/api/v1/pods?watch=1&fieldSelector=spec.bogus%3Dx", ""); a.code != http.StatusBadRequest {
 		t.Errorf("unsupported field: %d", a.code)
 	}
