@@ -71,6 +71,9 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, o, os.Stdout); err != nil {
+		if errors.Is(err, context.Canceled) {
+			err = errors.New("interrupted")
+		}
 		fmt.Fprintln(os.Stderr, "stress:", err)
 		os.Exit(1)
 	}
@@ -96,11 +99,13 @@ func run(ctx context.Context, o options, out io.Writer) error {
 		if err != nil {
 			return err
 		}
+		if ctx.Err() != nil {
+			// Cut short: neither a pass nor a failure of the suite.
+			fmt.Fprintf(out, "run %2d/%d  interrupted\n", i, o.runs)
+			break
+		}
 		results = append(results, r)
 		report(out, r, o.runs)
-	}
-	if ctx.Err() != nil {
-		fmt.Fprintln(out, "stress: interrupted")
 	}
 	if summarize(out, results, o.logs) > 0 {
 		return errFailedRuns
