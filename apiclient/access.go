@@ -147,7 +147,7 @@ func (c *Client) create(ctx context.Context, resource string, v any) error {
 	req := c.rest.Post().AbsPath("/apis", authorizationGroup, "v1", resource).
 		SetHeader("Accept", MediaTypeJSON).SetHeader("Content-Type", MediaTypeJSON).
 		Body(body).MaxRetries(0)
-	raw, _, err := doRaw(ctx, req)
+	raw, err := doRaw(ctx, req)
 	if err != nil {
 		if code := statusCode(err); code == http.StatusNotFound || code == http.StatusMethodNotAllowed {
 			return ErrNoAuthorizationAPI

@@ -57,7 +57,7 @@ func (c *Client) AddEphemeralContainer(ctx context.Context, namespace, pod, reso
 	if err := requireNames(namespace, pod); err != nil {
 		return nil, err
 	}
-	body, _, err := doRaw(ctx, c.get(podsResource, namespace, pod, MediaTypeJSON, "ephemeralcontainers").MaxRetries(0))
+	body, err := doRaw(ctx, c.get(podsResource, namespace, pod, MediaTypeJSON, "ephemeralcontainers").MaxRetries(0))
 	if err != nil {
 		return nil, fmt.Errorf("reading the ephemeral containers of pod %q: %w", pod, err)
 	}
@@ -94,7 +94,7 @@ func (c *Client) AddEphemeralContainer(ctx context.Context, namespace, pod, reso
 		return nil, err
 	}
 	req := c.write(http.MethodPatch, podsResource, namespace, pod, "ephemeralcontainers", MergePatchType, patch)
-	out, _, err := doRaw(ctx, WriteOptions{}.params(req))
+	out, err := doRaw(ctx, WriteOptions{}.params(req))
 	if err != nil {
 		return nil, fmt.Errorf("adding ephemeral container %q to pod %q: %w", ec.Name, pod, err)
 	}

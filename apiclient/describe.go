@@ -81,7 +81,7 @@ func (c *Client) Describe(ctx context.Context, r Resource, namespace, name strin
 	if err := checkNames(namespace, name); err != nil {
 		return nil, err
 	}
-	body, _, err := doRaw(ctx, c.get(r, namespace, name, describeAccept))
+	body, err := doRaw(ctx, c.get(r, namespace, name, describeAccept))
 	if apierrors.IsNotAcceptable(err) {
 		obj, err := c.GetObject(ctx, r, namespace, name)
 		if err != nil {

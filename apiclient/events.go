@@ -150,7 +150,7 @@ func IsEventsForbidden(err error) bool {
 func (c *Client) listEvents(ctx context.Context, r Resource, namespace, field string, uid types.UID) ([]byte, error) {
 	req := c.get(r, namespace, "", MediaTypeJSON).
 		Param("fieldSelector", fields.OneTermEqualSelector(field, string(uid)).String())
-	body, _, err := doRaw(ctx, req)
+	body, err := doRaw(ctx, req)
 	return body, err
 }
 

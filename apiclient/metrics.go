@@ -88,6 +88,17 @@ func (m *metricsItem) sample() UsageSample {
 	return s
 }
 
+// UsageResource is Discovery.UsageResource as c's identity discovers the
+// server. Discovery is cached, so asking costs no request, and a server
+// whose discovery fails gets none for usage either.
+func (c *Client) UsageResource(ctx context.Context, r Resource) (Resource, bool) {
+	d, err := c.Discovery(ctx)
+	if err != nil {
+		return Resource{}, false
+	}
+	return d.UsageResource(r)
+}
+
 // UsageResource returns where the server serves the usage of r's objects:
 // pods.metrics.k8s.io for core pods, nodes.metrics.k8s.io for nodes; false
 // for any other resource, or when discovery does not list the metrics

@@ -63,18 +63,22 @@ func (c *Client) get(r Resource, namespace, name, accept string, subresource ...
 	return c.rest.Get().AbsPath(segs...).SetHeader("Accept", accept)
 }
 
-// doRaw runs req and returns the body and content type of a success. Errors
-// are the server's own *apierrors.StatusError whenever it sent a Status, so
-// its reason, code and message survive.
-func doRaw(ctx context.Context, req *rest.Request) ([]byte, string, error) {
-	res := req.Do(ctx)
-	if err := res.Error(); err != nil {
-		return nil, "", err
+// maxAnswerBytes bounds an answer read whole: an object (etcd keeps at
+// most about 1.5 MiB of one), a describe, a page of a list. A server that
+// sends more is broken or hostile, and must not take the console's memory
+// with it.
+const maxAnswerBytes = 32 << 20
+
+// doRaw runs req and returns the body of a success, read up to
+// maxAnswerBytes. Errors are the server's own *apierrors.StatusError
+// whenever it sent a Status, so its reason, code and message survive; an
+// answer over the bound is a BadResponseError.
+func doRaw(ctx context.Context, req *rest.Request) ([]byte, error) {
+	body, err := readBounded(ctx, req, maxAnswerBytes)
+	if errors.Is(err, errAnswerTooLarge) {
+		return nil, &BadResponseError{Err: err}
 	}
-	var contentType string
-	res.ContentType(&contentType)
-	body, _ := res.Raw() // the error is nil: Error() above returned it otherwise
-	return body, contentType, nil
+	return body, err
 }
 
 // errAnswerTooLarge is readBounded's answer to a body over its limit.
@@ -117,7 +121,7 @@ func (c *Client) GetObject(ctx context.Context, r Resource, namespace, name stri
 	if err := checkNames(namespace, name); err != nil {
 		return nil, err
 	}
-	body, _, err := doRaw(ctx, c.get(r, namespace, name, MediaTypeJSON))
+	body, err := doRaw(ctx, c.get(r, namespace, name, MediaTypeJSON))
 	if err != nil {
 		return nil, fmt.Errorf("getting %s %q: %w", r.Name, name, err)
 	}

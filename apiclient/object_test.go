@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -120,5 +121,33 @@ func wantStatus(t *testing.T, err error, code int32, reason metav1.StatusReason)
 	}
 	if st := status.Status(); st.Code != code || st.Reason != reason {
 		t.Errorf("status = %d %s %q, want %d %s", st.Code, st.Reason, st.Message, code, reason)
+	}
+}
+
+// An object is read up to a bound: a server that answers without end (or
+// with an answer no object can be) is a bad response, not the console's
+// memory.
+func TestObjectAnswersAreBounded(t *testing.T) {
+	fake := apitest.NewServer(t, apitest.CoreV1())
+	var sent atomic.Int64
+	fake.Override("/api/v1/namespaces/demo/pods/endless", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		chunk := []byte(strings.Repeat("a", 64<<10))
+		_, _ = w.Write([]byte(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"endless","annotations":{"x":"`))
+		for r.Context().Err() == nil && sent.Load() < 256<<20 {
+			n, err := w.Write(chunk)
+			sent.Add(int64(n))
+			if err != nil {
+				return
+			}
+		}
+	})
+	_, err := clientFor(t, fake).GetObject(context.Background(), podsRes, "demo", "endless")
+	var bad *apiclient.BadResponseError
+	if !errors.As(err, &bad) || !strings.Contains(err.Error(), "too large") {
+		t.Fatalf("GetObject of an endless answer = %v, want a BadResponseError saying it is too large", err)
+	}
+	if n := sent.Load(); n >= 256<<20 {
+		t.Errorf("the whole answer was read (%d MiB)", n>>20)
 	}
 }

@@ -74,7 +74,7 @@ func (c *Client) GetPod(ctx context.Context, namespace, name string) (*corev1.Po
 	if err := requireNames(namespace, name); err != nil {
 		return nil, err
 	}
-	body, _, err := doRaw(ctx, c.get(podsResource, namespace, name, MediaTypeJSON).MaxRetries(0))
+	body, err := doRaw(ctx, c.get(podsResource, namespace, name, MediaTypeJSON).MaxRetries(0))
 	if err != nil {
 		return nil, fmt.Errorf("getting pod %q: %w", name, err)
 	}
@@ -106,7 +106,7 @@ func (c *Client) ListPods(ctx context.Context, namespace, labelSelector string, 
 		if limit > 0 {
 			req.Param("limit", strconv.FormatInt(limit, 10))
 		}
-		body, _, err := doRaw(ctx, req)
+		body, err := doRaw(ctx, req)
 		if err != nil {
 			return nil, err
 		}

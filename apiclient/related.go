@@ -169,7 +169,7 @@ func (c *Client) ownedBy(ctx context.Context, d *Discovery, gk schema.GroupKind,
 		if cont != "" {
 			req = req.Param("continue", cont)
 		}
-		body, _, err := doRaw(ctx, req)
+		body, err := doRaw(ctx, req)
 		if err != nil {
 			return out, fmt.Errorf("listing %s: %w", r.Name, err)
 		}

@@ -29,7 +29,7 @@ func (c *Client) GetScale(ctx context.Context, r Resource, namespace, name strin
 	if !slices.Contains(r.Subresources, "scale") {
 		return nil, nil
 	}
-	body, _, err := doRaw(ctx, c.get(r, namespace, name, MediaTypeJSON, "scale"))
+	body, err := doRaw(ctx, c.get(r, namespace, name, MediaTypeJSON, "scale"))
 	if err != nil {
 		return nil, fmt.Errorf("getting the scale of %s %q: %w", r.Name, name, err)
 	}

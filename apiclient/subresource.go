@@ -17,7 +17,7 @@ func (c *Client) GetSubresource(ctx context.Context, r Resource, namespace, name
 	if !slices.Contains(r.Subresources, subresource) {
 		return nil, fmt.Errorf("%s does not serve the %q subresource", r.Name, subresource)
 	}
-	body, _, err := doRaw(ctx, c.get(r, namespace, name, MediaTypeJSON, subresource))
+	body, err := doRaw(ctx, c.get(r, namespace, name, MediaTypeJSON, subresource))
 	if err != nil {
 		return nil, err
 	}

@@ -50,6 +50,6 @@ func (c *Client) WhoAmI(ctx context.Context) (UserInfo, error) {
 // answers only for a credential it accepts: an unknown token gets 401
 // whatever the path.
 func (c *Client) CheckAuthenticated(ctx context.Context) error {
-	_, _, err := doRaw(ctx, c.rest.Get().AbsPath("/api").SetHeader("Accept", MediaTypeJSON).MaxRetries(0))
+	_, err := doRaw(ctx, c.rest.Get().AbsPath("/api").SetHeader("Accept", MediaTypeJSON).MaxRetries(0))
 	return err
 }

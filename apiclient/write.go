@@ -121,7 +121,7 @@ func (c *Client) Patch(ctx context.Context, r Resource, namespace, name, subreso
 // and what it sent.
 func (c *Client) patch(ctx context.Context, r Resource, namespace, name, subresource string, mergePatch []byte, opts WriteOptions) ([]byte, *PatchResult, error) {
 	sent := &PatchResult{Type: MergePatchType, Body: mergePatch}
-	body, _, err := doRaw(ctx, opts.params(c.write(http.MethodPatch, r, namespace, name, subresource, MergePatchType, mergePatch)))
+	body, err := doRaw(ctx, opts.params(c.write(http.MethodPatch, r, namespace, name, subresource, MergePatchType, mergePatch)))
 	if !apierrors.IsUnsupportedMediaType(err) {
 		return body, sent, err
 	}
@@ -129,7 +129,7 @@ func (c *Client) patch(ctx context.Context, r Resource, namespace, name, subreso
 	if subresource != "" {
 		sub = []string{subresource}
 	}
-	current, _, err := doRaw(ctx, c.get(r, namespace, name, MediaTypeJSON, sub...))
+	current, err := doRaw(ctx, c.get(r, namespace, name, MediaTypeJSON, sub...))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -142,7 +142,7 @@ func (c *Client) patch(ctx context.Context, r Resource, namespace, name, subreso
 		return nil, nil, err
 	}
 	sent = &PatchResult{Type: JSONPatchType, Body: jsonPatch}
-	body, _, err = doRaw(ctx, opts.params(c.write(http.MethodPatch, r, namespace, name, subresource, JSONPatchType, jsonPatch)))
+	body, err = doRaw(ctx, opts.params(c.write(http.MethodPatch, r, namespace, name, subresource, JSONPatchType, jsonPatch)))
 	return body, sent, err
 }
 
@@ -169,7 +169,7 @@ func (c *Client) Create(ctx context.Context, r Resource, namespace string, obj *
 	if err != nil {
 		return nil, fmt.Errorf("encoding the %s to create: %w", r.Kind, err)
 	}
-	body, _, err := doRaw(ctx, opts.params(c.write(http.MethodPost, r, namespace, "", "", MediaTypeJSON, data)))
+	body, err := doRaw(ctx, opts.params(c.write(http.MethodPost, r, namespace, "", "", MediaTypeJSON, data)))
 	if err != nil {
 		name := obj.GetName()
 		if name == "" {
@@ -239,7 +239,7 @@ func (c *Client) Delete(ctx context.Context, r Resource, namespace, name string,
 	if err != nil {
 		return nil, fmt.Errorf("encoding DeleteOptions: %w", err)
 	}
-	body, _, err := doRaw(ctx, c.write(http.MethodDelete, r, namespace, name, "", MediaTypeJSON, data))
+	body, err := doRaw(ctx, c.write(http.MethodDelete, r, namespace, name, "", MediaTypeJSON, data))
 	if err != nil {
 		return nil, fmt.Errorf("deleting %s %q: %w", r.Name, name, err)
 	}

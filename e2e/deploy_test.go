@@ -107,9 +107,14 @@ func withComponents(t *testing.T) string {
 }
 
 // The manifests apply to the dev control plane, dry run on the server first,
-// then for real; the objects are there, the console's service account may
-// impersonate and nothing else, and the pods pass the namespace's
-// restricted Pod Security admission.
+// then for real; the objects are there and the pods pass the namespace's
+// restricted Pod Security admission. Then the fences around the console's
+// credential (deploy_fence_test.go): the pods carry only the projected
+// token; that token may impersonate users and groups and nothing else, as
+// the API server tells it; the network policy fences the pods' traffic;
+// the disruption budget counts the pods; and the console works with the
+// token alone, acting as the signed-in user, and follows its rotation.
+// With the components, impersonation is the constrained kind.
 func TestDeployManifestsApplyToTheControlPlane(t *testing.T) {
 	cs, _ := clientset(t, "admin")
 	ctx := t.Context()
@@ -126,7 +131,7 @@ func TestDeployManifestsApplyToTheControlPlane(t *testing.T) {
 	// the dry run also meets its Pod Security labels.
 	mustKubectl(t, "apply", "-f", filepath.Join(deploy, "namespace.yaml"))
 	dry := mustKubectl(t, "apply", "-k", deploy, "--dry-run=server")
-	for _, obj := range []string{"serviceaccount/tabula", "clusterrole.rbac.authorization.k8s.io/tabula", "clusterrolebinding.rbac.authorization.k8s.io/tabula", "service/tabula", "deployment.apps/tabula"} {
+	for _, obj := range []string{"serviceaccount/tabula", "clusterrole.rbac.authorization.k8s.io/tabula", "clusterrolebinding.rbac.authorization.k8s.io/tabula", "service/tabula", "deployment.apps/tabula", "networkpolicy.networking.k8s.io/tabula", "poddisruptionbudget.policy/tabula"} {
 		if !strings.Contains(dry, obj+" created (server dry run)") {
 			t.Errorf("server dry run did not create %s:\n%s", obj, dry)
 		}
@@ -179,24 +184,6 @@ func TestDeployManifestsApplyToTheControlPlane(t *testing.T) {
 		}
 	}
 
-	// Least privilege, as the API server's authorizer sees it.
-	sa := "system:serviceaccount:" + deployNamespace + ":tabula"
-	for _, check := range []struct {
-		args []string
-		want bool
-	}{
-		{[]string{"impersonate", "users"}, true},
-		{[]string{"impersonate", "groups"}, true},
-		{[]string{"impersonate", "serviceaccounts"}, false},
-		{[]string{"list", "pods", "--all-namespaces"}, false},
-		{[]string{"get", "secrets", "-n", deployNamespace}, false},
-	} {
-		out, _, err := kubectl(t, append([]string{"auth", "can-i", "--as", sa}, check.args...)...)
-		if got := err == nil && strings.TrimSpace(out) == "yes"; got != check.want {
-			t.Errorf("can %s %v: %q (%v), want %v", sa, check.args, out, err, check.want)
-		}
-	}
-
 	// The ReplicaSet's pods were admitted under enforce=restricted (kwok
 	// then runs them: nothing executes the image here).
 	err = wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
@@ -211,6 +198,34 @@ func TestDeployManifestsApplyToTheControlPlane(t *testing.T) {
 		}
 		t.Fatalf("Deployment not ready: %v; status %+v; events:\n%s", err, dep.Status, strings.Join(msgs, "\n"))
 	}
+
+	d := loadDeployed(t, cs)
+	t.Run("the pods get only the projected token", func(t *testing.T) { checkPodsGetOnlyTheProjectedToken(t, cs, d) })
+	t.Run("the token is short-lived, bound to its pod, good at the API server alone", func(t *testing.T) {
+		checkTheTokenIsShortLivedAndBound(t, cs, d)
+	})
+	t.Run("the token may impersonate users and groups and nothing else", func(t *testing.T) {
+		token := projectedFiles(t, cs, d, d.pods[0], nil, t.TempDir())
+		checkServiceAccountRights(t, token, true)
+		// What the constrained-impersonation component takes away: with
+		// "impersonate" on groups, the token can claim system:masters.
+		masters := whoAmI(t, impersonating(t, token, "mallory", "system:masters"))
+		if !slices.Contains(masters.Groups, "system:masters") {
+			t.Errorf("legacy impersonation of system:masters: %+v", masters)
+		}
+		for what, write := range map[string]func(*testing.T, string) error{"PATCH": patchAsEditor, "PUT": updateAsEditor} {
+			if err := write(t, token); err != nil {
+				t.Errorf("a %s as an editor, impersonated: %v", what, err)
+			}
+		}
+	})
+	t.Run("the network policy admits the ingress controller and the scraper, and lets out DNS and HTTPS", func(t *testing.T) {
+		checkNetworkPolicy(t, cs, d)
+	})
+	t.Run("the disruption budget lets one replica go at a time", func(t *testing.T) { checkDisruptionBudget(t, cs, d) })
+	t.Run("the console acts as the signed-in user with that token alone, and follows its rotation", func(t *testing.T) {
+		checkConsoleWithRotatingToken(t, cs, d)
+	})
 
 	// The components and the example Secret apply for real too: an Ingress
 	// needs no controller to be accepted.
@@ -233,6 +248,20 @@ func TestDeployManifestsApplyToTheControlPlane(t *testing.T) {
 	if _, err := cs.CoreV1().Secrets(deployNamespace).Get(ctx, "tabula", metav1.GetOptions{}); err != nil {
 		t.Error(err)
 	}
+	// The base-path component changed the pod template: the new pods get
+	// tokens of their own.
+	err = wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		dep, err = cs.AppsV1().Deployments(deployNamespace).Get(ctx, "tabula", metav1.GetOptions{})
+		st := dep.Status
+		return err == nil && st.ObservedGeneration == dep.Generation && st.UpdatedReplicas == *dep.Spec.Replicas &&
+			st.ReadyReplicas == *dep.Spec.Replicas && st.Replicas == *dep.Spec.Replicas, err
+	})
+	if err != nil {
+		t.Fatalf("the Deployment did not roll out with the components: %v; status %+v", err, dep.Status)
+	}
+	t.Run("constrained impersonation: no system:masters, only the console's verbs", func(t *testing.T) {
+		checkConstrainedImpersonation(t, cs)
+	})
 }
 
 // removeDeployment deletes what the test applied, and the namespace only if
@@ -252,6 +281,8 @@ func removeDeployment(t *testing.T, namespaceExisted bool) {
 	ignore(cs.CoreV1().Services(deployNamespace).Delete(ctx, "tabula", opts))
 	ignore(cs.CoreV1().Secrets(deployNamespace).Delete(ctx, "tabula", opts))
 	ignore(cs.NetworkingV1().Ingresses(deployNamespace).Delete(ctx, "tabula", opts))
+	ignore(cs.NetworkingV1().NetworkPolicies(deployNamespace).Delete(ctx, "tabula", opts))
+	ignore(cs.PolicyV1().PodDisruptionBudgets(deployNamespace).Delete(ctx, "tabula", opts))
 	ignore(cs.CoreV1().ServiceAccounts(deployNamespace).Delete(ctx, "tabula", opts))
 	ignore(cs.RbacV1().ClusterRoleBindings().Delete(ctx, "tabula", opts))
 	ignore(cs.RbacV1().ClusterRoles().Delete(ctx, "tabula", opts))

@@ -49,7 +49,7 @@ function initResourceFilter() {
       item.hidden = !match;
       if (match) shown++;
     }
-    for (const group of document.querySelectorAll("[data-testid=api-group]")) {
+    for (const group of document.querySelectorAll("[data-group]")) {
       group.hidden = q !== "" && !group.querySelector("[data-resource-item]:not([hidden])");
     }
     if (empty) empty.hidden = shown > 0;

@@ -27,6 +27,9 @@ var ErrClosed = errors.New("streaming: closed")
 const (
 	CloseNormal    = websocket.CloseNormalClosure // the stream ended
 	CloseGoingAway = websocket.CloseGoingAway     // the server is shutting down
+	// CloseTryAgainLater: the stream failed in a way a reconnect may mend
+	// (a 5xx or 429 upstream).
+	CloseTryAgainLater = websocket.CloseTryAgainLater
 )
 
 // Options tune a Conn. Zero fields take the defaults.
@@ -85,6 +88,9 @@ func refuse(w http.ResponseWriter, status int, msg string) *UpgradeError {
 	return &UpgradeError{Status: status, Message: msg}
 }
 
+// Subprotocols are the subprotocols a WebSocket handshake offers, in order.
+func Subprotocols(r *http.Request) []string { return websocket.Subprotocols(r) }
+
 // IsUpgrade reports whether r asks for a WebSocket upgrade.
 func IsUpgrade(r *http.Request) bool {
 	return websocket.IsWebSocketUpgrade(r)
@@ -138,17 +144,29 @@ func Upgrade(w http.ResponseWriter, r *http.Request, opts Options) (*Conn, error
 // send cookies with cross-site WebSocket handshakes, so the origin is the
 // only thing standing between another site and the user's cluster access.
 func CheckOrigin(r *http.Request, origins []string) *UpgradeError {
-	allowed := origins
-	if len(allowed) == 0 {
-		allowed = []string{requestOrigin(r)}
-	}
+	allowed := allowedOrigins(r, origins)
 	switch origin := r.Header.Get("Origin"); {
 	case origin == "":
 		return &UpgradeError{Status: http.StatusForbidden, Message: "WebSocket upgrade refused: no Origin header; expected this console's origin " + allowed[0]}
-	case !slices.ContainsFunc(allowed, func(o string) bool { return sameOrigin(origin, o) }):
+	case !OriginAllowed(r, origins, origin):
 		return &UpgradeError{Status: http.StatusForbidden, Message: "WebSocket upgrade refused: origin " + origin + " is not this console's origin " + strings.Join(allowed, " or ")}
 	}
 	return nil
+}
+
+// OriginAllowed says whether origin (an Origin header) is one of origins
+// (empty: exactly the origin r was made to), by scheme, host and port.
+// Writes check it as handshakes do, so a plaintext page of the console's
+// host can neither open a stream nor send a form.
+func OriginAllowed(r *http.Request, origins []string, origin string) bool {
+	return slices.ContainsFunc(allowedOrigins(r, origins), func(o string) bool { return sameOrigin(origin, o) })
+}
+
+func allowedOrigins(r *http.Request, origins []string) []string {
+	if len(origins) == 0 {
+		return []string{requestOrigin(r)}
+	}
+	return origins
 }
 
 // requestOrigin is the origin the browser shows for r, as far as the

@@ -30,13 +30,6 @@ type HubConfig[E any] struct {
 	Log      *slog.Logger
 }
 
-const (
-	maxBackoff = 10 * time.Second
-	// healthyRun is how long an upstream must have streamed for its next
-	// drop to be retried after the first delay again.
-	healthyRun = 10 * time.Second
-)
-
 // Hub fans one upstream stream out to many subscribers, so that browser tabs
 // watching the same thing as the same identity share one upstream watch.
 // Each subscriber has its own Coalescer: a slow tab gets coalesced events
@@ -94,16 +87,8 @@ func NewHub[E any](cfg HubConfig[E]) *Hub[E] {
 	if cfg.QueueMax <= 0 {
 		cfg.QueueMax = 10000
 	}
-	if cfg.Backoff <= 0 {
-		cfg.Backoff = 250 * time.Millisecond
-	}
-	never := func(error) bool { return false }
-	if cfg.Expired == nil {
-		cfg.Expired = never
-	}
-	if cfg.Fatal == nil {
-		cfg.Fatal = never
-	}
+	p := Policy[E]{Expired: cfg.Expired, Fatal: cfg.Fatal, Backoff: cfg.Backoff}.withDefaults()
+	cfg.Expired, cfg.Fatal, cfg.Backoff = p.Expired, p.Fatal, p.Backoff
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
@@ -227,49 +212,33 @@ func (h *Hub[E]) run(ctx context.Context, st *stream[E], start Upstream[E]) {
 	defer h.wg.Done()
 	log := h.cfg.Log.With("upstream", st.id)
 	log.Debug("upstream started")
-	backoff := h.cfg.Backoff
-	for {
+	p := Policy[E]{Version: h.cfg.Version, Expired: h.cfg.Expired, Fatal: h.cfg.Fatal, Backoff: h.cfg.Backoff}
+	var from string
+	retry(ctx, p, func(ctx context.Context) error {
 		st.mu.Lock()
-		from := st.version
+		from = st.version
 		st.mu.Unlock()
-		began := time.Now()
-		err := start(ctx, from, func(e E) { h.publish(st, e) })
-		if ctx.Err() != nil {
-			return
-		}
+		return start(ctx, from, func(e E) { h.publish(st, e) })
+	}, func(err error, after time.Duration) bool {
 		switch {
 		case err == nil:
+			log.Debug("upstream ended; restarting", "from", from, "after", after) // watches time out routinely
+			return true
 		case h.cfg.Expired(err):
 			log.Info("upstream expired; subscribers must relist", "from", from, "err", err)
 			h.end(st, ErrResync)
-			return
+			return false
 		case h.cfg.Fatal(err):
 			log.Info("upstream refused", "from", from, "err", err)
 			h.end(st, err)
-			return
+			return false
 		}
-		if time.Since(began) >= healthyRun {
-			backoff = h.cfg.Backoff
-		}
-		if err != nil {
-			log.Warn("upstream failed; restarting", "from", from, "err", err, "after", backoff)
-			h.warn(st, err)
-		} else {
-			log.Debug("upstream ended; restarting", "from", from, "after", backoff) // watches time out routinely
-		}
-		t := time.NewTimer(backoff)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			return
-		}
-		backoff = min(2*backoff, max(maxBackoff, h.cfg.Backoff))
-	}
+		log.Warn("upstream failed; restarting", "from", from, "err", err, "after", after)
+		h.warn(st, err)
+		return true
+	})
 }
 
-// warn tells st's subscribers that the upstream failed and is retried; a
-// subscriber that has not read the last warning keeps that one.
 func (h *Hub[E]) warn(st *stream[E], err error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()

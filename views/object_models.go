@@ -148,6 +148,17 @@ type Condition struct {
 	Time    string
 }
 
+// StatusClass styles the condition's status: one of the three the
+// conventions define, and nothing for anything else a server sends, so
+// API data never names a class.
+func (c Condition) StatusClass() string {
+	switch c.Status {
+	case "True", "False", "Unknown":
+		return "status-" + c.Status
+	}
+	return ""
+}
+
 // ScaleView is the scale subresource.
 type ScaleView struct {
 	Desired  int32

@@ -452,7 +452,7 @@ func Terminal(p TerminalPage) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 44, "\"></div><p class=\"terminal-status muted small\" data-testid=\"terminal-status\" role=\"status\" aria-live=\"polite\">Connecting…</p><noscript><p class=\"notice notice-warn\">The terminal needs JavaScript.</p></noscript></section>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 44, "\"></div><p class=\"terminal-status muted small\" data-terminal-status data-testid=\"terminal-status\" role=\"status\" aria-live=\"polite\">Connecting…</p><noscript><p class=\"notice notice-warn\">The terminal needs JavaScript.</p></noscript></section>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

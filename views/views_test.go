@@ -293,3 +293,19 @@ func TestEmptyListSaysWhy(t *testing.T) {
 		t.Error("a selector is rendered as markup")
 	}
 }
+
+// A condition's status names its class only when it is one the conventions
+// define: a server's "False hidden" must not pick classes of the page.
+func TestConditionStatusNamesNoClassOfTheServers(t *testing.T) {
+	conds := []Condition{{Type: "Ready", Status: "True"}, {Type: "Odd", Status: "False hidden skip-link"}, {Type: "Stale", Status: "Unknown"}}
+	doc := renderDoc(t, conditionsSection(conds))
+	var classes []string
+	doc.Find("span.status").Each(func(_ int, s *goquery.Selection) { classes = append(classes, strings.Join(strings.Fields(s.AttrOr("class", "")), " ")) })
+	want := []string{"status status-True", "status", "status status-Unknown"}
+	if strings.Join(classes, "|") != strings.Join(want, "|") {
+		t.Errorf("status classes %q, want %q", classes, want)
+	}
+	if got := doc.Find("span.status").Eq(1).Text(); got != "False hidden skip-link" {
+		t.Errorf("the status text %q is not shown as sent", got)
+	}
+}

@@ -16,7 +16,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/tabula-console/tabula/web/page"
+	"github.com/tabula-console/tabula/web/compress"
 )
 
 // assets serves embedded files under content-hashed names
@@ -28,7 +28,7 @@ type assets struct {
 	importMap string
 	// encoding decides each response's coding (page.Env.Encoding); nil
 	// sends every asset as it is.
-	encoding func(echo.Context, int) page.Encoding
+	encoding func(echo.Context, int) compress.Encoding
 }
 
 type asset struct {
@@ -48,18 +48,18 @@ type encoded struct {
 
 // in returns the asset's body in enc and the coding it is really in: an
 // asset that does not shrink, or fails to encode, goes as it is.
-func (f *asset) in(enc page.Encoding, log *slog.Logger) ([]byte, page.Encoding) {
+func (f *asset) in(enc compress.Encoding, log *slog.Logger) ([]byte, compress.Encoding) {
 	var e *encoded
 	switch enc {
-	case page.Brotli:
+	case compress.Brotli:
 		e = &f.br
-	case page.Gzip:
+	case compress.Gzip:
 		e = &f.gzip
 	default:
-		return f.body, page.Identity
+		return f.body, compress.Identity
 	}
 	e.once.Do(func() {
-		body, err := page.CompressBest(enc, f.body)
+		body, err := compress.CompressBest(enc, f.body)
 		if err != nil {
 			log.Error("compressing a static asset", "etag", f.etag, "encoding", enc, "error", err)
 			return
@@ -69,7 +69,7 @@ func (f *asset) in(enc page.Encoding, log *slog.Logger) ([]byte, page.Encoding) 
 		}
 	})
 	if e.body == nil {
-		return f.body, page.Identity
+		return f.body, compress.Identity
 	}
 	return e.body, enc
 }
@@ -151,8 +151,8 @@ func (a *assets) handle(log *slog.Logger) echo.HandlerFunc {
 		if !ok {
 			return echo.NewHTTPError(http.StatusNotFound, "no such asset")
 		}
-		enc := page.Identity
-		if a.encoding != nil && page.Compressible(f.contentType) {
+		enc := compress.Identity
+		if a.encoding != nil && compress.Compressible(f.contentType) {
 			enc = a.encoding(c, len(f.body))
 		}
 		h := c.Response().Header()
@@ -163,7 +163,7 @@ func (a *assets) handle(log *slog.Logger) echo.HandlerFunc {
 			return c.NoContent(http.StatusNotModified)
 		}
 		body, enc := f.in(enc, log)
-		if enc != page.Identity {
+		if enc != compress.Identity {
 			h.Set(echo.HeaderContentEncoding, string(enc))
 		}
 		h.Set(echo.HeaderContentLength, strconv.Itoa(len(body)))

@@ -1,4 +1,4 @@
-package web
+package web_test
 
 import (
 	"encoding/json"
@@ -11,6 +11,8 @@ import (
 	"testing/fstest"
 
 	"github.com/tabula-console/tabula/static"
+	"github.com/tabula-console/tabula/web"
+	"github.com/tabula-console/tabula/web/webtest"
 )
 
 func decodeImportMap(t *testing.T, raw string) map[string]string {
@@ -27,7 +29,7 @@ func decodeImportMap(t *testing.T, raw string) map[string]string {
 // Every JavaScript asset is in the import map under its logical URL, and
 // maps to the URL the server serves it under.
 func TestImportMapNamesEveryModule(t *testing.T) {
-	a, err := newAssets(static.FS, "")
+	a, err := web.NewAssets(static.FS, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +66,7 @@ func TestImportMapNamesEveryModule(t *testing.T) {
 // of the module that imports them, to keys of the map: hashed names keep
 // their directory.
 func TestImportMapResolvesRelativeSpecifiers(t *testing.T) {
-	a, err := newAssets(static.FS, "")
+	a, err := web.NewAssets(static.FS, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +94,7 @@ func TestImportMapResolvesRelativeSpecifiers(t *testing.T) {
 
 // The map goes inside a <script> element: nothing in it may close one.
 func TestImportMapCannotCloseItsScript(t *testing.T) {
-	a, err := newAssets(fstest.MapFS{
+	a, err := web.NewAssets(fstest.MapFS{
 		"</script><b>.js": {Data: []byte("x")},
 		"a&b.js":          {Data: []byte("y")},
 	}, "")
@@ -110,10 +112,9 @@ func TestImportMapCannotCloseItsScript(t *testing.T) {
 
 // Every asset, nested ones included, is served at the URL pages use.
 func TestEveryAssetIsServedAtItsURL(t *testing.T) {
-	h := newHarness(t)
-	a := h.server.assets
-	for name, u := range a.urls {
-		resp, body := h.get(t, u, http.StatusOK)
+	h := webtest.New(t)
+	for name, u := range h.Server.AssetURLs() {
+		resp, body := h.Get(t, u, http.StatusOK)
 		want, _ := fs.ReadFile(static.FS, name)
 		if body != string(want) {
 			t.Errorf("GET %s: body differs from %s", u, name)
@@ -122,15 +123,15 @@ func TestEveryAssetIsServedAtItsURL(t *testing.T) {
 			t.Errorf("GET %s: Content-Type %q, want a JavaScript type", u, resp.Header.Get("Content-Type"))
 		}
 	}
-	h.get(t, "/static/live/channel.js", http.StatusNotFound)
+	h.Get(t, "/static/live/channel.js", http.StatusNotFound)
 }
 
 // The page carries the import map, with the CSP nonce, before any module
 // script, since a map that comes after a module started loading is ignored.
 func TestLayoutRendersTheImportMapFirst(t *testing.T) {
-	h := newHarness(t)
-	resp, body := h.get(t, "/c/dev/", http.StatusOK)
-	doc := parse(t, body)
+	h := webtest.New(t)
+	resp, body := h.Get(t, "/c/dev/", http.StatusOK)
+	doc := webtest.Parse(t, body)
 	scripts := doc.Find("head script")
 	first := scripts.First()
 	if typ, _ := first.Attr("type"); typ != "importmap" {
@@ -141,7 +142,7 @@ func TestLayoutRendersTheImportMapFirst(t *testing.T) {
 		t.Errorf("import map nonce %q does not match the CSP %q", nonce, resp.Header.Get("Content-Security-Policy"))
 	}
 	imports := decodeImportMap(t, first.Text())
-	if got := imports["/static/live/channel.js"]; got != h.server.assets.URL("live/channel.js") {
+	if got := imports["/static/live/channel.js"]; got != h.Server.AssetURL("live/channel.js") {
 		t.Errorf("rendered import map[/static/live/channel.js] = %q", got)
 	}
 }

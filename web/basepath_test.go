@@ -1,4 +1,4 @@
-package web
+package web_test
 
 import (
 	"encoding/json"
@@ -11,15 +11,17 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/tabula-console/tabula/apiclient/apitest"
+	"github.com/tabula-console/tabula/web"
 	"github.com/tabula-console/tabula/web/list"
+	"github.com/tabula-console/tabula/web/webtest"
 )
 
 const base = "/tabula"
 
 // basePathFixture is the edit fixture's console served under /tabula.
-func basePathFixture(t *testing.T) *editFixture {
+func basePathFixture(t *testing.T) *webtest.Console {
 	t.Helper()
-	return newEditFixtureWith(t, apitest.Options{}, func(d *Deps) { d.BasePath = base })
+	return webtest.Start(t, webtest.EditableFake(t, apitest.Options{}), webtest.Options{CaptureLog: true, Deps: web.Deps{BasePath: base}})
 }
 
 // urlAttrs are the attributes that carry a URL the browser follows or a
@@ -46,7 +48,7 @@ func consoleURLs(doc *goquery.Document) map[string]string {
 // the import map, forms, and the URLs handed to scripts.
 func TestBasePathEveryPageURLCarriesThePrefix(t *testing.T) {
 	f := basePathFixture(t)
-	b := newBrowser(t, f.harness)
+	b := webtest.NewBrowser(t, f)
 	const c = base + "/c/dev"
 	for _, tc := range []struct {
 		path string
@@ -73,12 +75,12 @@ func TestBasePathEveryPageURLCarriesThePrefix(t *testing.T) {
 		{base + "/c/no-such-context/", http.StatusNotFound},
 	} {
 		t.Run(tc.path, func(t *testing.T) {
-			b.t = t
-			p := b.get(tc.path, tc.want)
-			if got := p.doc.Find("html").AttrOr("data-base-path", "?"); got != base {
+			b := b.For(t)
+			p := b.Get(tc.path, tc.want)
+			if got := p.Doc.Find("html").AttrOr("data-base-path", "?"); got != base {
 				t.Errorf("html[data-base-path] = %q, want %q", got, base)
 			}
-			urls := consoleURLs(p.doc)
+			urls := consoleURLs(p.Doc)
 			if len(urls) < 3 {
 				t.Fatalf("only %d URLs on the page: %v", len(urls), urls)
 			}
@@ -87,7 +89,7 @@ func TestBasePathEveryPageURLCarriesThePrefix(t *testing.T) {
 					t.Errorf("%s = %q, outside %s/", where, u, base)
 				}
 			}
-			raw := p.doc.Find(`script[type=importmap]`).Text()
+			raw := p.Doc.Find(`script[type=importmap]`).Text()
 			var m struct{ Imports map[string]string }
 			if err := json.Unmarshal([]byte(raw), &m); err != nil || len(m.Imports) == 0 {
 				t.Fatalf("import map %q: %v", raw, err)
@@ -99,20 +101,19 @@ func TestBasePathEveryPageURLCarriesThePrefix(t *testing.T) {
 			}
 		})
 	}
-	b.t = t
 
 	// The assets the pages name are served there.
-	home := b.get(c+"/", http.StatusOK)
-	home.doc.Find(`link[rel=stylesheet], script[src]`).Each(func(_ int, s *goquery.Selection) {
+	home := b.Get(c+"/", http.StatusOK)
+	home.Doc.Find(`link[rel=stylesheet], script[src]`).Each(func(_ int, s *goquery.Selection) {
 		u := s.AttrOr("href", s.AttrOr("src", ""))
-		b.get(u, http.StatusOK)
+		b.Get(u, http.StatusOK)
 	})
 }
 
 // Redirects, to pages and after forms, stay under the base path.
 func TestBasePathRedirectsStayUnderIt(t *testing.T) {
 	f := basePathFixture(t)
-	b := newBrowser(t, f.harness)
+	b := webtest.NewBrowser(t, f)
 	const c = base + "/c/dev"
 	for path, want := range map[string]string{
 		base:                 c + "/",
@@ -121,7 +122,7 @@ func TestBasePathRedirectsStayUnderIt(t *testing.T) {
 		c + "/jump?q=deploy": c + "/apis/apps/v1/deployments",
 		c + "/namespace?group=apps&version=v1&resource=deployments&namespace=demo": c + "/apis/apps/v1/namespaces/demo/deployments",
 	} {
-		resp, err := b.client.Get(f.console.URL + path)
+		resp, err := b.Client.Get(f.URL + path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -133,17 +134,17 @@ func TestBasePathRedirectsStayUnderIt(t *testing.T) {
 
 	// Forms: restart and scale answer with the object page, under the base.
 	object := c + "/apis/apps/v1/namespaces/demo/deployments/web"
-	p := b.get(object, http.StatusOK)
-	restarted := b.form(p, `form[action$="/restart"]`).submit("", http.StatusSeeOther)
-	if got := restarted.location(); got != object {
+	p := b.Get(object, http.StatusOK)
+	restarted := b.Form(p, `form[action$="/restart"]`).Submit("", http.StatusSeeOther)
+	if got := restarted.Location(); got != object {
 		t.Errorf("restart → %q, want %q", got, object)
 	}
-	scale := b.form(b.get(object+"/scale", http.StatusOK), "[data-testid=scale-form]")
-	if got := scale.set("replicas", "3").submit("", http.StatusSeeOther).location(); got != object {
+	scale := b.Form(b.Get(object+"/scale", http.StatusOK), "[data-testid=scale-form]")
+	if got := scale.Set("replicas", "3").Submit("", http.StatusSeeOther).Location(); got != object {
 		t.Errorf("scale → %q, want %q", got, object)
 	}
 	// The notice the redirect leaves is shown on the page it leads to.
-	if after := b.get(object, http.StatusOK); !strings.Contains(after.body, "Scaled") {
+	if after := b.Get(object, http.StatusOK); !strings.Contains(after.Body, "Scaled") {
 		t.Errorf("the scale notice did not follow the redirect under %s", base)
 	}
 }
@@ -167,10 +168,10 @@ func TestBasePathAnswersOnlyUnderIt(t *testing.T) {
 		base + "/static/nothing": http.StatusNotFound,
 		base + "/tabula/c/dev/":  http.StatusNotFound,
 	} {
-		f.get(t, path, want)
+		f.Get(t, path, want)
 	}
 	// The 404 outside says nothing about the clusters behind the console.
-	_, body := f.get(t, "/c/dev/", http.StatusNotFound)
+	_, body := f.Get(t, "/c/dev/", http.StatusNotFound)
 	if strings.Contains(body, "dev") || strings.Contains(body, "<html") {
 		t.Errorf("the 404 outside the base path is not bare: %q", body)
 	}
@@ -180,10 +181,10 @@ func TestBasePathAnswersOnlyUnderIt(t *testing.T) {
 func TestBasePathLiveRowsCarryThePrefix(t *testing.T) {
 	f := basePathFixture(t)
 	const path = base + "/c/dev/api/v1/namespaces/demo/pods"
-	rv := pageRV(t, f.harness, path)
-	c := f.dial(t, path+"?resourceVersion="+rv)
-	f.fake.Add(apitest.Pod("demo", "web-9", map[string]string{"app": "web"}))
-	added := c.listMessage(5*time.Second, func(m list.Message) bool { return m.Type == "ADDED" })
+	rv := f.ListRV(t, path)
+	c := f.Dial(t, path+"?resourceVersion="+rv)
+	f.Fake.Add(apitest.Pod("demo", "web-9", map[string]string{"app": "web"}))
+	added := webtest.NextData(c, 5*time.Second, func(m list.Message) bool { return m.Type == "ADDED" })
 	if !strings.Contains(added.HTML, `href="`+path+`/web-9"`) {
 		t.Fatalf("ADDED row links outside %s: %s", base, added.HTML)
 	}
@@ -193,9 +194,9 @@ func TestBasePathLiveRowsCarryThePrefix(t *testing.T) {
 // the prefix, query values included.
 func TestBasePathLogPageLinksBackUnderIt(t *testing.T) {
 	f := basePathFixture(t)
-	b := newBrowser(t, f.harness)
-	p := b.get(base+"/c/dev/api/v1/namespaces/demo/pods/web-1/log?tail=10", http.StatusOK)
-	dl := p.doc.Find("[data-testid=log-download]").AttrOr("href", "")
+	b := webtest.NewBrowser(t, f)
+	p := b.Get(base+"/c/dev/api/v1/namespaces/demo/pods/web-1/log?tail=10", http.StatusOK)
+	dl := p.Doc.Find("[data-testid=log-download]").AttrOr("href", "")
 	u, err := url.Parse(dl)
 	if err != nil || u.Path != base+"/c/dev/api/v1/namespaces/demo/pods/web-1/log" || u.Query().Get("download") != "1" {
 		t.Errorf("download link %q", dl)
@@ -206,20 +207,20 @@ func TestBasePathLogPageLinksBackUnderIt(t *testing.T) {
 // path: the schema (whose handler parses the path) and the live banner.
 func TestBasePathEditorURLsAreServed(t *testing.T) {
 	f := basePathFixture(t)
-	f.fake.SetOpenAPI("apps", "v1", apitest.AppsV1OpenAPI())
-	b := newBrowser(t, f.harness)
-	p := b.get(base+"/c/dev/apis/apps/v1/namespaces/demo/deployments/web/edit", http.StatusOK)
-	ta := p.doc.Find("textarea[data-testid=yaml-editor]")
+	f.Fake.SetOpenAPI("apps", "v1", apitest.AppsV1OpenAPI())
+	b := webtest.NewBrowser(t, f)
+	p := b.Get(base+"/c/dev/apis/apps/v1/namespaces/demo/deployments/web/edit", http.StatusOK)
+	ta := p.Doc.Find("textarea[data-testid=yaml-editor]")
 	schema := ta.AttrOr("data-schema-url", "")
 	if schema != base+"/c/dev/schema/apis/apps/v1/deployments" {
 		t.Fatalf("data-schema-url = %q", schema)
 	}
-	if got := b.get(schema, http.StatusOK); !strings.Contains(got.body, ".Deployment") {
-		t.Errorf("schema under the base path: %s", clip(got.body))
+	if got := b.Get(schema, http.StatusOK); !strings.Contains(got.Body, ".Deployment") {
+		t.Errorf("schema under the base path: %s", webtest.Clip(got.Body))
 	}
 	live := ta.AttrOr("data-live-url", "")
 	if !strings.HasPrefix(live, base+"/c/dev/apis/apps/v1/namespaces/demo/deployments/web/edit?rv=") {
 		t.Fatalf("data-live-url = %q", live)
 	}
-	f.dial(t, live)
+	f.Dial(t, live)
 }

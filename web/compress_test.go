@@ -1,4 +1,4 @@
-package web
+package web_test
 
 import (
 	"bufio"
@@ -20,6 +20,8 @@ import (
 	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/apiclient/apitest"
 	"github.com/tabula-console/tabula/static"
+	"github.com/tabula-console/tabula/web"
+	"github.com/tabula-console/tabula/web/webtest"
 )
 
 // wireResponse is one response as it came over the wire, and its body decoded
@@ -104,9 +106,9 @@ func samePage(a, b []byte) bool {
 }
 
 func TestPagesAreCompressedAsTheBrowserAccepts(t *testing.T) {
-	h := newHarness(t)
+	h := webtest.New(t)
 	const path = "/c/dev/api/v1/namespaces"
-	plain := fetchEncoded(t, h.console, path, "none", http.StatusOK)
+	plain := fetchEncoded(t, h.HTTP, path, "none", http.StatusOK)
 	plain.checkFraming(t, "no Accept-Encoding", "")
 	if !bytes.Contains(plain.wire, []byte(`data-testid="resource-table"`)) && !bytes.Contains(plain.wire, []byte("<table")) {
 		t.Fatalf("the list page has no table:\n%s", plain.wire)
@@ -122,7 +124,7 @@ func TestPagesAreCompressedAsTheBrowserAccepts(t *testing.T) {
 		"*;q=0":                   "",
 		"identity, gzip;q=0.5":    "",
 	} {
-		got := fetchEncoded(t, h.console, path, accept, http.StatusOK)
+		got := fetchEncoded(t, h.HTTP, path, accept, http.StatusOK)
 		got.checkFraming(t, accept, want)
 		if !samePage(got.decoded, plain.wire) {
 			t.Errorf("%s: the decoded page differs from the uncompressed one", accept)
@@ -134,30 +136,30 @@ func TestPagesAreCompressedAsTheBrowserAccepts(t *testing.T) {
 }
 
 func TestErrorPagesAreCompressed(t *testing.T) {
-	h := newHarness(t)
-	got := fetchEncoded(t, h.console, "/c/dev/api/v1/namespaces/demo/pods/nope", "br, gzip", http.StatusNotFound)
+	h := webtest.New(t)
+	got := fetchEncoded(t, h.HTTP, "/c/dev/api/v1/namespaces/demo/pods/nope", "br, gzip", http.StatusNotFound)
 	got.checkFraming(t, "the 404 page", "br")
-	if code := parse(t, string(got.decoded)).Find("[data-testid=error-code]").Text(); strings.TrimSpace(code) != "404" {
+	if code := webtest.Parse(t, string(got.decoded)).Find("[data-testid=error-code]").Text(); strings.TrimSpace(code) != "404" {
 		t.Errorf("the decoded error page says %q, want 404", code)
 	}
-	got = fetchEncoded(t, h.console, "/c/nowhere/", "gzip", http.StatusNotFound)
+	got = fetchEncoded(t, h.HTTP, "/c/nowhere/", "gzip", http.StatusNotFound)
 	got.checkFraming(t, "an unknown context's 404 page", "gzip")
 }
 
 // The editor's schema is JSON through the same path; its "none" answer is
 // under the threshold and goes as it is, with Vary all the same.
 func TestSchemaJSONIsCompressedAboveTheThreshold(t *testing.T) {
-	f := newEditFixture(t, apitest.Options{})
+	f := webtest.Editable(t, apitest.Options{})
 	const path = "/c/dev/schema/apis/apps/v1/deployments"
-	small := fetchEncoded(t, f.console, path, "br, gzip", http.StatusNotFound)
+	small := fetchEncoded(t, f.HTTP, path, "br, gzip", http.StatusNotFound)
 	small.checkFraming(t, "{}", "")
 	if string(small.wire) != "{}" {
 		t.Errorf("without OpenAPI: %q", small.wire)
 	}
-	f.fake.SetOpenAPI("apps", "v1", apitest.AppsV1OpenAPI())
-	plain := fetchEncoded(t, f.console, path, "identity", http.StatusOK)
+	f.Fake.SetOpenAPI("apps", "v1", apitest.AppsV1OpenAPI())
+	plain := fetchEncoded(t, f.HTTP, path, "identity", http.StatusOK)
 	for _, enc := range []string{"br", "gzip"} {
-		got := fetchEncoded(t, f.console, path, enc, http.StatusOK)
+		got := fetchEncoded(t, f.HTTP, path, enc, http.StatusOK)
 		got.checkFraming(t, "the schema in "+enc, enc)
 		if !bytes.Equal(got.decoded, plain.wire) || !strings.HasPrefix(got.resp.Header.Get("Content-Type"), "application/json") {
 			t.Errorf("%s: the decoded schema (%s) differs from the uncompressed one", enc, got.resp.Header.Get("Content-Type"))
@@ -166,17 +168,17 @@ func TestSchemaJSONIsCompressedAboveTheThreshold(t *testing.T) {
 }
 
 func TestStaticAssetsAreCompressedOnceWithTheirCaching(t *testing.T) {
-	h := newHarness(t)
-	css := h.server.assets.URL("app.css")
+	h := webtest.New(t)
+	css := h.Server.AssetURL("app.css")
 	want, err := static.FS.ReadFile("app.css")
 	if err != nil {
 		t.Fatal(err)
 	}
-	plain := fetchEncoded(t, h.console, css, "identity", http.StatusOK)
+	plain := fetchEncoded(t, h.HTTP, css, "identity", http.StatusOK)
 	plain.checkFraming(t, "app.css", "")
 	etag := plain.resp.Header.Get("ETag")
 	for _, enc := range []string{"br", "gzip", "br", ""} {
-		got := fetchEncoded(t, h.console, css, enc, http.StatusOK)
+		got := fetchEncoded(t, h.HTTP, css, enc, http.StatusOK)
 		got.checkFraming(t, "app.css in "+enc, enc)
 		if !bytes.Equal(got.decoded, want) {
 			t.Errorf("%q: app.css decodes to %d bytes, not the file's %d", enc, len(got.decoded), len(want))
@@ -191,22 +193,22 @@ func TestStaticAssetsAreCompressedOnceWithTheirCaching(t *testing.T) {
 		}
 	}
 	// Revalidation is a bare 304 whatever the coding.
-	notModified := fetchEncoded(t, h.console, css, "br", http.StatusNotModified, "If-None-Match", etag)
+	notModified := fetchEncoded(t, h.HTTP, css, "br", http.StatusNotModified, "If-None-Match", etag)
 	if len(notModified.wire) != 0 || notModified.resp.Header.Get("Content-Encoding") != "" ||
 		!strings.Contains(notModified.resp.Header.Get("Vary"), "Accept-Encoding") {
 		t.Errorf("304: %d bytes, Content-Encoding %q, Vary %q", len(notModified.wire),
 			notModified.resp.Header.Get("Content-Encoding"), notModified.resp.Header.Get("Vary"))
 	}
 	// A module under the threshold goes as it is.
-	live := fetchEncoded(t, h.console, h.server.assets.URL("live.js"), "br, gzip", http.StatusOK)
+	live := fetchEncoded(t, h.HTTP, h.Server.AssetURL("live.js"), "br, gzip", http.StatusOK)
 	live.checkFraming(t, "live.js", "")
 }
 
 // A HEAD request gets the GET's headers, uncompressed, and not one byte of
 // body: the next request on the connection is answered as it should be.
 func TestHeadIsNotCompressedAndSendsNoBody(t *testing.T) {
-	h := logHarness(t)
-	addr := strings.TrimPrefix(h.console.URL, "http://")
+	h := webtest.PodLogs(t)
+	addr := strings.TrimPrefix(h.URL, "http://")
 	conn, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
@@ -218,7 +220,7 @@ func TestHeadIsNotCompressedAndSendsNoBody(t *testing.T) {
 	r := bufio.NewReader(conn)
 	send := func(method, path string) *http.Response {
 		t.Helper()
-		req, err := http.NewRequest(method, h.console.URL+path, nil)
+		req, err := http.NewRequest(method, h.URL+path, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -235,7 +237,7 @@ func TestHeadIsNotCompressedAndSendsNoBody(t *testing.T) {
 	// The merged log download flushes as it goes: its HEAD must not end
 	// in a chunk terminator either.
 	const download = "/c/dev/apis/apps/v1/namespaces/demo/deployments/web/log?download=1&tailLines=all"
-	for _, path := range []string{"/c/dev/", h.server.assets.URL("app.css"), "/c/dev/api/v1/namespaces/demo/pods/nope", download} {
+	for _, path := range []string{"/c/dev/", h.Server.AssetURL("app.css"), "/c/dev/api/v1/namespaces/demo/pods/nope", download} {
 		head := send(http.MethodHead, path)
 		if head.StatusCode >= 500 || head.Header.Get("Content-Encoding") != "" || (path != download && head.ContentLength <= 0) {
 			t.Errorf("HEAD %s: %d, Content-Encoding %q, Content-Length %d", path, head.StatusCode, head.Header.Get("Content-Encoding"), head.ContentLength)
@@ -249,20 +251,20 @@ func TestHeadIsNotCompressedAndSendsNoBody(t *testing.T) {
 }
 
 func TestStreamsAreNotCompressed(t *testing.T) {
-	h := logHarness(t)
+	h := webtest.PodLogs(t)
 	// A WebSocket handshake is answered as it always was.
-	u := "ws" + strings.TrimPrefix(h.console.URL, "http") + "/c/dev/api/v1/namespaces/demo/pods"
+	u := "ws" + strings.TrimPrefix(h.URL, "http") + "/c/dev/api/v1/namespaces/demo/pods"
 	d := websocket.Dialer{Subprotocols: []string{"base64.channel.k8s.io"}, HandshakeTimeout: 5 * time.Second}
-	ws, resp, err := d.Dial(u, http.Header{"Origin": {h.console.URL}, "Accept-Encoding": {"br, gzip"}})
+	ws, resp, err := d.Dial(u, http.Header{"Origin": {h.URL}, "Accept-Encoding": {"br, gzip"}})
 	if err != nil {
-		t.Fatalf("dial: %v (%s)", err, statusText(resp))
+		t.Fatalf("dial: %v (%s)", err, webtest.StatusText(resp))
 	}
 	_ = ws.Close()
 	if resp.StatusCode != http.StatusSwitchingProtocols || resp.Header.Get("Content-Encoding") != "" || resp.Header.Get("Vary") != "" {
 		t.Errorf("handshake: %d, Content-Encoding %q, Vary %q", resp.StatusCode, resp.Header.Get("Content-Encoding"), resp.Header.Get("Vary"))
 	}
 	// A log download flushes as it goes: never compressed.
-	got := fetchEncoded(t, h.console, "/c/dev/api/v1/namespaces/demo/pods/web-1/log?download=1&tailLines=all", "br, gzip", http.StatusOK)
+	got := fetchEncoded(t, h.HTTP, "/c/dev/api/v1/namespaces/demo/pods/web-1/log?download=1&tailLines=all", "br, gzip", http.StatusOK)
 	if got.resp.Header.Get("Content-Encoding") != "" || string(got.wire) != "GET /api/orders 200\nlevel=warn msg=\"slow query\"\n" {
 		t.Errorf("download: Content-Encoding %q, body %q", got.resp.Header.Get("Content-Encoding"), got.wire)
 	}
@@ -270,18 +272,18 @@ func TestStreamsAreNotCompressed(t *testing.T) {
 
 func TestCompressionCanBeTurnedOff(t *testing.T) {
 	fake := apitest.NewServer(t, apitest.CoreV1())
-	metrics := NewMetrics()
+	metrics := web.NewMetrics()
 	clusters, err := apiclient.FromKubeconfig(fake.Kubeconfig("dev"), apiclient.LoadOptions{Observer: metrics})
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := New(Deps{Clusters: clusters, Metrics: metrics, Static: static.FS, DisableCompression: true})
+	srv, err := web.New(web.Deps{Clusters: clusters, Metrics: metrics, Static: static.FS, DisableCompression: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	console := httptest.NewServer(srv.Handler())
 	t.Cleanup(console.Close)
-	for _, path := range []string{"/c/dev/api/v1/namespaces", srv.assets.URL("app.css"), "/c/dev/api/v1/namespaces/demo/pods/nope"} {
+	for _, path := range []string{"/c/dev/api/v1/namespaces", srv.AssetURL("app.css"), "/c/dev/api/v1/namespaces/demo/pods/nope"} {
 		got := fetchEncoded(t, console, path, "br, gzip", map[bool]int{true: http.StatusNotFound, false: http.StatusOK}[strings.HasSuffix(path, "nope")])
 		if ce, vary := got.resp.Header.Get("Content-Encoding"), got.resp.Header.Get("Vary"); ce != "" || vary != "" {
 			t.Errorf("%s: Content-Encoding %q, Vary %q", path, ce, vary)

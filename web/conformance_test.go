@@ -1,4 +1,4 @@
-package web
+package web_test
 
 import (
 	"net/http"
@@ -12,13 +12,14 @@ import (
 
 	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/apiclient/apitest"
-	"github.com/tabula-console/tabula/static"
+	"github.com/tabula-console/tabula/web"
+	"github.com/tabula-console/tabula/web/webtest"
 )
 
 // A server without Tables gets kubectl's generic columns, and, as kubectl
 // prints NAMESPACE only with -A, a Namespace column only across namespaces.
 func TestFallbackListsShowNamespacesOnlyAcrossNamespaces(t *testing.T) {
-	h, _ := newVariant(t, apitest.Options{Table: apitest.TableNone})
+	h, _ := webtest.Demo(t, apitest.Options{Table: apitest.TableNone})
 	for path, want := range map[string]bool{
 		"/c/dev/api/v1/namespaces/demo/pods":              false,
 		"/c/dev/apis/policy.example.com/v1/sessions":      false, // cluster-scoped
@@ -26,8 +27,8 @@ func TestFallbackListsShowNamespacesOnlyAcrossNamespaces(t *testing.T) {
 		"/c/dev/api/v1/namespaces":                        false,
 		"/c/dev/apis/apps/v1/namespaces/demo/replicasets": false,
 	} {
-		_, body := h.get(t, path, http.StatusOK)
-		cols := headers(parse(t, body))
+		_, body := h.Get(t, path, http.StatusOK)
+		cols := webtest.Columns(webtest.Parse(t, body))
 		if got := slices.Contains(cols, "Namespace"); got != want {
 			t.Errorf("%s: columns %q; Namespace column %v, want %v", path, cols, got, want)
 		}
@@ -37,9 +38,9 @@ func TestFallbackListsShowNamespacesOnlyAcrossNamespaces(t *testing.T) {
 // A served subresource URL shows something useful or says clearly why not;
 // one the server does not serve is a 404.
 func TestSubresourceURLs(t *testing.T) {
-	h, fake := newVariant(t, apitest.Options{})
-	_, body := h.get(t, "/c/dev/api/v1/namespaces/demo/pods/web-5d9-a/status", http.StatusOK)
-	doc := parse(t, body)
+	h, fake := webtest.Demo(t, apitest.Options{})
+	_, body := h.Get(t, "/c/dev/api/v1/namespaces/demo/pods/web-5d9-a/status", http.StatusOK)
+	doc := webtest.Parse(t, body)
 	if yaml := doc.Find("#yaml-text").Text(); !strings.HasPrefix(yaml, "status:") {
 		t.Errorf("status page YAML = %q, want the object's status", yaml)
 	}
@@ -47,8 +48,8 @@ func TestSubresourceURLs(t *testing.T) {
 		t.Errorf("current tab = %q, want Status", tab)
 	}
 	// scale is served as the scale form.
-	_, body = h.get(t, "/c/dev/apis/apps/v1/namespaces/demo/deployments/web/scale", http.StatusOK)
-	if parse(t, body).Find("[data-testid=scale-form]").Length() != 1 {
+	_, body = h.Get(t, "/c/dev/apis/apps/v1/namespaces/demo/deployments/web/scale", http.StatusOK)
+	if webtest.Parse(t, body).Find("[data-testid=scale-form]").Length() != 1 {
 		t.Error("…/scale does not show the scale form")
 	}
 	// A served subresource with no page is 405, leading to the object.
@@ -56,22 +57,22 @@ func TestSubresourceURLs(t *testing.T) {
 		{Name: "widgets", Kind: "Widget", Namespaced: true, Verbs: []string{"get", "list"}},
 		{Name: "widgets/approval", Kind: "Widget", Namespaced: true, Verbs: []string{"update"}},
 	}})
-	_, body = h.get(t, "/c/dev/apis/example.com/v1/namespaces/demo/widgets/w/approval", http.StatusMethodNotAllowed)
+	_, body = h.Get(t, "/c/dev/apis/example.com/v1/namespaces/demo/widgets/w/approval", http.StatusMethodNotAllowed)
 	if !strings.Contains(body, "/c/dev/apis/example.com/v1/namespaces/demo/widgets/w") {
 		t.Error("the refusal does not lead to the object's page")
 	}
-	_, body = h.get(t, "/c/dev/api/v1/namespaces/demo/pods/web-5d9-a/portforward", http.StatusNotFound)
+	_, body = h.Get(t, "/c/dev/api/v1/namespaces/demo/pods/web-5d9-a/portforward", http.StatusNotFound)
 	if !strings.Contains(body, `no &#34;portforward&#34; subresource`) && !strings.Contains(body, `no "portforward" subresource`) {
 		t.Errorf("the 404 does not name the subresource:\n%s", body)
 	}
-	h.get(t, "/c/dev/api/v1/namespaces/demo/pods/web-5d9-a/nonsense", http.StatusNotFound)
+	h.Get(t, "/c/dev/api/v1/namespaces/demo/pods/web-5d9-a/nonsense", http.StatusNotFound)
 }
 
 // An object that selects no pods has no logs: a clear 404, not a 500.
 func TestLogsOfAnObjectWithoutSelectorIs404(t *testing.T) {
-	h, fake := newVariant(t, apitest.Options{})
+	h, fake := webtest.Demo(t, apitest.Options{})
 	fake.Add(apitest.Service("demo", "headless", nil))
-	_, body := h.get(t, "/c/dev/api/v1/namespaces/demo/services/headless/log", http.StatusNotFound)
+	_, body := h.Get(t, "/c/dev/api/v1/namespaces/demo/services/headless/log", http.StatusNotFound)
 	if !strings.Contains(body, "no pod selector") {
 		t.Errorf("the page does not say why:\n%s", body)
 	}
@@ -97,15 +98,9 @@ func TestUnauthorizedOverPlainHTTPExplainsTheToken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := New(Deps{Clusters: clusters, Metrics: NewMetrics(), Static: static.FS})
-	if err != nil {
-		t.Fatal(err)
-	}
-	console := httptest.NewServer(srv.Handler())
-	t.Cleanup(console.Close)
-	h := &harness{server: srv, console: console}
-	_, body := h.get(t, "/c/dev/", http.StatusUnauthorized)
-	hint := parse(t, body).Find("[data-testid=error-hint]").Text()
+	h := webtest.Start(t, nil, webtest.Options{Deps: web.Deps{Clusters: clusters}})
+	_, body := h.Get(t, "/c/dev/", http.StatusUnauthorized)
+	hint := webtest.Parse(t, body).Find("[data-testid=error-hint]").Text()
 	if !strings.Contains(hint, "plain HTTP") || !strings.Contains(hint, plain.URL) {
 		t.Errorf("401 hint = %q, want it to explain the plain-HTTP server %s", hint, plain.URL)
 	}
@@ -122,9 +117,9 @@ func TestResourcesOfNonPreferredVersionsAreReachable(t *testing.T) {
 		apitest.GroupVersion{Group: "widgets.example.com", Version: "v1alpha1", Resources: []metav1.APIResource{res("widgets", "Widget"), res("gadgets", "Gadget")}},
 	)
 	fake.Add(apitest.Object("widgets.example.com/v1alpha1", "Gadget", "demo", "sprocket", nil))
-	h := newConsole(t, fake, "dev")
-	_, body := h.get(t, "/c/dev/", http.StatusOK)
-	doc := parse(t, body)
+	h := webtest.Start(t, fake, webtest.Options{})
+	_, body := h.Get(t, "/c/dev/", http.StatusOK)
+	doc := webtest.Parse(t, body)
 	const href = "/c/dev/apis/widgets.example.com/v1alpha1/gadgets"
 	if doc.Find(`[data-group="widgets.example.com"] a.resource-name[href="`+href+`"]`).Length() != 1 {
 		t.Error("the home page does not list gadgets at v1alpha1")
@@ -135,11 +130,11 @@ func TestResourcesOfNonPreferredVersionsAreReachable(t *testing.T) {
 	if doc.Find(`#jump-names option[value="gadgets"]`).Length() != 1 {
 		t.Error("the jump box does not offer gadgets")
 	}
-	resp, _ := h.get(t, "/c/dev/jump?q=gadgets&namespace=demo", http.StatusSeeOther)
+	resp, _ := h.Get(t, "/c/dev/jump?q=gadgets&namespace=demo", http.StatusSeeOther)
 	if got := resp.Header.Get("Location"); got != "/c/dev/apis/widgets.example.com/v1alpha1/namespaces/demo/gadgets" {
 		t.Errorf("jump to gadgets: Location %q", got)
 	}
-	_, body = h.get(t, "/c/dev/apis/widgets.example.com/v1alpha1/namespaces/demo/gadgets", http.StatusOK)
+	_, body = h.Get(t, "/c/dev/apis/widgets.example.com/v1alpha1/namespaces/demo/gadgets", http.StatusOK)
 	if !strings.Contains(body, "sprocket") {
 		t.Error("the gadgets list lacks its object")
 	}
@@ -147,14 +142,14 @@ func TestResourcesOfNonPreferredVersionsAreReachable(t *testing.T) {
 
 // Warning headers reach the page, as kubectl prints them.
 func TestServerWarningsAreShownOnThePage(t *testing.T) {
-	h, _ := newVariant(t, apitest.Options{Warnings: map[string]string{"pods": "v1 Pod is deprecated in v9.99+"}})
-	_, body := h.get(t, "/c/dev/api/v1/namespaces/demo/pods", http.StatusOK)
-	got := parse(t, body).Find("[data-testid=server-warnings] li").Text()
+	h, _ := webtest.Demo(t, apitest.Options{Warnings: map[string]string{"pods": "v1 Pod is deprecated in v9.99+"}})
+	_, body := h.Get(t, "/c/dev/api/v1/namespaces/demo/pods", http.StatusOK)
+	got := webtest.Parse(t, body).Find("[data-testid=server-warnings] li").Text()
 	if !strings.Contains(got, "Warning: v1 Pod is deprecated in v9.99+") {
 		t.Errorf("warnings shown: %q", got)
 	}
-	_, body = h.get(t, "/c/dev/apis/apps/v1/namespaces/demo/deployments", http.StatusOK)
-	if parse(t, body).Find("[data-testid=server-warnings]").Length() != 0 {
+	_, body = h.Get(t, "/c/dev/apis/apps/v1/namespaces/demo/deployments", http.StatusOK)
+	if webtest.Parse(t, body).Find("[data-testid=server-warnings]").Length() != 0 {
 		t.Error("a page without warnings shows some")
 	}
 }
@@ -164,11 +159,11 @@ func TestServerWarningsAreShownOnThePage(t *testing.T) {
 func TestObjectPagesOfServersWithoutEvents(t *testing.T) {
 	fake := apitest.NewServerWith(t, apitest.Options{LegacyDiscovery: true, Table: apitest.TableNone}, apitest.CSMGroup())
 	fake.Add(apitest.CSMSession("boot-x3000", "boot", "compute-23.7", "running"))
-	h := newConsole(t, fake, "dev")
-	h.get(t, "/c/dev/", http.StatusOK)
+	h := webtest.Start(t, fake, webtest.Options{})
+	h.Get(t, "/c/dev/", http.StatusOK)
 	fake.ResetRequests()
-	_, body := h.get(t, "/c/dev/apis/policy.example.com/v1/sessions/boot-x3000", http.StatusOK)
-	if note := parse(t, body).Find("[data-testid=events]").Text(); !strings.Contains(note, "no events API") || strings.Contains(note, "could not") {
+	_, body := h.Get(t, "/c/dev/apis/policy.example.com/v1/sessions/boot-x3000", http.StatusOK)
+	if note := webtest.Parse(t, body).Find("[data-testid=events]").Text(); !strings.Contains(note, "no events API") || strings.Contains(note, "could not") {
 		t.Errorf("events section: %q", note)
 	}
 	for _, r := range fake.Requests() {
@@ -176,5 +171,5 @@ func TestObjectPagesOfServersWithoutEvents(t *testing.T) {
 			t.Errorf("the console asked for events: %s", r.URL)
 		}
 	}
-	h.get(t, "/c/dev/apis/policy.example.com/v1/sessions", http.StatusOK)
+	h.Get(t, "/c/dev/apis/policy.example.com/v1/sessions", http.StatusOK)
 }

@@ -5,20 +5,24 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/labstack/echo/v4"
+	"golang.org/x/sync/singleflight"
 
 	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/views"
+	"github.com/tabula-console/tabula/web/kube"
 	"github.com/tabula-console/tabula/web/page"
 )
 
 func (s *Server) root(c echo.Context) error {
-	return c.Redirect(http.StatusFound, string(page.ContextHome(c.Request().Context(), s.env.Clusters.Current())))
+	return c.Redirect(http.StatusFound, string(page.URLsOf(c.Request().Context()).In(s.env.Clusters.Current()).Home()))
 }
 
 func (s *Server) contextRoot(c echo.Context) error {
-	return c.Redirect(http.StatusMovedPermanently, string(page.ContextHome(c.Request().Context(), page.ContextName(c))))
+	return c.Redirect(http.StatusMovedPermanently, string(page.URLsOf(c.Request().Context()).Home()))
 }
 
 // home lists what the server serves, by group.
@@ -41,15 +45,15 @@ func (s *Server) home(c echo.Context) error {
 	}
 	sort.Strings(p.Unavailable)
 	for _, g := range disco.Groups {
-		p.Groups = append(p.Groups, groupView(ctx, client.ContextName(), g))
+		p.Groups = append(p.Groups, groupView(page.URLsOf(ctx), g))
 	}
 	return s.env.Render(c, http.StatusOK, views.Home(p))
 }
 
-func groupView(ctx context.Context, contextName string, g apiclient.Group) views.APIGroup {
-	display := page.GroupLabel(g.Name)
+func groupView(u page.URLs, g apiclient.Group) views.APIGroup {
+	display := kube.GroupLabel(g.Name)
 	vg := views.APIGroup{
-		Anchor:   page.GroupAnchor(g.Name),
+		Anchor:   groupAnchor(g.Name),
 		Name:     display,
 		Version:  g.PreferredVersion,
 		Versions: g.Versions,
@@ -58,7 +62,7 @@ func groupView(ctx context.Context, contextName string, g apiclient.Group) views
 		res := views.APIResource{
 			Name:       r.Name,
 			Kind:       r.Kind,
-			Href:       page.ResourceURL(ctx, contextName, r, "", ""),
+			Href:       u.Resource(r, "", ""),
 			Namespaced: r.Namespaced,
 			ShortNames: r.ShortNames,
 			Listable:   r.Can("list"),
@@ -90,8 +94,9 @@ func (s *Server) jump(c echo.Context) error {
 		ns = ""
 	}
 	matches := d.Resolve(q)
+	u := page.URLsOf(ctx)
 	if len(matches) == 1 {
-		return c.Redirect(http.StatusSeeOther, string(page.ResourceURL(ctx, client.ContextName(), matches[0], ns, "")))
+		return c.Redirect(http.StatusSeeOther, string(u.Resource(matches[0], ns, "")))
 	}
 	p := views.JumpPage{
 		Layout: s.env.ContextLayout(ctx, client, "Jump", nil, ns),
@@ -102,8 +107,8 @@ func (s *Server) jump(c echo.Context) error {
 		p.Matches = append(p.Matches, views.APIResource{
 			Name:       r.Name,
 			Kind:       r.Kind,
-			Group:      page.GroupLabel(r.Group) + "/" + r.Version,
-			Href:       page.ResourceURL(ctx, client.ContextName(), r, ns, ""),
+			Group:      kube.GroupLabel(r.Group) + "/" + r.Version,
+			Href:       u.Resource(r, ns, ""),
 			Namespaced: r.Namespaced,
 			ShortNames: r.ShortNames,
 			Listable:   r.Can("list"),
@@ -124,17 +129,63 @@ func (s *Server) healthz(c echo.Context) error {
 // for probes, which are not signed in: it pings /version with the console's
 // own credentials (any answer short of a 5xx will do), says only "ok" or
 // "not ready", and logs why. It says nothing of any user's access, and no
-// page relies on it.
+// page relies on it. The answer is kept for readyTTL, and callers at once
+// share one ping: an unauthenticated flood of /readyz makes no more API
+// calls than a probe does.
 func (s *Server) readyz(c echo.Context) error {
-	err := s.ping(c.Request().Context())
-	if err != nil {
-		s.log.Warn("not ready", "context", s.env.Clusters.Current(), "error", err)
+	if err := s.ready.check(c.Request().Context()); err != nil {
 		return c.String(http.StatusServiceUnavailable, "not ready")
 	}
 	return c.String(http.StatusOK, "ok")
 }
 
+// readyTTL is how long a readiness answer is kept: well under a probe's
+// period (10 s in deploy/), so a probe sees a fresh one.
+const readyTTL = 2 * time.Second
+
+// readiness keeps the last readiness answer briefly.
+type readiness struct {
+	ping   func(context.Context) error
+	log    func(error)
+	now    func() time.Time
+	flight singleflight.Group
+
+	mu  sync.Mutex // guards at and err
+	at  time.Time
+	err error
+}
+
+func (r *readiness) check(ctx context.Context) error {
+	r.mu.Lock()
+	if !r.at.IsZero() && r.now().Sub(r.at) < readyTTL {
+		err := r.err
+		r.mu.Unlock()
+		return err
+	}
+	r.mu.Unlock()
+	ch := r.flight.DoChan("ping", func() (any, error) {
+		// Shared by whoever asks meanwhile: no one caller's going away
+		// ends it; the page deadline of the one who started it bounds it.
+		err := r.ping(context.WithoutCancel(ctx))
+		if err != nil {
+			r.log(err)
+		}
+		r.mu.Lock()
+		r.at, r.err = r.now(), err
+		r.mu.Unlock()
+		return nil, err
+	})
+	select {
+	case res := <-ch:
+		return res.Err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 func (s *Server) ping(ctx context.Context) error {
+	ctx, cancel := s.env.WithDeadline(ctx)
+	defer cancel()
 	// The console's own identity, for the probe alone: never a user's.
 	client, err := s.env.Clusters.Client(s.env.Clusters.Current(), apiclient.Identity{})
 	if err != nil {

@@ -1,4 +1,4 @@
-package web
+package web_test
 
 import (
 	"net/http"
@@ -7,17 +7,18 @@ import (
 	"testing"
 
 	"github.com/tabula-console/tabula/apiclient/apitest"
+	"github.com/tabula-console/tabula/web/webtest"
 )
 
 // Every list and object page shows its kubectl command, with a button
 // copying it: resource named as kubectl resolves it, namespace or -A,
 // selectors, wide, and the context when the console serves several.
 func TestPagesShowTheirKubectlCommand(t *testing.T) {
-	h, fake := newVariant(t, apitest.Options{})
-	multi := newConsole(t, fake, "dev", "prod")
+	h, fake := webtest.Demo(t, apitest.Options{})
+	multi := webtest.Start(t, fake, webtest.Options{Contexts: []string{"dev", "prod"}})
 	fake.Add(apitest.Pod("demo", "it's <b>", nil))
 	for _, tc := range []struct {
-		h          *harness
+		h          *webtest.Console
 		path, want string
 	}{
 		{h, "/c/dev/apis/apps/v1/namespaces/demo/deployments?labelSelector=app%3Dweb&wide=1", "kubectl get deployments -n demo -l app=web -o wide"},
@@ -31,8 +32,8 @@ func TestPagesShowTheirKubectlCommand(t *testing.T) {
 		{multi, "/c/prod/api/v1/namespaces", "kubectl --context prod get namespaces"},
 		{h, "/c/dev/api/v1/namespaces/demo/pods/" + url.PathEscape("it's <b>"), `kubectl get pods 'it'\''s <b>' -n demo -o yaml`},
 	} {
-		_, body := tc.h.get(t, tc.path, http.StatusOK)
-		doc := parse(t, body)
+		_, body := tc.h.Get(t, tc.path, http.StatusOK)
+		doc := webtest.Parse(t, body)
 		if got := doc.Find("[data-testid=kubectl-command]").Text(); got != tc.want {
 			t.Errorf("%s:\n got  %s\n want %s", tc.path, got, tc.want)
 		}

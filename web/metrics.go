@@ -25,6 +25,7 @@ type Metrics struct {
 	// WebSockets counts open browser WebSocket connections.
 	WebSockets prometheus.Gauge
 	watches    sync.Once
+	slots      sync.Once
 }
 
 // NewMetrics registers Tabula's collectors on a fresh registry.
@@ -69,6 +70,43 @@ func (m *Metrics) upstreamWatches(count func() float64) {
 			Name: "tabula_upstream_watches",
 			Help: "Upstream list watches open, each shared by the live pages of one identity.",
 		}, count))
+	})
+}
+
+// streamSlots exports the console's stream slots (page.Env.StreamSlots):
+// every log follow and live page holds one, and a user may hold only
+// their share, so these bound the upstream streams and watches.
+func (m *Metrics) streamSlots(slots func() (inUse, limit int, refusedUser, refusedConsole uint64)) {
+	refused := func(user bool) func() float64 {
+		return func() float64 {
+			_, _, u, c := slots()
+			if user {
+				return float64(u)
+			}
+			return float64(c)
+		}
+	}
+	m.slots.Do(func() {
+		m.registry.MustRegister(
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+				Name: "tabula_stream_slots_in_use",
+				Help: "Upstream stream slots taken: log follows and live pages (lists, objects, editors), across all users.",
+			}, func() float64 { n, _, _, _ := slots(); return float64(n) }),
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+				Name: "tabula_stream_slots_limit",
+				Help: "Upstream stream slots the console has (--max-streams).",
+			}, func() float64 { _, n, _, _ := slots(); return float64(n) }),
+			prometheus.NewCounterFunc(prometheus.CounterOpts{
+				Name:        "tabula_stream_slots_refused_total",
+				Help:        "Streams refused a slot: scope user when the user held their share (--max-streams-per-user), console when all were taken.",
+				ConstLabels: prometheus.Labels{"scope": "user"},
+			}, refused(true)),
+			prometheus.NewCounterFunc(prometheus.CounterOpts{
+				Name:        "tabula_stream_slots_refused_total",
+				Help:        "Streams refused a slot: scope user when the user held their share (--max-streams-per-user), console when all were taken.",
+				ConstLabels: prometheus.Labels{"scope": "console"},
+			}, refused(false)),
+		)
 	})
 }
 

@@ -3,7 +3,9 @@ package web
 import (
 	"crypto/rand"
 	"encoding/base64"
+	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
@@ -86,7 +88,7 @@ func requestLog(log *slog.Logger) echo.MiddlewareFunc {
 			attrs := []slog.Attr{
 				slog.String("method", c.Request().Method),
 				// The path as sent, base path included.
-				slog.String("path", page.BasePath(c.Request().Context())+c.Request().URL.Path),
+				slog.String("path", page.URLsOf(c.Request().Context()).Base()+c.Request().URL.Path),
 				slog.String("route", c.Path()),
 				slog.Int("status", status),
 				slog.Duration("duration", time.Since(start)),
@@ -119,18 +121,64 @@ func recoverPanics(log *slog.Logger) echo.MiddlewareFunc {
 	}
 }
 
-// maxRequestBody bounds what a browser may send: an editor form carries
-// the text, the text as loaded and a Secret's new values, each refused
-// above edit.MaxText with a clear message; anything larger is cut here.
-const maxRequestBody = 16 << 20
+// Bounds on what a browser may send. A form is read only once CSRF has
+// vouched for it (csrf.Protect reads its first field, the token), and only
+// an editor's form, which carries the text, the text as loaded and a
+// Secret's new values (each refused above edit.MaxText with a clear
+// message), may be large; no form may take long to arrive.
+const (
+	maxRequestBody = 16 << 20
+	maxSmallForm   = 1 << 20
+	bodyTimeout    = 30 * time.Second
+)
 
-func limitBody(next echo.HandlerFunc) echo.HandlerFunc {
+// limitBody gives a request's body bodyTimeout to arrive, and refuses one
+// that claims more than maxRequestBody unread. Its form is read whole, and
+// bounded, only by readForm. A request refused before its body was read to
+// the end closes its connection: net/http would otherwise read on, to
+// reuse the connection, and a stalled body would hold the answer back.
+func (s *Server) limitBody(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
 		if req.ContentLength > maxRequestBody {
-			return echo.NewHTTPError(http.StatusRequestEntityTooLarge, "The form is larger than 16 MiB; nothing was sent to the API server.")
+			c.Response().Header().Set(echo.HeaderConnection, "close")
+			return echo.NewHTTPError(http.StatusRequestEntityTooLarge, fmt.Sprintf("The form is larger than %d MiB; nothing was sent to the API server.", maxRequestBody>>20))
 		}
-		req.Body = http.MaxBytesReader(c.Response(), req.Body, maxRequestBody)
-		return next(c)
+		if req.Body == nil || req.Body == http.NoBody || safeMethod(req.Method) {
+			return next(c)
+		}
+		rc := http.NewResponseController(c.Response().Writer)
+		if err := rc.SetReadDeadline(time.Now().Add(s.bodyTimeout)); err != nil && !errors.Is(err, http.ErrNotSupported) {
+			return err
+		}
+		b := &timedBody{ReadCloser: req.Body, done: func() { _ = rc.SetReadDeadline(time.Time{}) }}
+		req.Body = b
+		err := next(c)
+		if !b.ended && !c.Response().Committed {
+			c.Response().Header().Set(echo.HeaderConnection, "close")
+		}
+		return err
 	}
+}
+
+// timedBody is a request body whose read deadline is lifted at its end,
+// so that net/http's watch for the client going away, which reads on after
+// the body, never hits it and cancels the request.
+type timedBody struct {
+	io.ReadCloser
+	done  func()
+	ended bool
+}
+
+func (b *timedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if errors.Is(err, io.EOF) && !b.ended {
+		b.ended = true
+		b.done()
+	}
+	return n, err
+}
+
+func safeMethod(m string) bool {
+	return m == http.MethodGet || m == http.MethodHead || m == http.MethodOptions
 }

@@ -1,7 +1,6 @@
-package web
+package web_test
 
 import (
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -17,87 +16,27 @@ import (
 	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/apiclient/apitest"
 	"github.com/tabula-console/tabula/static"
+	"github.com/tabula-console/tabula/web"
 	"github.com/tabula-console/tabula/web/list"
 	"github.com/tabula-console/tabula/web/page"
+	"github.com/tabula-console/tabula/web/webtest"
 )
 
 // multiUserConsole is a console in token mode over a fake that accepts any
-// token; each request acts with the token in testTokenHeader (a stand-in
+// token; each request acts with the token in webtest.TokenHeader (a stand-in
 // for the sign-in middleware, which sets the requester from a session).
-func multiUserConsole(t *testing.T, fake *apitest.Server) *harness {
+func multiUserConsole(t *testing.T, fake *apitest.Server) *webtest.Console {
 	t.Helper()
-	return multiUserConsoleWith(t, fake, Deps{})
+	return multiUserConsoleWith(t, fake, web.Deps{})
 }
 
 // multiUserConsoleWith is multiUserConsole with deps (Clusters, Metrics and
 // Static are filled in).
-func multiUserConsoleWith(t *testing.T, fake *apitest.Server, d Deps) *harness {
+func multiUserConsoleWith(t *testing.T, fake *apitest.Server, d web.Deps) *webtest.Console {
 	t.Helper()
-	clusters, err := apiclient.FromKubeconfig(fake.Kubeconfig("dev"), apiclient.LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The console runs in kubeconfig mode, and the middleware below stands
-	// in for web/auth: each request acts with the token it names.
-	d.Clusters, d.Metrics, d.Static = clusters, NewMetrics(), static.FS
-	srv, err := New(d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv.echo.Use(func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			if tok := c.Request().Header.Get(testTokenHeader); tok != "" {
-				page.SetRequester(c, page.Requester{Mode: page.ModeToken, Identity: apiclient.Identity{BearerToken: tok}})
-			}
-			return next(c)
-		}
-	})
-	console := httptest.NewServer(srv.Handler())
-	t.Cleanup(console.Close)
-	return &harness{server: srv, fake: fake, console: console, metrics: d.Metrics}
-}
-
-// getAs is get acting with token ("": no signed-in identity).
-func (h *harness) getAs(t *testing.T, token, path string, wantStatus int) string {
-	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, h.console.URL+path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if token != "" {
-		req.Header.Set(testTokenHeader, token)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != wantStatus {
-		t.Fatalf("GET %s as %s: %d, want %d:\n%s", path, token, resp.StatusCode, wantStatus, body)
-	}
-	return string(body)
-}
-
-// tryDialAs is tryDial acting with token ("": none), from the console's origin.
-func (h *harness) tryDialAs(token, path string) (*websocket.Conn, *http.Response, error) {
-	d := websocket.Dialer{Subprotocols: []string{"base64.channel.k8s.io"}, HandshakeTimeout: 5 * time.Second}
-	header := http.Header{"Origin": {h.console.URL}}
-	if token != "" {
-		header.Set(testTokenHeader, token)
-	}
-	return d.Dial("ws"+strings.TrimPrefix(h.console.URL, "http")+path, header)
-}
-
-// dialAs is dial acting with token.
-func (h *harness) dialAs(t *testing.T, token, path string) *wsClient {
-	t.Helper()
-	ws, resp, err := h.tryDialAs(token, path)
-	if err != nil {
-		t.Fatalf("dial %s as %s: %v (%s)", path, token, err, statusText(resp))
-	}
-	t.Cleanup(func() { _ = ws.Close() })
-	return &wsClient{t: t, ws: ws}
+	// The console runs in kubeconfig mode, and webtest's ActAs stands in for
+	// web/auth: each request acts with the token it names.
+	return webtest.Start(t, fake, webtest.Options{Deps: d, ActAs: true})
 }
 
 // watchTokens are the tokens of the upstream watch requests on path.
@@ -120,21 +59,21 @@ func TestALaterTabNeverRidesAnEarlierTabsToken(t *testing.T) {
 	h := multiUserConsole(t, fake)
 	const path = "/c/dev/api/v1/namespaces/demo/pods"
 	rvOf := func(token string) string {
-		rv, _ := parse(t, h.getAs(t, token, path, http.StatusOK)).Find("[data-testid=live-list]").Attr("data-rv")
+		rv, _ := webtest.Parse(t, h.GetAs(t, token, path, http.StatusOK)).Find("[data-testid=live-list]").Attr("data-rv")
 		return rv
 	}
-	first := h.dialAs(t, "token-1", path+"?resourceVersion="+rvOf("token-1"))
+	first := h.DialAs(t, "token-1", path+"?resourceVersion="+rvOf("token-1"))
 	if !fake.AwaitOpenWatches(1, 5*time.Second) {
 		t.Fatal("no upstream watch")
 	}
-	refreshed := h.dialAs(t, "token-2", path+"?resourceVersion="+rvOf("token-2"))
+	refreshed := h.DialAs(t, "token-2", path+"?resourceVersion="+rvOf("token-2"))
 	if !fake.AwaitOpenWatches(2, 5*time.Second) {
 		t.Fatalf("%d upstream watches: the tab with the new token joined the old token's", fake.OpenWatches())
 	}
-	again := h.dialAs(t, "token-1", path+"?resourceVersion="+rvOf("token-1"))
-	fake.Modify(podGVK, "demo", "web-1", setPhase("Failed"))
-	for _, tab := range []*wsClient{first, refreshed, again} {
-		tab.listMessage(5*time.Second, func(m list.Message) bool { return m.Type == "MODIFIED" })
+	again := h.DialAs(t, "token-1", path+"?resourceVersion="+rvOf("token-1"))
+	fake.Modify(webtest.PodGVK, "demo", "web-1", webtest.SetPhase("Failed"))
+	for _, tab := range []*webtest.WS{first, refreshed, again} {
+		webtest.NextData(tab, 5*time.Second, func(m list.Message) bool { return m.Type == "MODIFIED" })
 	}
 	if n := fake.OpenWatches(); n != 2 {
 		t.Errorf("%d upstream watches for two tokens, want 2 (tabs of one token share)", n)
@@ -143,13 +82,13 @@ func TestALaterTabNeverRidesAnEarlierTabsToken(t *testing.T) {
 		t.Errorf("upstream watches by token: %v, want one each", got)
 	}
 	// The old token's tabs leave: its upstream ends, the new one's stays.
-	_ = first.ws.Close()
-	_ = again.ws.Close()
+	_ = first.Conn.Close()
+	_ = again.Conn.Close()
 	if !fake.AwaitOpenWatches(1, 5*time.Second) {
 		t.Fatalf("%d upstream watches after the old token's tabs left, want 1", fake.OpenWatches())
 	}
-	fake.Modify(podGVK, "demo", "web-1", setPhase("Running"))
-	refreshed.listMessage(5*time.Second, func(m list.Message) bool { return m.Type == "MODIFIED" })
+	fake.Modify(webtest.PodGVK, "demo", "web-1", webtest.SetPhase("Running"))
+	webtest.NextData(refreshed, 5*time.Second, func(m list.Message) bool { return m.Type == "MODIFIED" })
 }
 
 // One identity may hold only its share of the console's stream slots, so
@@ -158,26 +97,26 @@ func TestUpstreamStreamsAreCappedPerIdentity(t *testing.T) {
 	fake := apitest.NewServer(t, apitest.CoreV1())
 	fake.Add(apitest.Pod("demo", "web-1", map[string]string{"app": "web"}))
 	fake.AppendLog("demo", "web-1", "app", "first line")
-	h := multiUserConsoleWith(t, fake, Deps{MaxStreams: 3, MaxStreamsPerUser: 1})
+	h := multiUserConsoleWith(t, fake, web.Deps{MaxStreams: 3, MaxStreamsPerUser: 1})
 	const logPath = "/c/dev/api/v1/namespaces/demo/pods/web-1/log"
-	follow := h.dialAs(t, "alice", logPath+"?follow=1&tailLines=10")
-	follow.textUntil(t, "first line", 5*time.Second)
-	if body := h.getAs(t, "alice", logPath+"?download=1", http.StatusTooManyRequests); !strings.Contains(body, "the most one user may") {
+	follow := h.DialAs(t, "alice", logPath+"?follow=1&tailLines=10")
+	follow.TextUntil(t, "first line", 5*time.Second)
+	if body := h.GetAs(t, "alice", logPath+"?download=1", http.StatusTooManyRequests); !strings.Contains(body, "the most one user may") {
 		t.Errorf("alice's second stream: the 429 does not say why:\n%s", body)
 	}
 	// A live object page takes a slot too.
-	if _, resp, err := h.tryDialAs("alice", "/c/dev/api/v1/namespaces/demo/pods/web-1"); err == nil || resp == nil || resp.StatusCode != http.StatusTooManyRequests {
-		t.Errorf("alice's live object page past her share: %s, want 429", statusText(resp))
+	if _, resp, err := h.TryDialAs("alice", "/c/dev/api/v1/namespaces/demo/pods/web-1"); err == nil || resp == nil || resp.StatusCode != http.StatusTooManyRequests {
+		t.Errorf("alice's live object page past her share: %s, want 429", webtest.StatusText(resp))
 	}
-	if body := h.getAs(t, "bob", logPath+"?download=1", http.StatusOK); !strings.Contains(body, "first line") {
+	if body := h.GetAs(t, "bob", logPath+"?download=1", http.StatusOK); !strings.Contains(body, "first line") {
 		t.Errorf("bob's download: %q", body)
 	}
 	// Ending the follow gives alice her slot back.
-	_ = follow.ws.Close()
+	_ = follow.Conn.Close()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		req, _ := http.NewRequest(http.MethodGet, h.console.URL+logPath+"?download=1", nil)
-		req.Header.Set(testTokenHeader, "alice")
+		req, _ := http.NewRequest(http.MethodGet, h.URL+logPath+"?download=1", nil)
+		req.Header.Set(webtest.TokenHeader, "alice")
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -204,7 +143,7 @@ func TestSignInModesNeverActAsTheConsole(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := New(Deps{Clusters: clusters, Metrics: NewMetrics(), Static: static.FS, Auth: AuthConfig{Mode: page.ModeToken}})
+	srv, err := web.New(web.Deps{Clusters: clusters, Metrics: web.NewMetrics(), Static: static.FS, Auth: web.AuthConfig{Mode: page.ModeToken}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,10 +170,10 @@ func TestSignInModesNeverActAsTheConsole(t *testing.T) {
 	d := websocket.Dialer{Subprotocols: []string{"base64.channel.k8s.io"}, HandshakeTimeout: 5 * time.Second}
 	_, resp, err := d.Dial("ws"+strings.TrimPrefix(console.URL, "http")+"/c/dev/api/v1/namespaces/demo/pods", http.Header{"Origin": {console.URL}})
 	if err == nil || resp == nil || resp.StatusCode != http.StatusUnauthorized {
-		t.Errorf("a live list without an identity: %s, want 401", statusText(resp))
+		t.Errorf("a live list without an identity: %s, want 401", webtest.StatusText(resp))
 	}
 	if resp, err := http.Get(console.URL + "/readyz"); err != nil || resp.StatusCode != http.StatusOK {
-		t.Errorf("/readyz: %s, %v", statusText(resp), err)
+		t.Errorf("/readyz: %s, %v", webtest.StatusText(resp), err)
 	}
 	for _, r := range fake.Requests() {
 		if r.URL.Path != "/version" {
@@ -252,13 +191,7 @@ func TestOnlyTheOfferedContextsAreShown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := New(Deps{Clusters: clusters, Metrics: NewMetrics(), Static: static.FS})
-	if err != nil {
-		t.Fatal(err)
-	}
-	console := httptest.NewServer(srv.Handler())
-	t.Cleanup(console.Close)
-	h := &harness{server: srv, fake: fake, console: console}
+	h := webtest.Start(t, fake, webtest.Options{Deps: web.Deps{Clusters: clusters}})
 	for path, code := range map[string]int{
 		"/c/dev/":                    http.StatusOK,
 		"/c/dev/api/v1/nosuch":       http.StatusNotFound,
@@ -267,13 +200,13 @@ func TestOnlyTheOfferedContextsAreShown(t *testing.T) {
 		"/c/nosuch/":                 http.StatusNotFound,
 		"/c/dev/api/v1/pods?limit=x": http.StatusBadRequest,
 	} {
-		_, body := h.get(t, path, code)
+		_, body := h.Get(t, path, code)
 		for _, hidden := range []string{"prod-admin", "staging"} {
 			if strings.Contains(body, hidden) && !strings.HasPrefix(path, "/c/"+hidden+"/") {
 				t.Errorf("%s names the context %s the console does not offer", path, hidden)
 			}
 		}
-		doc := parse(t, body)
+		doc := webtest.Parse(t, body)
 		doc.Find("a[href^='/c/']").Each(func(_ int, s *goquery.Selection) {
 			if href := s.AttrOr("href", ""); !strings.HasPrefix(href, "/c/dev/") {
 				t.Errorf("%s links %s", path, href)
@@ -286,8 +219,8 @@ func TestOnlyTheOfferedContextsAreShown(t *testing.T) {
 		}
 	}
 	// A context that is not offered is as unknown as one that does not exist.
-	_, body := h.get(t, "/c/prod-admin/", http.StatusNotFound)
-	if got := parse(t, body).Find("[data-testid=error-title]").Text(); got != "Unknown context" {
+	_, body := h.Get(t, "/c/prod-admin/", http.StatusNotFound)
+	if got := webtest.Parse(t, body).Find("[data-testid=error-title]").Text(); got != "Unknown context" {
 		t.Errorf("a context not offered: %q", got)
 	}
 }
@@ -314,11 +247,11 @@ func TestAUsersTokenIsRefusedForAPlainHTTPServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Kubeconfig mode, with the middleware below standing in for web/auth.
-	srv, err := New(Deps{Clusters: clusters, Metrics: NewMetrics(), Static: static.FS})
+	srv, err := web.New(web.Deps{Clusters: clusters, Metrics: web.NewMetrics(), Static: static.FS})
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv.echo.Use(func(next echo.HandlerFunc) echo.HandlerFunc {
+	srv.Echo().Use(func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			page.SetRequester(c, page.Requester{Mode: page.ModeToken, Identity: apiclient.Identity{BearerToken: "users-token"}})
 			return next(c)
@@ -326,9 +259,9 @@ func TestAUsersTokenIsRefusedForAPlainHTTPServer(t *testing.T) {
 	})
 	console := httptest.NewServer(srv.Handler())
 	t.Cleanup(console.Close)
-	h := &harness{server: srv, console: console}
-	_, body := h.get(t, "/c/dev/api/v1/pods", http.StatusBadGateway)
-	doc := parse(t, body)
+	h := &webtest.Console{URL: console.URL, Server: srv, HTTP: console}
+	_, body := h.Get(t, "/c/dev/api/v1/pods", http.StatusBadGateway)
+	doc := webtest.Parse(t, body)
 	if msg := doc.Find("[data-testid=error-message]").Text(); !strings.Contains(msg, "plain HTTP") || !strings.Contains(msg, "https://") {
 		t.Errorf("the page does not say why: %q", msg)
 	}
@@ -340,6 +273,41 @@ func TestAUsersTokenIsRefusedForAPlainHTTPServer(t *testing.T) {
 	for _, r := range got {
 		if strings.Contains(r, "users-token") {
 			t.Errorf("the token reached the plain-HTTP server: %s", r)
+		}
+	}
+}
+
+// A live list holds a stream slot, as a live object page does: one user
+// cannot open upstream watches past their share (each selector its own
+// watch), nor all users past the console's; the slots, and the refusals,
+// are metrics.
+func TestLiveListsTakeStreamSlots(t *testing.T) {
+	fake := apitest.NewServer(t, apitest.CoreV1())
+	fake.Add(apitest.Pod("demo", "web-1", map[string]string{"app": "web"}))
+	h := multiUserConsoleWith(t, fake, web.Deps{MaxStreams: 2, MaxStreamsPerUser: 1})
+	const path = "/c/dev/api/v1/namespaces/demo/pods"
+	rv := h.ListRV(t, path)
+	h.DialAs(t, "alice", path+"?labelSelector=app%3Dweb&resourceVersion="+rv)
+	if _, resp, err := h.TryDialAs("alice", path+"?labelSelector=app%3Ddb&resourceVersion="+rv); err == nil || resp == nil || resp.StatusCode != http.StatusTooManyRequests {
+		t.Errorf("alice's second live list: %s, want 429", webtest.StatusText(resp))
+	}
+	h.DialAs(t, "bob", path+"?resourceVersion="+rv)
+	if _, resp, err := h.TryDialAs("carol", path+"?resourceVersion="+rv); err == nil || resp == nil || resp.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("carol's live list past the console's slots: %s, want 503", webtest.StatusText(resp))
+	}
+	if !fake.AwaitOpenWatches(2, 5*time.Second) {
+		t.Fatalf("%d upstream watches open, want alice's and bob's", fake.OpenWatches())
+	}
+	_, metrics := h.Get(t, "/metrics", http.StatusOK)
+	for _, want := range []string{
+		"tabula_stream_slots_in_use 2",
+		"tabula_stream_slots_limit 2",
+		`tabula_stream_slots_refused_total{scope="user"} 1`,
+		`tabula_stream_slots_refused_total{scope="console"} 1`,
+		"tabula_upstream_watches 2",
+	} {
+		if !strings.Contains(metrics, want+"\n") {
+			t.Errorf("/metrics lacks %q", want)
 		}
 	}
 }

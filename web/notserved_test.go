@@ -1,4 +1,4 @@
-package web
+package web_test
 
 import (
 	"net/http"
@@ -8,6 +8,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/tabula-console/tabula/apiclient/apitest"
+	"github.com/tabula-console/tabula/web/webtest"
 )
 
 // hrefs are the href attributes of the links a selector finds.
@@ -21,7 +22,7 @@ func hrefs(doc *goquery.Document, selector string) []string {
 // that name, or in that group, says what it serves instead and links to
 // the same page there, for every kind of page resolving a resource.
 func TestUnservedResourceLeadsToWhatIsServed(t *testing.T) {
-	h, _ := newVariant(t, apitest.Options{})
+	h, _ := webtest.Demo(t, apitest.Options{})
 	for _, tc := range []struct {
 		name, path  string
 		testID      string // of the link expected
@@ -55,8 +56,8 @@ func TestUnservedResourceLeadsToWhatIsServed(t *testing.T) {
 			`The server does not serve the API group "app". Did you mean deployments in apps/v1 or the group apps?`, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, body := h.get(t, tc.path, http.StatusNotFound)
-			doc := parse(t, body)
+			_, body := h.Get(t, tc.path, http.StatusNotFound)
+			doc := webtest.Parse(t, body)
 			if got := hrefs(doc, "[data-testid="+tc.testID+"]"); len(got) == 0 || got[0] != tc.want {
 				t.Errorf("%s links = %q, want %q first", tc.testID, got, tc.want)
 			}
@@ -74,31 +75,32 @@ func TestUnservedResourceLeadsToWhatIsServed(t *testing.T) {
 	}
 
 	// The group's resources link to their lists in the same namespace.
-	_, body := h.get(t, "/c/dev/apis/apps/v1beta1/namespaces/demo/deployments", http.StatusNotFound)
-	served := hrefs(parse(t, body), "[data-testid=served-resources] a")
+	_, body := h.Get(t, "/c/dev/apis/apps/v1beta1/namespaces/demo/deployments", http.StatusNotFound)
+	served := hrefs(webtest.Parse(t, body), "[data-testid=served-resources] a")
 	if len(served) != 4 || served[1] != "/c/dev/apis/apps/v1/namespaces/demo/deployments" {
 		t.Errorf("served resources = %q", served)
 	}
 	// Following the link shows the list.
-	h.get(t, "/c/dev/apis/apps/v1/namespaces/demo/deployments?labelSelector=app%3Dweb", http.StatusOK)
+	h.Get(t, "/c/dev/apis/apps/v1/namespaces/demo/deployments?labelSelector=app%3Dweb", http.StatusOK)
 }
 
 // Names from the URL are text on the 404 page, never markup, and a
 // hostile one suggests nothing.
 func TestUnservedResourcePageEscapesTheURL(t *testing.T) {
-	h, _ := newVariant(t, apitest.Options{})
-	for _, path := range []string{
-		"/c/dev/apis/apps/v1/namespaces/demo/%3Cscript%3Ealert(1)%3C%2Fscript%3E?x=%22%3E%3Cimg%20src%3Dx%3E",
-		"/c/dev/apis/%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E/v1/deployments",
-		"/c/dev/apis/apps/v1beta1/namespaces/%22%3E%3Cb%3E/deployments?labelSelector=%22%3E%3Cb%3E",
+	h, _ := webtest.Demo(t, apitest.Options{})
+	for path, code := range map[string]int{
+		"/c/dev/apis/apps/v1/namespaces/demo/%3Cscript%3Ealert(1)%3C%2Fscript%3E?x=%22%3E%3Cimg%20src%3Dx%3E": http.StatusNotFound,
+		"/c/dev/apis/%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E/v1/deployments":                                 http.StatusNotFound,
+		// No namespace can be named so: refused before discovery is asked.
+		"/c/dev/apis/apps/v1beta1/namespaces/%22%3E%3Cb%3E/deployments?labelSelector=%22%3E%3Cb%3E": http.StatusBadRequest,
 	} {
-		_, body := h.get(t, path, http.StatusNotFound)
+		_, body := h.Get(t, path, code)
 		for _, bad := range []string{"<script>alert", "<img src=x", "<b>"} {
 			if strings.Contains(body, bad) {
 				t.Errorf("%s: the page contains %q unescaped", path, bad)
 			}
 		}
-		doc := parse(t, body)
+		doc := webtest.Parse(t, body)
 		if doc.Find("[data-testid=error-message]").Text() == "" {
 			t.Errorf("%s: no message", path)
 		}

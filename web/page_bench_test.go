@@ -1,4 +1,4 @@
-package web
+package web_test
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tabula-console/tabula/apiclient/apitest"
+	"github.com/tabula-console/tabula/web/webtest"
 )
 
 // BenchmarkListPage500 serves a whole list page, handler to HTML, against
@@ -22,7 +23,7 @@ func BenchmarkListPage500(b *testing.B) {
 		w.Header().Set("Content-Type", "application/json;as=Table;v=v1;g=meta.k8s.io")
 		_, _ = w.Write(body)
 	})
-	h := newConsole(b, fake, "admin").server.Handler()
+	h := webtest.Start(b, fake, webtest.Options{Contexts: []string{"admin"}}).Server.Handler()
 	get := func() *httptest.ResponseRecorder {
 		rec := httptest.NewRecorder()
 		// An address the host check allows, as a browser on the machine sends.

@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/tabula-console/tabula/streaming"
+	"github.com/tabula-console/tabula/web/csrf"
 	"github.com/tabula-console/tabula/web/page"
 )
 
@@ -27,11 +28,14 @@ func (s *Server) routes() *echo.Echo {
 	// anything that reads a cluster.
 	// Sign-in (web/auth) decides who every request acts for, after the
 	// host check and before any feature; it binds the CSRF token to the
-	// session, so it runs before CSRF. CSRF guards every request that is
-	// not a read, so no write can be routed around it, and UpgradeOrigin
-	// every WebSocket handshake, so no stream can; both run after the host
-	// check so their Origin checks compare with a vouched-for Host.
-	e.Use(headRestored, requestLog(s.log), s.metrics.middleware, s.idle.middleware, recoverPanics(s.log), securityHeaders(s.auth.FormActions()), s.hosts.check, s.env.UpgradeOrigin, limitBody, s.auth.Middleware, page.CSRF, page.Flashes, page.Theme, page.CollectWarnings)
+	// session, so it runs before CSRF. Sign-in attempts are rate-limited
+	// before CSRF reads anything of their bodies. CSRF guards every request
+	// that is not a read, so no write can be routed around it, and
+	// UpgradeOrigin every WebSocket handshake, so no stream can; both run
+	// after the host check so their Origin checks compare with a
+	// vouched-for Host. A body is bounded and timed from the first byte
+	// (limitBody), and read whole only once CSRF vouched for it (readForm).
+	e.Use(headRestored, requestLog(s.log), s.metrics.middleware, s.idle.middleware, recoverPanics(s.log), securityHeaders(s.auth.FormActions()), s.hosts.check, s.env.UpgradeOrigin, s.limitBody, s.auth.Middleware, s.limitSignIn, csrf.Protect(s.origins), s.readForm, page.Flashes, page.Theme, page.CollectWarnings)
 	bounded := s.env.Bounded
 
 	// Operations.
@@ -43,13 +47,14 @@ func (s *Server) routes() *echo.Echo {
 	e.GET(assetPrefix+"*", s.assets.handle(s.log)) // fingerprinted static files (modules in folders too), cached forever, compressed once
 
 	// Sign-in (web/auth): open to whoever is not signed in, except the
-	// session probe; login, callback and token are rate-limited per client.
-	e.GET("/auth/login", s.auth.Login, s.auth.Limit)                // OIDC: → the provider (PKCE, state, nonce); token mode: the paste-a-token form
-	e.GET("/auth/callback", bounded(s.auth.Callback), s.auth.Limit) // OIDC: code exchange, ID token checks → the return path
-	e.POST("/auth/token", bounded(s.auth.Token), s.auth.Limit)      // token mode: SelfSubjectReview of the pasted token → the return path
-	e.POST("/auth/logout", s.auth.Logout)                           // ends the session (RP-initiated logout when the provider has it)
-	e.GET("/auth/signed-out", s.auth.SignedOut)                     // "You are signed out"
-	e.GET("/auth/session", s.auth.Session)                          // 204 while signed in, else 401: asked by live pages whose stream was refused
+	// session probe; login, callback and token are rate-limited per client
+	// (limitSignIn).
+	e.GET(signInLogin, s.auth.Login)                // OIDC: → the provider (PKCE, state, nonce); token mode: the paste-a-token form
+	e.GET(signInCallback, bounded(s.auth.Callback)) // OIDC: code exchange, ID token checks → the return path
+	e.POST(signInToken, bounded(s.auth.Token))      // token mode: SelfSubjectReview of the pasted token → the return path
+	e.POST("/auth/logout", s.auth.Logout)           // ends the session (RP-initiated logout when the provider has it)
+	e.GET("/auth/signed-out", s.auth.SignedOut)     // "You are signed out"
+	e.GET("/auth/session", s.auth.Session)          // 204 while signed in, else 401: asked by live pages whose stream was refused
 
 	// Pages.
 	e.GET("/", s.root)                                // → the current context's home
@@ -59,7 +64,7 @@ func (s *Server) routes() *echo.Echo {
 	c.GET("/jump", bounded(s.jump))                   // kubectl-style name ("deploy", "sts.apps") → its list
 	c.GET("/namespace", bounded(s.list.Namespace))    // namespace picker → the same list in another namespace
 	c.GET("/logs/:namespace", s.logs.Selector)        // stream: merged logs of ?labelSelector= (page, WebSocket, ?download=1)
-	c.GET("/schema/*", bounded(s.edit.Schema))        // the OpenAPI v3 schema of a collection's kind, trimmed for the editor (JSON)
+	c.GET("/schema/*", bounded(s.schema))             // the OpenAPI v3 schema of a collection's kind, trimmed for the editor (JSON)
 	c.GET("/api/*", s.resource)                       // the API server's own paths, dispatched below
 	c.GET("/apis/*", s.resource)
 	c.POST("/api/*", s.resource) // writes: the actions below, behind CSRF
@@ -67,181 +72,283 @@ func (s *Server) routes() *echo.Echo {
 	return e
 }
 
+// The sign-in routes, rate-limited per client.
+const (
+	signInLogin    = "/auth/login"
+	signInCallback = "/auth/callback"
+	signInToken    = "/auth/token"
+)
+
+// limitSignIn rate-limits sign-in attempts per client (web/auth), before
+// anything reads their bodies: a stalled or large body never gets past it.
+func (s *Server) limitSignIn(next echo.HandlerFunc) echo.HandlerFunc {
+	limited := s.auth.Limit(next)
+	return func(c echo.Context) error {
+		switch c.Path() {
+		case signInLogin, signInCallback, signInToken:
+			return limited(c)
+		}
+		return next(c)
+	}
+}
+
+// readForm reads a write's form whole once CSRF has vouched for it, up to
+// what its route allows (the editor's pages take large forms), so that a
+// form too large or too slow is a 413 or 408 that says so before any
+// handler sees half of it.
+func (s *Server) readForm(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		req := c.Request()
+		if safeMethod(req.Method) || streaming.IsUpgrade(req) {
+			return next(c)
+		}
+		limit := int64(maxSmallForm)
+		if s.largeForm(c) {
+			limit = maxRequestBody
+		}
+		// A MaxBytesReader also lifts ParseForm's own cap of 10 MB.
+		req.Body = http.MaxBytesReader(c.Response().Writer, req.Body, limit)
+		if err := csrf.ReadForm(req); err != nil {
+			return err
+		}
+		return next(c)
+	}
+}
+
+// largeForm says whether the route table lets the request's form be large.
+func (s *Server) largeForm(c echo.Context) bool {
+	_, rest, ok := strings.Cut(strings.TrimPrefix(c.Request().URL.EscapedPath(), "/c/"), "/")
+	if !ok || !strings.HasPrefix(c.Path(), "/c/:context/api") {
+		return false
+	}
+	p, err := parseAPIPath("/" + rest)
+	if err != nil {
+		return false
+	}
+	rt, err := s.dispatch.route(c.Request().Method, p, false)
+	return err == nil && rt.largeForm
+}
+
 // publicPaths need no session: operations and static assets (a path
 // ending in "/" covers everything below it).
 var publicPaths = []string{"/healthz", "/readyz", "/metrics", assetPrefix}
 
 // resourceRoutes is what /c/{context}/api/* and /apis/* dispatch to, by the
-// shape of the API path after it was resolved through discovery.
+// shape of the API path after it was resolved through discovery. Each row
+// names the verb the server must allow on the resource for it, checked
+// once in resource, and whether it streams: every other row is bounded by
+// the page deadline.
 type resourceRoutes struct {
-	list, liveList     page.ResourceHandler
-	object, liveObject page.ResourceHandler
+	list, liveList     route
+	object, liveObject route
 	// subresources are served by name; any other subresource goes to
 	// otherSubresource.
-	subresources     map[string]page.ResourceHandler
-	otherSubresource page.ResourceHandler
+	subresources     map[string]route
+	otherSubresource route
 	// create is …/{resource}/new; actions are …/{name}/{action}, pages
 	// that change an object. They are served by method; another method
 	// gets 405.
 	create  methods
 	actions map[string]methods
 	// liveEdit follows the object an editor has open.
-	liveEdit page.ResourceHandler
+	liveEdit route
 }
 
-// methods are the handlers of one action path by HTTP method.
-type methods struct{ get, post page.ResourceHandler }
+// route is one row of the table.
+type route struct {
+	serve page.ResourceHandler
+	// verb is what the server must allow on the resource ("" for none the
+	// console can tell from discovery): otherwise 405, before the handler.
+	verb string
+	// stream: the handler bounds only its setup, not the stream itself.
+	stream bool
+	// largeForm: its form may be as large as maxRequestBody, not
+	// maxSmallForm (an editor's text).
+	largeForm bool
+}
+
+// methods are the routes of one action path by HTTP method.
+type methods struct{ get, post route }
 
 func (s *Server) resourceRoutes() resourceRoutes {
 	return resourceRoutes{
-		list:       s.boundedTarget(s.list.Page),   // …/{resource}: one page of the list, in the server's Table columns
-		liveList:   s.list.Live,                    // stream: …/{resource} over WebSocket: changed rows, rendered as the page renders them
-		object:     s.boundedTarget(s.object.Page), // …/{resource}/{name}: overview (server or generic describe), ?view=yaml
-		liveObject: s.object.Live,                  // stream: …/{resource}/{name} over WebSocket: the page's live sections
-		subresources: map[string]page.ResourceHandler{
-			"log":    s.logs.Object, // stream: …/pods/{name}/log and …/{workload}/{name}/log (page bounded; WebSocket; ?download=1)
-			"exec":   s.exec.Exec,   // stream: …/pods/{name}/exec: terminal page (bounded), session over WebSocket; …/{workload}/{name}/exec: pick a pod
-			"attach": s.exec.Attach, // stream: …/pods/{name}/attach: terminal joined to the container's process
+		list:       route{serve: s.list.Page, verb: "list"},                  // …/{resource}: one page of the list, in the server's Table columns
+		liveList:   route{serve: s.list.Live, verb: "watch", stream: true},   // …/{resource} over WebSocket: changed rows, rendered as the page renders them
+		object:     route{serve: s.object.Page, verb: "get"},                 // …/{resource}/{name}: overview (server or generic describe), ?view=yaml
+		liveObject: route{serve: s.object.Live, verb: "watch", stream: true}, // …/{resource}/{name} over WebSocket: the page's live sections
+		subresources: map[string]route{
+			"log":    {serve: s.logs.Object, stream: true}, // …/pods/{name}/log and …/{workload}/{name}/log (page bounded; WebSocket; ?download=1)
+			"exec":   {serve: s.exec.Exec, stream: true},   // …/pods/{name}/exec: terminal page (bounded), session over WebSocket; …/{workload}/{name}/exec: pick a pod
+			"attach": {serve: s.exec.Attach, stream: true}, // …/pods/{name}/attach: terminal joined to the container's process
 			// …/pods/{name}/usage and …/nodes/{name}/usage: the object page's usage chart, redrawn with
 			// metrics.k8s.io's current sample added to the page's ?history=; 404 without metrics
-			"usage": s.boundedTarget(s.object.Usage),
+			"usage": {serve: s.object.Usage},
 		},
-		otherSubresource: s.boundedTarget(s.object.Subresource), // …/{name}/status: the status; other served ones 405; else 404
+		otherSubresource: route{serve: s.object.Subresource}, // …/{name}/status: the status; other served ones 405; else 404
 		create: methods{ // …/{resource}/new: YAML editor → dry-run review → POST; apiVersion/kind pick the collection
-			get:  s.boundedTarget(s.edit.New),
-			post: s.boundedTarget(s.edit.Create),
+			get:  route{serve: s.edit.New, verb: "create"},
+			post: route{serve: s.edit.Create, verb: "create", largeForm: true},
 		},
 		actions: map[string]methods{
 			"edit": { // …/{name}/edit: YAML editor → dry-run review → merge patch with resourceVersion; 409 → conflict page
-				get:  s.boundedTarget(s.edit.Edit),
-				post: s.boundedTarget(s.edit.Save),
+				get:  route{serve: s.edit.Edit, verb: "patch"},
+				post: route{serve: s.edit.Save, verb: "patch", largeForm: true},
 			},
 			"delete": { // …/{name}/delete: confirmation (propagation, grace period) → DELETE; shows the server's answer
-				get:  s.boundedTarget(s.edit.ConfirmDelete),
-				post: s.boundedTarget(s.edit.Delete),
+				get:  route{serve: s.edit.ConfirmDelete, verb: "delete"},
+				post: route{serve: s.edit.Delete, verb: "delete"},
 			},
 			"scale": { // …/{name}/scale: replicas through the generic scale subresource, for any resource that has one
-				get:  s.boundedTarget(s.edit.ScaleForm),
-				post: s.boundedTarget(s.edit.Scale),
+				get:  route{serve: s.edit.ScaleForm},
+				post: route{serve: s.edit.Scale},
 			},
 			"restart": { // …/{name}/restart: pod-template annotation patch, as kubectl rollout restart
-				post: s.boundedTarget(s.edit.Restart),
+				post: route{serve: s.edit.Restart, verb: "patch"},
 			},
 			"debug": { // …/pods/{name}/debug: add an ephemeral container (image, target), guarded by resourceVersion → its terminal; 404 where the server has no pods/ephemeralcontainers
-				get:  s.boundedTarget(s.exec.DebugForm),
-				post: s.boundedTarget(s.exec.Debug),
+				get:  route{serve: s.exec.DebugForm},
+				post: route{serve: s.exec.Debug},
 			},
 		},
-		liveEdit: s.edit.Live, // stream: …/{name}/edit over WebSocket: "changed on the server by …" while an editor is open
+		liveEdit: route{serve: s.edit.Live, verb: "watch", stream: true}, // …/{name}/edit over WebSocket: "changed on the server by …" while an editor is open
 	}
 }
 
 // resource resolves an API path under a context through discovery and
-// hands it to its handler.
+// hands it to its route.
 func (s *Server) resource(c echo.Context) error {
-	// The escaped path is /c/{context}/api… or /c/{context}/apis…; the
-	// context segment is skipped as sent, however the browser escaped it.
-	parts := strings.SplitN(c.Request().URL.EscapedPath(), "/", 4)
-	if len(parts) < 4 {
-		return echo.ErrNotFound
-	}
-	p, err := page.ParseAPIPath("/" + parts[3])
+	t, err := s.target(c, "/c/{context}")
 	if err != nil {
 		return err
+	}
+	rt, err := s.dispatch.route(c.Request().Method, t.Path, streaming.IsUpgrade(c.Request()))
+	if err != nil {
+		return err
+	}
+	if rt.verb != "" && !t.Resource.Can(rt.verb) {
+		return echo.NewHTTPError(http.StatusMethodNotAllowed, fmt.Sprintf("The server does not allow %s %s.", gerund(rt.verb), t.Resource.Name))
+	}
+	if rt.stream {
+		return rt.serve(c, t)
+	}
+	return s.env.Bounded(func(c echo.Context) error { return rt.serve(c, t) })(c)
+}
+
+// schema serves the editor's schema of a collection's kind (web/edit).
+func (s *Server) schema(c echo.Context) error {
+	t, err := s.target(c, "/c/{context}/schema")
+	if err != nil {
+		return err
+	}
+	if t.Path.Name != "" {
+		return echo.NewHTTPError(http.StatusNotFound, "Not a collection path.")
+	}
+	return s.edit.Schema(c, t)
+}
+
+// target resolves the API path that follows prefix's segments in the
+// request's escaped path through discovery. The context segment is
+// skipped as sent, however the browser escaped it.
+func (s *Server) target(c echo.Context, prefix string) (page.Target, error) {
+	skip := strings.Count(prefix, "/") + 1
+	parts := strings.SplitN(c.Request().URL.EscapedPath(), "/", skip+1)
+	if len(parts) <= skip {
+		return page.Target{}, echo.ErrNotFound
+	}
+	p, err := parseAPIPath("/" + parts[skip])
+	if err != nil {
+		return page.Target{}, err
 	}
 	client, err := s.env.Client(c)
 	if err != nil {
-		return err
+		return page.Target{}, err
 	}
 	resolveCtx, cancel := s.env.WithDeadline(c.Request().Context())
 	r, err := client.Resource(resolveCtx, p.Group, p.Version, p.Resource)
 	cancel()
+	urls := page.URLsOf(c.Request().Context())
 	if err != nil {
-		return page.Unserved(c.Request().Context(), client.ContextName(), p, c.QueryParams(), err)
+		return page.Target{}, unserved(urls, p, c.QueryParams(), err)
 	}
 	if p.Namespace != "" && !r.Namespaced {
-		return echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("%s is cluster-scoped and has no namespace %q", r.Name, p.Namespace))
+		return page.Target{}, echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("%s is cluster-scoped and has no namespace %q", r.Name, p.Namespace))
 	}
-	t := page.Target{Client: client, Resource: r, Path: p}
-	routes := s.dispatch
-	live := streaming.IsUpgrade(c.Request())
+	return page.Target{Client: client, Resource: r, Path: p, URLs: urls}, nil
+}
+
+// route picks the row of an API path, asked with method, live when it is
+// a WebSocket handshake.
+func (rr resourceRoutes) route(method string, p page.APIPath, live bool) (route, error) {
 	switch {
 	case p.Name == newObject && p.Subresource == "":
-		return routes.create.serve(c, t)
+		return rr.create.route(method)
 	case live && p.Subresource == "edit":
-		return routes.liveEdit(c, t)
+		return rr.liveEdit, nil
 	}
-	if action, ok := routes.actions[p.Subresource]; ok && p.Subresource != "" {
-		return action.serve(c, t)
+	if action, ok := rr.actions[p.Subresource]; ok && p.Subresource != "" {
+		return action.route(method)
 	}
 	switch {
-	case c.Request().Method != http.MethodGet:
-		return echo.NewHTTPError(http.StatusMethodNotAllowed, "Only the edit, delete, scale, restart and debug pages of an object, and the new page of a collection, accept forms.")
+	case method != http.MethodGet:
+		return route{}, echo.NewHTTPError(http.StatusMethodNotAllowed, "Only the edit, delete, scale, restart and debug pages of an object, and the new page of a collection, accept forms.")
 	case p.Name == "" && live:
-		return routes.liveList(c, t)
+		return rr.liveList, nil
 	case p.Name == "":
-		return routes.list(c, t)
+		return rr.list, nil
 	case p.Subresource == "" && live:
-		return routes.liveObject(c, t)
+		return rr.liveObject, nil
 	case p.Subresource == "":
-		return routes.object(c, t)
+		return rr.object, nil
 	}
-	if h, ok := routes.subresources[p.Subresource]; ok {
-		return h(c, t)
+	if rt, ok := rr.subresources[p.Subresource]; ok {
+		return rt, nil
 	}
-	return routes.otherSubresource(c, t)
+	return rr.otherSubresource, nil
 }
 
 // newObject is the name segment of the create page, …/{resource}/new. An
 // object named "new" is still reachable through its actions (…/new/edit).
 const newObject = "new"
 
-func (m methods) serve(c echo.Context, t page.Target) error {
-	h := m.get
-	if c.Request().Method == http.MethodPost {
-		h = m.post
+func (m methods) route(method string) (route, error) {
+	rt := m.get
+	if method == http.MethodPost {
+		rt = m.post
 	}
-	if h == nil {
-		return echo.NewHTTPError(http.StatusMethodNotAllowed, fmt.Sprintf("%s is not served here.", c.Request().Method))
+	if rt.serve == nil {
+		return route{}, echo.NewHTTPError(http.StatusMethodNotAllowed, fmt.Sprintf("%s is not served here.", method))
 	}
-	return h(c, t)
+	return rt, nil
 }
 
-func (s *Server) boundedTarget(h page.ResourceHandler) page.ResourceHandler {
-	return func(c echo.Context, t page.Target) error {
-		return s.env.Bounded(func(c echo.Context) error { return h(c, t) })(c)
+// gerund names what a verb does, for the 405 of a resource whose server
+// does not allow it ("The server does not allow watching pods.").
+func gerund(verb string) string {
+	switch verb {
+	case "get":
+		return "reading"
+	case "list", "watch", "patch":
+		return verb + "ing"
 	}
+	return strings.TrimSuffix(verb, "e") + "ing" // create, delete
 }
 
 // headAsGet serves HEAD as the GET of the same URL, as RFC 9110 asks
 // (curl -I, uptime checks), and every middleware (sign-in, CSRF, headers)
-// runs as for the GET. echo routes the very request net/http handed it, so
-// this pre-routing step turns that one into a GET; headRestored then
-// gives it back its HEAD.
+// runs as for the GET. It runs before routing; headRestored, the first step
+// after it, gives net/http back its HEAD (page.MarkHead says why).
 func headAsGet(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		if c.Request().Method == http.MethodHead {
-			c.Request().Method = http.MethodGet
 			page.MarkHead(c)
 		}
 		return next(c)
 	}
 }
 
-// headRestored, the first step after routing, hands the handlers a GET
-// copy of a HEAD request and gives net/http back its HEAD: net/http reads
-// the method of the request it made to decide that the response has no
-// body. So it sends the GET's headers, Content-Length included, drops the
-// body even when a handler flushes (a chunked HEAD would otherwise carry
-// a terminating chunk), and keeps the connection for the next request.
 func headRestored(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if page.IsHead(c) {
-			served := c.Request()
-			get := served.WithContext(served.Context())
-			served.Method = http.MethodHead
-			c.SetRequest(get)
-		}
+		page.RestoreHead(c)
 		return next(c)
 	}
 }

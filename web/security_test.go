@@ -1,4 +1,4 @@
-package web
+package web_test
 
 import (
 	"fmt"
@@ -6,7 +6,6 @@ import (
 	"maps"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"strings"
@@ -17,13 +16,14 @@ import (
 
 	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/apiclient/apitest"
-	"github.com/tabula-console/tabula/static"
+	"github.com/tabula-console/tabula/web"
+	"github.com/tabula-console/tabula/web/webtest"
 )
 
 // The YAML tab masks a Secret's values as the overview does: data,
 // stringData and the copy kubectl apply keeps in an annotation.
 func TestSecretValuesAreHiddenInTheYAML(t *testing.T) {
-	h, fake := newVariant(t, apitest.Options{})
+	h, fake := webtest.Demo(t, apitest.Options{})
 	secret := apitest.Object("v1", "Secret", "demo", "creds", map[string]any{
 		"data":       map[string]any{"password": "aHVudGVyMg=="},
 		"stringData": map[string]any{"token": "plain-s3cret"},
@@ -34,15 +34,15 @@ func TestSecretValuesAreHiddenInTheYAML(t *testing.T) {
 	})
 	fake.Add(secret)
 	for _, path := range []string{"", "?view=yaml", "?view=yaml&managedFields=1"} {
-		_, body := h.get(t, "/c/dev/api/v1/namespaces/demo/secrets/creds"+path, http.StatusOK)
+		_, body := h.Get(t, "/c/dev/api/v1/namespaces/demo/secrets/creds"+path, http.StatusOK)
 		for _, leak := range []string{"aHVudGVyMg==", "plain-s3cret", "hunter2"} {
 			if strings.Contains(body, leak) {
 				t.Errorf("%s shows a secret value (%s)", path, leak)
 			}
 		}
 	}
-	_, body := h.get(t, "/c/dev/api/v1/namespaces/demo/secrets/creds?view=yaml", http.StatusOK)
-	yaml := parse(t, body).Find("[data-testid=yaml]").Text()
+	_, body := h.Get(t, "/c/dev/api/v1/namespaces/demo/secrets/creds?view=yaml", http.StatusOK)
+	yaml := webtest.Parse(t, body).Find("[data-testid=yaml]").Text()
 	for _, want := range []string{"password: hidden (7 bytes)", "token: hidden (12 bytes)", "team: payments"} {
 		if !strings.Contains(yaml, want) {
 			t.Errorf("YAML lacks %q:\n%s", want, yaml)
@@ -51,16 +51,16 @@ func TestSecretValuesAreHiddenInTheYAML(t *testing.T) {
 }
 
 func TestPagesAreNeverCached(t *testing.T) {
-	h := newHarness(t)
+	h := webtest.New(t)
 	for path, want := range map[string]int{"/c/dev/": http.StatusOK, "/c/dev/api/v1/nosuch": http.StatusNotFound} {
-		resp, _ := h.get(t, path, want)
+		resp, _ := h.Get(t, path, want)
 		if got := resp.Header.Get("Cache-Control"); got != "no-store" {
 			t.Errorf("%s: Cache-Control %q, want no-store", path, got)
 		}
 	}
-	_, home := h.get(t, "/c/dev/", http.StatusOK)
-	css := parse(t, home).Find(`link[rel=stylesheet]`).AttrOr("href", "")
-	resp, _ := h.get(t, css, http.StatusOK)
+	_, home := h.Get(t, "/c/dev/", http.StatusOK)
+	css := webtest.Parse(t, home).Find(`link[rel=stylesheet]`).AttrOr("href", "")
+	resp, _ := h.Get(t, css, http.StatusOK)
 	if got := resp.Header.Get("Cache-Control"); !strings.Contains(got, "immutable") {
 		t.Errorf("asset Cache-Control %q, want immutable", got)
 	}
@@ -68,9 +68,9 @@ func TestPagesAreNeverCached(t *testing.T) {
 
 // Any token is a valid HTTP method; each must not become a series.
 func TestMetricsBoundTheMethodLabel(t *testing.T) {
-	h := newHarness(t)
+	h := webtest.New(t)
 	for _, method := range []string{"FOOBAR", "X-LONG-UNUSUAL-METHOD", "PROPFIND"} {
-		req, err := http.NewRequest(method, h.console.URL+"/c/dev/", nil)
+		req, err := http.NewRequest(method, h.URL+"/c/dev/", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -80,7 +80,7 @@ func TestMetricsBoundTheMethodLabel(t *testing.T) {
 		}
 		resp.Body.Close()
 	}
-	_, body := h.get(t, "/metrics", http.StatusOK)
+	_, body := h.Get(t, "/metrics", http.StatusOK)
 	for _, method := range []string{"FOOBAR", "X-LONG-UNUSUAL-METHOD", "PROPFIND"} {
 		if strings.Contains(body, `method="`+method+`"`) {
 			t.Errorf("metrics carry method %q as a label value", method)
@@ -94,9 +94,9 @@ func TestMetricsBoundTheMethodLabel(t *testing.T) {
 // A hostile paging history is cut where it is parsed: no link of the page
 // carries more than maxBack tokens, and the page stays small.
 func TestPagingHistoryIsBounded(t *testing.T) {
-	h, _ := newVariant(t, apitest.Options{})
-	_, first := h.get(t, "/c/dev/api/v1/pods?limit=1", http.StatusOK)
-	next, err := url.Parse(parse(t, first).Find("[data-testid=page-next]").AttrOr("href", ""))
+	h, _ := webtest.Demo(t, apitest.Options{})
+	_, first := h.Get(t, "/c/dev/api/v1/pods?limit=1", http.StatusOK)
+	next, err := url.Parse(webtest.Parse(t, first).Find("[data-testid=page-next]").AttrOr("href", ""))
 	if err != nil || next.Query().Get("continue") == "" {
 		t.Fatalf("no next page: %v", err)
 	}
@@ -105,12 +105,12 @@ func TestPagingHistoryIsBounded(t *testing.T) {
 	for range 1000 {
 		q.Add("back", strings.Repeat("b", 700))
 	}
-	_, body := h.get(t, next.Path+"?"+q.Encode(), http.StatusOK)
+	_, body := h.Get(t, next.Path+"?"+q.Encode(), http.StatusOK)
 	if len(body) > 300<<10 {
 		t.Errorf("page of %d bytes for a one-row list", len(body))
 	}
 	links := 0
-	parse(t, body).Find("a[href]").Each(func(_ int, s *goquery.Selection) {
+	webtest.Parse(t, body).Find("a[href]").Each(func(_ int, s *goquery.Selection) {
 		href := s.AttrOr("href", "")
 		if n := strings.Count(href, "back="); n > 20 {
 			t.Errorf("link %.60q… carries %d back tokens", href, n)
@@ -126,8 +126,8 @@ func TestPagingHistoryIsBounded(t *testing.T) {
 // Upgrade headers, on any route that is not a stream.
 func TestThePageDeadlineCannotBeLifted(t *testing.T) {
 	fake := apitest.NewServer(t, apitest.CoreV1())
-	h := newConsoleWithTimeout(t, fake, 300*time.Millisecond, "dev")
-	h.get(t, "/c/dev/", http.StatusOK) // discovery is cached from here on
+	h := webtest.Start(t, fake, webtest.Options{Deps: web.Deps{RequestTimeout: 300 * time.Millisecond}})
+	h.Get(t, "/c/dev/", http.StatusOK) // discovery is cached from here on
 	hang := func(w http.ResponseWriter, r *http.Request) {
 		<-r.Context().Done() // never answers; returns when the console gives up
 	}
@@ -143,9 +143,9 @@ func TestThePageDeadlineCannotBeLifted(t *testing.T) {
 		{"list download=true", "/c/dev/api/v1/namespaces/demo/pods?download=true", nil, http.StatusGatewayTimeout},
 		// The home page goes without the server version when it is late.
 		{"home download", "/c/dev/?download=1", nil, http.StatusOK},
-		{"home with upgrade headers", "/c/dev/", map[string]string{"Connection": "Upgrade", "Upgrade": "websocket", "Origin": h.console.URL}, http.StatusOK},
+		{"home with upgrade headers", "/c/dev/", map[string]string{"Connection": "Upgrade", "Upgrade": "websocket", "Origin": h.URL}, http.StatusOK},
 	} {
-		req, err := http.NewRequest(http.MethodGet, h.console.URL+tc.path, nil)
+		req, err := http.NewRequest(http.MethodGet, h.URL+tc.path, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -176,25 +176,19 @@ func TestExternalOriginIsTheOnlyOriginForStreams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := New(Deps{Clusters: clusters, Metrics: NewMetrics(), Static: static.FS, ExternalOrigins: []string{"https://tabula.example.com"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	console := httptest.NewServer(srv.Handler())
-	t.Cleanup(console.Close)
-	h := &harness{server: srv, fake: fake, console: console}
+	h := webtest.Start(t, fake, webtest.Options{Deps: web.Deps{Clusters: clusters, ExternalOrigins: []string{"https://tabula.example.com"}}})
 	for origin, want := range map[string]int{
-		console.URL:                      http.StatusForbidden,
+		h.URL:                            http.StatusForbidden,
 		"http://tabula.example.com":      http.StatusForbidden,
 		"https://tabula.example.com:444": http.StatusForbidden,
 		"https://tabula.example.com":     http.StatusSwitchingProtocols,
 	} {
-		ws, resp, err := h.tryDial("/c/dev/api/v1/namespaces/demo/pods", origin)
+		ws, resp, err := h.TryDial("/c/dev/api/v1/namespaces/demo/pods", origin)
 		if err == nil {
 			ws.Close()
 		}
 		if resp == nil || resp.StatusCode != want {
-			t.Errorf("origin %s: %s, want %d", origin, statusText(resp), want)
+			t.Errorf("origin %s: %s, want %d", origin, webtest.StatusText(resp), want)
 		}
 	}
 }
@@ -209,16 +203,10 @@ func TestUpstreamStreamsAreCapped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := New(Deps{Clusters: clusters, Metrics: NewMetrics(), Static: static.FS, MaxStreams: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	console := httptest.NewServer(srv.Handler())
-	t.Cleanup(console.Close)
-	h := &harness{server: srv, fake: fake, console: console}
-	follow := h.dial(t, "/c/dev/api/v1/namespaces/demo/pods/web-1/log?follow=1&tailLines=10")
-	follow.textUntil(t, "first line", 5*time.Second)
-	resp, err := http.Get(console.URL + "/c/dev/api/v1/namespaces/demo/pods/web-1/log?download=1")
+	h := webtest.Start(t, fake, webtest.Options{Deps: web.Deps{Clusters: clusters, MaxStreams: 1}})
+	follow := h.Dial(t, "/c/dev/api/v1/namespaces/demo/pods/web-1/log?follow=1&tailLines=10")
+	follow.TextUntil(t, "first line", 5*time.Second)
+	resp, err := http.Get(h.URL + "/c/dev/api/v1/namespaces/demo/pods/web-1/log?download=1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,10 +216,10 @@ func TestUpstreamStreamsAreCapped(t *testing.T) {
 		t.Errorf("second stream: %d %s, want a 503 naming the limit", resp.StatusCode, body)
 	}
 	// Ending the follow gives its slot back.
-	_ = follow.ws.Close()
+	_ = follow.Conn.Close()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		resp, err := http.Get(console.URL + "/c/dev/api/v1/namespaces/demo/pods/web-1/log?download=1")
+		resp, err := http.Get(h.URL + "/c/dev/api/v1/namespaces/demo/pods/web-1/log?download=1")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -254,9 +242,9 @@ func TestAHungLogDownloadEndsAtThePageDeadline(t *testing.T) {
 	fake.Override("/api/v1/namespaces/demo/pods/web-1/log", func(w http.ResponseWriter, r *http.Request) {
 		<-r.Context().Done()
 	})
-	h := newConsoleWithTimeout(t, fake, 300*time.Millisecond, "dev")
+	h := webtest.Start(t, fake, webtest.Options{Deps: web.Deps{RequestTimeout: 300 * time.Millisecond}})
 	start := time.Now()
-	resp, err := (&http.Client{Timeout: 10 * time.Second}).Get(h.console.URL + "/c/dev/api/v1/namespaces/demo/pods/web-1/log?download=1")
+	resp, err := (&http.Client{Timeout: 10 * time.Second}).Get(h.URL + "/c/dev/api/v1/namespaces/demo/pods/web-1/log?download=1")
 	if err != nil {
 		t.Fatalf("%v after %v", err, time.Since(start))
 	}
@@ -284,35 +272,35 @@ var hardeningPages = map[string]int{
 	"/c/dev/api/v1/namespaces/demo/pods/web-1/log":            http.StatusOK,
 	"/c/dev/api/v1/namespaces/demo/pods/web-1/log?download=1": http.StatusOK,
 	"/c/dev/logs/demo?labelSelector=app%3Dweb":                http.StatusOK,
-	webPath:                http.StatusOK,
-	webPath + "?view=yaml": http.StatusOK,
+	webtest.WebPath:                                   http.StatusOK,
+	webtest.WebPath + "?view=yaml":                    http.StatusOK,
 	"/c/dev/api/v1/namespaces/demo/pods/web-1/status": http.StatusOK,
-	webPath + "/log":                            http.StatusOK,
-	webPath + "/edit":                           http.StatusOK,
-	webPath + "/delete":                         http.StatusOK,
-	webPath + "/scale":                          http.StatusOK,
-	webPath + "/restart":                        http.StatusMethodNotAllowed,
-	credsPath:                                   http.StatusOK,
-	credsPath + "?view=yaml":                    http.StatusOK,
-	credsPath + "/edit":                         http.StatusOK,
-	beaconPath:                                  http.StatusOK,
-	configMapsPath + "/new":                     http.StatusOK,
-	"/c/dev/schema/apis/apps/v1/deployments":    http.StatusOK,
-	"/c/nosuch/":                                http.StatusNotFound,
-	"/c/dev/api/v1/nosuch":                      http.StatusNotFound,
-	"/c/dev/api/v1/namespaces/demo/pods/nosuch": http.StatusNotFound,
-	"/healthz":                                  http.StatusOK,
-	"/readyz":                                   http.StatusOK,
-	"/metrics":                                  http.StatusOK,
+	webtest.WebPath + "/log":                          http.StatusOK,
+	webtest.WebPath + "/edit":                         http.StatusOK,
+	webtest.WebPath + "/delete":                       http.StatusOK,
+	webtest.WebPath + "/scale":                        http.StatusOK,
+	webtest.WebPath + "/restart":                      http.StatusMethodNotAllowed,
+	webtest.CredsPath:                                 http.StatusOK,
+	webtest.CredsPath + "?view=yaml":                  http.StatusOK,
+	webtest.CredsPath + "/edit":                       http.StatusOK,
+	webtest.BeaconPath:                                http.StatusOK,
+	webtest.ConfigMapsPath + "/new":                   http.StatusOK,
+	"/c/dev/schema/apis/apps/v1/deployments":          http.StatusOK,
+	"/c/nosuch/":                                      http.StatusNotFound,
+	"/c/dev/api/v1/nosuch":                            http.StatusNotFound,
+	"/c/dev/api/v1/namespaces/demo/pods/nosuch":       http.StatusNotFound,
+	"/healthz": http.StatusOK,
+	"/readyz":  http.StatusOK,
+	"/metrics": http.StatusOK,
 }
 
 // hardeningFixture is the edit fixture with a pod log, so every route
 // above has something to show.
-func hardeningFixture(t *testing.T) *editFixture {
+func hardeningFixture(t *testing.T) *webtest.Console {
 	t.Helper()
-	f := newEditFixture(t, apitest.Options{})
-	f.fake.AppendLog("demo", "web-1", "app", "a log line")
-	f.fake.SetOpenAPI("apps", "v1", apitest.AppsV1OpenAPI())
+	f := webtest.Editable(t, apitest.Options{})
+	f.Fake.AppendLog("demo", "web-1", "app", "a log line")
+	f.Fake.SetOpenAPI("apps", "v1", apitest.AppsV1OpenAPI())
 	return f
 }
 
@@ -396,25 +384,25 @@ func inlineCode(doc *goquery.Document, nonce string) []string {
 // and those a form post renders (a review, a refused write).
 func TestEveryPageIsHardened(t *testing.T) {
 	f := hardeningFixture(t)
-	b := newBrowser(t, f.harness)
-	pages := map[string]webPage{}
+	b := webtest.NewBrowser(t, f)
+	pages := map[string]webtest.Page{}
 	for path, want := range hardeningPages {
-		pages[path] = b.get(path, want)
+		pages[path] = b.Get(path, want)
 	}
 	// The links of the pages above, once each (downloads are not pages).
 	linked := 0
 	for path, p := range maps.Clone(pages) {
-		if !strings.HasPrefix(p.resp.Header.Get("Content-Type"), "text/html") {
+		if !strings.HasPrefix(p.Resp.Header.Get("Content-Type"), "text/html") {
 			continue
 		}
-		p.doc.Find("a[href^='/c/']").Each(func(_ int, s *goquery.Selection) {
+		p.Doc.Find("a[href^='/c/']").Each(func(_ int, s *goquery.Selection) {
 			href := s.AttrOr("href", "")
 			if _, seen := pages[href]; seen || strings.Contains(href, "download=") || linked >= 150 {
 				return
 			}
 			linked++
-			req, _ := http.NewRequest(http.MethodGet, f.console.URL+href, nil)
-			resp, err := b.client.Do(req)
+			req, _ := http.NewRequest(http.MethodGet, f.URL+href, nil)
+			resp, err := b.Client.Do(req)
 			if err != nil {
 				t.Fatalf("%s (linked from %s): %v", href, path, err)
 			}
@@ -424,29 +412,29 @@ func TestEveryPageIsHardened(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			pages[href] = webPage{resp: resp, body: string(body), doc: doc}
+			pages[href] = webtest.Page{Resp: resp, Body: string(body), Doc: doc}
 		})
 	}
 	if linked < 20 {
 		t.Errorf("only %d linked pages visited", linked)
 	}
 	// Pages a form post renders.
-	editor := pages[webPath+"/edit"]
-	text := replaceLine(t, editorText(t, editor), "    app: web", "    app: reviewed")
-	pages["POST review"] = b.form(editor, "[data-testid=edit-form]").set("yaml", text).submit("review", http.StatusOK)
-	pages["POST without a token"] = b.post(webPath+"/scale", url.Values{"replicas": {"3"}}, http.StatusForbidden, nil)
-	misdirected, _ := http.NewRequest(http.MethodGet, f.console.URL+"/c/dev/", nil)
+	editor := pages[webtest.WebPath+"/edit"]
+	text := webtest.ReplaceLine(t, webtest.EditorText(t, editor), "    app: web", "    app: reviewed")
+	pages["POST review"] = b.Form(editor, "[data-testid=edit-form]").Set("yaml", text).Submit("review", http.StatusOK)
+	pages["POST without a token"] = b.Post(webtest.WebPath+"/scale", url.Values{"replicas": {"3"}}, http.StatusForbidden, nil)
+	misdirected, _ := http.NewRequest(http.MethodGet, f.URL+"/c/dev/", nil)
 	misdirected.Host = "evil.example"
-	pages["misdirected"] = b.do(misdirected, http.StatusMisdirectedRequest)
+	pages["misdirected"] = b.Do(misdirected, http.StatusMisdirectedRequest)
 
 	htmlPages := 0
 	for path, p := range pages {
-		nonce := hardenedHeaders(t, path, p.resp.Header)
-		if !strings.HasPrefix(p.resp.Header.Get("Content-Type"), "text/html") {
+		nonce := hardenedHeaders(t, path, p.Resp.Header)
+		if !strings.HasPrefix(p.Resp.Header.Get("Content-Type"), "text/html") {
 			continue
 		}
 		htmlPages++
-		for _, bad := range inlineCode(p.doc, nonce) {
+		for _, bad := range inlineCode(p.Doc, nonce) {
 			t.Errorf("%s: %s", path, bad)
 		}
 	}
@@ -454,10 +442,10 @@ func TestEveryPageIsHardened(t *testing.T) {
 		t.Errorf("only %d HTML pages checked", htmlPages)
 	}
 	// Assets are the one exception to no-store: immutable, and still nosniff.
-	css := pages["/c/dev/"].doc.Find(`link[rel=stylesheet]`).AttrOr("href", "")
-	asset := b.get(css, http.StatusOK)
-	if cc := asset.resp.Header.Get("Cache-Control"); !strings.Contains(cc, "immutable") || asset.resp.Header.Get("X-Content-Type-Options") != "nosniff" {
-		t.Errorf("asset %s: Cache-Control %q, nosniff %q", css, cc, asset.resp.Header.Get("X-Content-Type-Options"))
+	css := pages["/c/dev/"].Doc.Find(`link[rel=stylesheet]`).AttrOr("href", "")
+	asset := b.Get(css, http.StatusOK)
+	if cc := asset.Resp.Header.Get("Cache-Control"); !strings.Contains(cc, "immutable") || asset.Resp.Header.Get("X-Content-Type-Options") != "nosniff" {
+		t.Errorf("asset %s: Cache-Control %q, nosniff %q", css, cc, asset.Resp.Header.Get("X-Content-Type-Options"))
 	}
 }
 
@@ -482,23 +470,23 @@ func TestEveryLiveEndpointRefusesAForeignOrigin(t *testing.T) {
 		"/c/dev/api/v1/namespaces/demo/pods",
 		"/c/dev/api/v1/namespaces/demo/pods/web-1",
 		"/c/dev/api/v1/namespaces/demo/pods/web-1/log?follow=1",
-		webPath + "/log?follow=1",
+		webtest.WebPath + "/log?follow=1",
 		"/c/dev/logs/demo?labelSelector=app%3Dweb&follow=1",
-		webPath + "/edit?rv=1",
-		webPath,
+		webtest.WebPath + "/edit?rv=1",
+		webtest.WebPath,
 	}
-	f.get(t, "/c/dev/", http.StatusOK) // discovery cached
+	f.Get(t, "/c/dev/", http.StatusOK) // discovery cached
 	for _, path := range endpoints {
-		for _, origin := range []string{"https://evil.example", "null", "", "http://127.0.0.1:1", strings.Replace(f.console.URL, "http://", "https://", 1)} {
-			f.fake.ResetRequests()
-			ws, resp, err := f.tryDial(path, origin)
+		for _, origin := range []string{"https://evil.example", "null", "", "http://127.0.0.1:1", strings.Replace(f.URL, "http://", "https://", 1)} {
+			f.Fake.ResetRequests()
+			ws, resp, err := f.TryDial(path, origin)
 			if err == nil {
 				ws.Close()
 			}
 			if resp == nil || resp.StatusCode != http.StatusForbidden {
-				t.Errorf("%s from origin %q: %s, want 403", path, origin, statusText(resp))
+				t.Errorf("%s from origin %q: %s, want 403", path, origin, webtest.StatusText(resp))
 			}
-			if reqs := f.fake.Requests(); len(reqs) != 0 {
+			if reqs := f.Fake.Requests(); len(reqs) != 0 {
 				t.Errorf("%s from origin %q: %d upstream requests (first %s) before the refusal", path, origin, len(reqs), reqs[0].URL)
 			}
 		}
@@ -506,9 +494,9 @@ func TestEveryLiveEndpointRefusesAForeignOrigin(t *testing.T) {
 	// The console's own origin is let through (last: a stream's upstream
 	// calls outlive its socket for a moment).
 	for _, path := range endpoints {
-		ws, resp, err := f.tryDial(path, f.console.URL)
+		ws, resp, err := f.TryDial(path, f.URL)
 		if err != nil {
-			t.Errorf("%s from the console's origin: %v %s", path, err, statusText(resp))
+			t.Errorf("%s from the console's origin: %v %s", path, err, webtest.StatusText(resp))
 			continue
 		}
 		ws.Close()
@@ -519,45 +507,48 @@ func TestEveryLiveEndpointRefusesAForeignOrigin(t *testing.T) {
 // from another origin, before anything reaches the API server.
 func TestEveryWriteNeedsTheCSRFTokenAndTheConsolesOrigin(t *testing.T) {
 	f := hardeningFixture(t)
-	b := newBrowser(t, f.harness)
-	b.get(webPath, http.StatusOK)
-	token := b.csrfToken()
+	b := webtest.NewBrowser(t, f)
+	b.Get(webtest.WebPath, http.StatusOK)
+	token := b.CSRFToken()
 	writes := map[string]url.Values{
-		webPath + "/edit":          {"yaml": {"kind: Deployment"}, "action": {"apply"}},
-		webPath + "/delete":        {"propagationPolicy": {"Background"}},
-		webPath + "/scale":         {"replicas": {"5"}},
-		webPath + "/restart":       {},
-		configMapsPath + "/new":    {"yaml": {"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n"}, "action": {"create"}},
-		credsPath + "/edit":        {"yaml": {"kind: Secret"}, "action": {"apply"}},
-		"/c/dev/api/v1/namespaces": {},
+		webtest.WebPath + "/edit":       {"yaml": {"kind: Deployment"}, "action": {"apply"}},
+		webtest.WebPath + "/delete":     {"propagationPolicy": {"Background"}},
+		webtest.WebPath + "/scale":      {"replicas": {"5"}},
+		webtest.WebPath + "/restart":    {},
+		webtest.ConfigMapsPath + "/new": {"yaml": {"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n"}, "action": {"create"}},
+		webtest.CredsPath + "/edit":     {"yaml": {"kind: Secret"}, "action": {"apply"}},
+		"/c/dev/api/v1/namespaces":      {},
 	}
 	for path, values := range writes {
-		p := b.post(path, values, http.StatusForbidden, nil)
-		if p.text("error-code") != "403" {
-			t.Errorf("POST %s without a token: %q", path, p.text("error-code"))
+		p := b.Post(path, values, http.StatusForbidden, nil)
+		if p.Text("error-code") != "403" {
+			t.Errorf("POST %s without a token: %q", path, p.Text("error-code"))
 		}
 		withToken := url.Values{"_csrf": {token}}
 		for k, v := range values {
 			withToken[k] = v
 		}
-		for _, hdr := range []map[string]string{{"Origin": "https://evil.example"}, {"Sec-Fetch-Site": "cross-site"}, {"Origin": "null"}} {
-			b.post(path, withToken, http.StatusForbidden, hdr)
+		// The console's host under another scheme is another origin: a
+		// plaintext page may not write to an https console, nor the reverse.
+		otherScheme := "https://" + strings.TrimPrefix(f.URL, "http://")
+		for _, hdr := range []map[string]string{{"Origin": "https://evil.example"}, {"Sec-Fetch-Site": "cross-site"}, {"Origin": "null"}, {"Origin": otherScheme}} {
+			b.Post(path, withToken, http.StatusForbidden, hdr)
 		}
-		req, _ := http.NewRequest(http.MethodPost, f.console.URL+path, strings.NewReader(withToken.Encode()))
+		req, _ := http.NewRequest(http.MethodPost, f.URL+path, strings.NewReader(withToken.Encode()))
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		req.Header.Set("Origin", "https://evil.example")
 		if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusForbidden {
-			t.Errorf("POST %s from another site with the token: %v %s", path, err, statusText(resp))
+			t.Errorf("POST %s from another site with the token: %v %s", path, err, webtest.StatusText(resp))
 		}
 	}
-	f.noWrites(t, "forged writes")
+	f.NoWrites(t, "forged writes")
 }
 
 // HEAD is answered as GET without a body (curl -I), with the same headers.
 func TestHeadIsAnsweredAsGet(t *testing.T) {
-	h := newHarness(t)
+	h := webtest.New(t)
 	for _, path := range []string{"/c/dev/", "/healthz", "/c/dev/api/v1/namespaces"} {
-		req, _ := http.NewRequest(http.MethodHead, h.console.URL+path, nil)
+		req, _ := http.NewRequest(http.MethodHead, h.URL+path, nil)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -572,11 +563,11 @@ func TestHeadIsAnsweredAsGet(t *testing.T) {
 		}
 		// A client reads no body after a HEAD, so a body sent anyway is
 		// only seen on the wire, where it would corrupt the next response.
-		conn, err := net.Dial("tcp", strings.TrimPrefix(h.console.URL, "http://"))
+		conn, err := net.Dial("tcp", strings.TrimPrefix(h.URL, "http://"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		fmt.Fprintf(conn, "HEAD %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", path, strings.TrimPrefix(h.console.URL, "http://"))
+		fmt.Fprintf(conn, "HEAD %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", path, strings.TrimPrefix(h.URL, "http://"))
 		wire, err := io.ReadAll(conn)
 		conn.Close()
 		if err != nil {

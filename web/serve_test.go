@@ -1,4 +1,4 @@
-package web
+package web_test
 
 import (
 	"context"
@@ -25,29 +25,31 @@ import (
 	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/apiclient/apitest"
 	"github.com/tabula-console/tabula/static"
+	"github.com/tabula-console/tabula/web"
+	"github.com/tabula-console/tabula/web/webtest"
 )
 
 // serving is a console started with Serve on 127.0.0.1:0, as cmd/tabula
 // starts it: no httptest.
 type serving struct {
-	Serving
+	web.Serving
 	stop func() error
 }
 
-func serve(t *testing.T, deps func(*Deps), l Listen) serving {
+func serve(t *testing.T, deps func(*web.Deps), l web.Listen) serving {
 	t.Helper()
 	fake := apitest.NewServer(t, apitest.CoreV1())
 	fake.Add(apitest.Pod("demo", "web-1", map[string]string{"app": "web"}))
-	metrics := NewMetrics()
+	metrics := web.NewMetrics()
 	clusters, err := apiclient.FromKubeconfig(fake.Kubeconfig("dev"), apiclient.LoadOptions{Observer: metrics})
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := Deps{Clusters: clusters, Metrics: metrics, Static: static.FS}
+	d := web.Deps{Clusters: clusters, Metrics: metrics, Static: static.FS}
 	if deps != nil {
 		deps(&d)
 	}
-	srv, err := New(d)
+	srv, err := web.New(d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,10 +57,10 @@ func serve(t *testing.T, deps func(*Deps), l Listen) serving {
 		l.Addr = "127.0.0.1:0"
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	ready := make(chan Serving, 1)
+	ready := make(chan web.Serving, 1)
 	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx, l, func(s Serving) { ready <- s }) }()
-	var s Serving
+	go func() { done <- srv.Serve(ctx, l, func(s web.Serving) { ready <- s }) }()
+	var s web.Serving
 	select {
 	case s = <-ready:
 	case err := <-done:
@@ -159,7 +161,7 @@ func TestServeHTTPSWithSecureHostCookies(t *testing.T) {
 	dir := t.TempDir()
 	certFile, keyFile := filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
 	cert := writeCert(t, certFile, keyFile, "first")
-	s := serve(t, nil, Listen{CertFile: certFile, KeyFile: keyFile})
+	s := serve(t, nil, web.Listen{CertFile: certFile, KeyFile: keyFile})
 	if !strings.HasPrefix(s.URL, "https://127.0.0.1:") {
 		t.Fatalf("URL = %q, want https", s.URL)
 	}
@@ -211,7 +213,7 @@ func TestServeHTTPSWithSecureHostCookies(t *testing.T) {
 	origin := strings.TrimSuffix(s.URL, "/")
 	ws, wsResp, err := d.Dial("wss"+strings.TrimPrefix(s.URL, "https")+"c/dev/api/v1/namespaces/demo/pods", http.Header{"Origin": {origin}})
 	if err != nil {
-		t.Fatalf("WebSocket over TLS: %v (response %s)", err, statusText(wsResp))
+		t.Fatalf("WebSocket over TLS: %v (response %s)", err, webtest.StatusText(wsResp))
 	}
 	ws.Close()
 }
@@ -222,7 +224,7 @@ func TestServeHTTPSPicksUpARenewedCertificate(t *testing.T) {
 	dir := t.TempDir()
 	certFile, keyFile := filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
 	first := writeCert(t, certFile, keyFile, "first")
-	s := serve(t, nil, Listen{CertFile: certFile, KeyFile: keyFile})
+	s := serve(t, nil, web.Listen{CertFile: certFile, KeyFile: keyFile})
 	servedName := func(client *http.Client) string {
 		t.Helper()
 		resp, err := client.Get(s.URL + "healthz")
@@ -266,16 +268,16 @@ func TestServeRefusesUnusableCertificateFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, l := range map[string]Listen{
+	for name, l := range map[string]web.Listen{
 		"missing key":    {CertFile: certFile, KeyFile: filepath.Join(dir, "absent")},
 		"mismatched key": {CertFile: certFile, KeyFile: other},
 	} {
-		srv, err := New(Deps{Clusters: clusters, Metrics: NewMetrics(), Static: static.FS})
+		srv, err := web.New(web.Deps{Clusters: clusters, Metrics: web.NewMetrics(), Static: static.FS})
 		if err != nil {
 			t.Fatal(err)
 		}
 		l.Addr = "127.0.0.1:0"
-		err = srv.Serve(t.Context(), l, func(Serving) { t.Errorf("%s: Serve became ready", name) })
+		err = srv.Serve(t.Context(), l, func(web.Serving) { t.Errorf("%s: Serve became ready", name) })
 		if err == nil || !strings.Contains(err.Error(), "TLS certificate") {
 			t.Errorf("%s: err = %v, want a TLS certificate error", name, err)
 		}
@@ -283,7 +285,7 @@ func TestServeRefusesUnusableCertificateFiles(t *testing.T) {
 }
 
 func TestMetricsAreServedOnlyOnTheMetricsListener(t *testing.T) {
-	s := serve(t, func(d *Deps) { d.MetricsListen = "127.0.0.1:0" }, Listen{})
+	s := serve(t, func(d *web.Deps) { d.MetricsListen = "127.0.0.1:0" }, web.Listen{})
 	if s.MetricsURL == "" || !strings.HasSuffix(s.MetricsURL, "/metrics") {
 		t.Fatalf("MetricsURL = %q", s.MetricsURL)
 	}
@@ -332,7 +334,7 @@ func TestMetricsAreServedOnlyOnTheMetricsListener(t *testing.T) {
 // Without a metrics listener, /metrics stays on the console's own (under
 // the base path, with one).
 func TestServeReportsTheBasePathInItsURL(t *testing.T) {
-	s := serve(t, func(d *Deps) { d.BasePath = "/tabula" }, Listen{})
+	s := serve(t, func(d *web.Deps) { d.BasePath = "/tabula" }, web.Listen{})
 	if !strings.HasSuffix(s.URL, "/tabula/") || s.MetricsURL != "" {
 		t.Fatalf("Serving = %+v", s.Serving)
 	}

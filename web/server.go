@@ -91,9 +91,14 @@ type Server struct {
 	echo    *echo.Echo
 	handler http.Handler
 	hosts   hostPolicy
-	// basePath and metricsListen are Deps.BasePath and Deps.MetricsListen.
+	ready   *readiness
+	// basePath, metricsListen and origins are Deps.BasePath,
+	// Deps.MetricsListen and Deps.ExternalOrigins.
 	basePath      string
 	metricsListen string
+	origins       []string
+	// bodyTimeout is how long a request body may take to arrive.
+	bodyTimeout time.Duration
 
 	auth   *auth.Handler
 	list   *list.Handler
@@ -153,6 +158,8 @@ func New(d Deps) (*Server, error) {
 		hosts:         newHostPolicy(d.AllowedHosts, d.InCluster),
 		basePath:      d.BasePath,
 		metricsListen: d.MetricsListen,
+		origins:       d.ExternalOrigins,
+		bodyTimeout:   bodyTimeout,
 		auth:          signIn,
 		list:          list.New(env),
 		object:        object.New(env),
@@ -165,10 +172,14 @@ func New(d Deps) (*Server, error) {
 		quiet = DefaultReleaseIdleMemory
 	}
 	s.idle = newIdleRelease(quiet, env.Log)
+	s.ready = &readiness{ping: s.ping, now: time.Now, log: func(err error) {
+		s.log.Warn("not ready", "context", env.Clusters.Current(), "error", err)
+	}}
 	// The pooled compressors are garbage before the collection, not after.
 	free := s.idle.release
 	s.idle.release = func() { env.ReleasePooled(); free() }
 	s.metrics.upstreamWatches(func() float64 { return float64(s.list.Upstreams()) })
+	s.metrics.streamSlots(env.StreamSlots)
 	s.dispatch = s.resourceRoutes()
 	s.echo = s.routes()
 	s.handler = s.echo

@@ -1,11 +1,14 @@
-package web
+package web_test
 
 import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"regexp"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,98 +19,29 @@ import (
 	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/apiclient/apitest"
 	"github.com/tabula-console/tabula/static"
+	"github.com/tabula-console/tabula/web"
+	"github.com/tabula-console/tabula/web/webtest"
 )
 
-type harness struct {
-	server  *Server
-	fake    *apitest.Server
-	console *httptest.Server
-	metrics *Metrics
-}
-
-func newHarness(t *testing.T, contexts ...string) *harness {
-	t.Helper()
-	fake := apitest.NewServer(t, apitest.CoreV1(), apitest.AppsV1(), apitest.GroupVersion{
-		Group: "maritime.example.com", Version: "v1alpha1",
-		Resources: []metav1.APIResource{{Name: "lighthouses", SingularName: "lighthouse", Kind: "Lighthouse", Namespaced: true, Verbs: []string{"get", "list"}, ShortNames: []string{"lh"}}},
-	})
-	fake.Token = "secret-token"
-	if len(contexts) == 0 {
-		contexts = []string{"dev"}
-	}
-	return newConsole(t, fake, contexts...)
-}
-
-// newConsole serves a console for the contexts, all pointing at fake.
-func newConsole(t testing.TB, fake *apitest.Server, contexts ...string) *harness {
-	t.Helper()
-	return newConsoleWithTimeout(t, fake, 0, contexts...)
-}
-
-// newConsoleWithTimeout is newConsole with a page deadline (0: the default).
-func newConsoleWithTimeout(t testing.TB, fake *apitest.Server, timeout time.Duration, contexts ...string) *harness {
-	t.Helper()
-	metrics := NewMetrics()
-	clusters, err := apiclient.FromKubeconfig(fake.Kubeconfig(contexts...), apiclient.LoadOptions{Observer: metrics})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := New(Deps{Clusters: clusters, Metrics: metrics, Static: static.FS, RequestTimeout: timeout})
-	if err != nil {
-		t.Fatal(err)
-	}
-	console := httptest.NewServer(srv.Handler())
-	t.Cleanup(console.Close)
-	return &harness{server: srv, fake: fake, console: console, metrics: metrics}
-}
-
-// get fetches path without following redirects and asserts the status code.
-func (h *harness) get(t *testing.T, path string, wantStatus int) (*http.Response, string) {
-	t.Helper()
-	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	resp, err := client.Get(h.console.URL + path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if resp.StatusCode != wantStatus {
-		t.Fatalf("GET %s: status %d, want %d; body:\n%s", path, resp.StatusCode, wantStatus, body)
-	}
-	return resp, string(body)
-}
-
-func parse(t *testing.T, body string) *goquery.Document {
-	t.Helper()
-	doc, err := goquery.NewDocumentFromReader(strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return doc
-}
-
 func TestRootRedirectsToCurrentContext(t *testing.T) {
-	h := newHarness(t, "dev", "prod")
-	resp, _ := h.get(t, "/", http.StatusFound)
+	h := webtest.New(t, "dev", "prod")
+	resp, _ := h.Get(t, "/", http.StatusFound)
 	if got := resp.Header.Get("Location"); got != "/c/dev/" {
 		t.Errorf("Location = %q, want /c/dev/", got)
 	}
-	resp, _ = h.get(t, "/c/prod", http.StatusMovedPermanently)
+	resp, _ = h.Get(t, "/c/prod", http.StatusMovedPermanently)
 	if got := resp.Header.Get("Location"); got != "/c/prod/" {
 		t.Errorf("Location = %q, want /c/prod/", got)
 	}
 }
 
 func TestHomeListsDiscoveredGroupsAndResources(t *testing.T) {
-	h := newHarness(t, "dev", "prod")
-	resp, body := h.get(t, "/c/dev/", http.StatusOK)
+	h := webtest.New(t, "dev", "prod")
+	resp, body := h.Get(t, "/c/dev/", http.StatusOK)
 	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/html") {
 		t.Errorf("Content-Type = %q, want text/html", ct)
 	}
-	doc := parse(t, body)
+	doc := webtest.Parse(t, body)
 
 	var groups []string
 	doc.Find("[data-testid=api-group]").Each(func(_ int, s *goquery.Selection) {
@@ -149,22 +83,22 @@ func TestHomeListsDiscoveredGroupsAndResources(t *testing.T) {
 
 func TestContextNamesWithSlashesAndColons(t *testing.T) {
 	name := "arn:aws:eks:eu-west-1:123456789012:cluster/prod"
-	h := newHarness(t, name)
-	resp, _ := h.get(t, "/", http.StatusFound)
+	h := webtest.New(t, name)
+	resp, _ := h.Get(t, "/", http.StatusFound)
 	loc := resp.Header.Get("Location")
 	if !strings.Contains(loc, "%2F") {
 		t.Fatalf("Location %q does not escape the slash", loc)
 	}
-	_, body := h.get(t, loc, http.StatusOK)
-	if got := parse(t, body).Find("[data-testid=current-context]").Text(); got != name {
+	_, body := h.Get(t, loc, http.StatusOK)
+	if got := webtest.Parse(t, body).Find("[data-testid=current-context]").Text(); got != name {
 		t.Errorf("current context = %q, want %q", got, name)
 	}
 }
 
 func TestUnknownContextIs404Page(t *testing.T) {
-	h := newHarness(t)
-	_, body := h.get(t, "/c/nope/", http.StatusNotFound)
-	doc := parse(t, body)
+	h := webtest.New(t)
+	_, body := h.Get(t, "/c/nope/", http.StatusNotFound)
+	doc := webtest.Parse(t, body)
 	if got := doc.Find("[data-testid=error-code]").Text(); got != "404" {
 		t.Errorf("error code = %q", got)
 	}
@@ -174,15 +108,15 @@ func TestUnknownContextIs404Page(t *testing.T) {
 }
 
 func TestUpstreamStatusIsMappedFaithfully(t *testing.T) {
-	h := newHarness(t)
-	h.fake.Override("/api", func(w http.ResponseWriter, _ *http.Request) {
+	h := webtest.New(t)
+	h.Fake.Override("/api", func(w http.ResponseWriter, _ *http.Request) {
 		apitest.WriteStatus(w, metav1.Status{
 			Status: metav1.StatusFailure, Code: http.StatusForbidden, Reason: metav1.StatusReasonForbidden,
 			Message: `forbidden: User "outsider" cannot get path "/api"`,
 		})
 	})
-	_, body := h.get(t, "/c/dev/", http.StatusForbidden)
-	doc := parse(t, body)
+	_, body := h.Get(t, "/c/dev/", http.StatusForbidden)
+	doc := webtest.Parse(t, body)
 	if got := doc.Find("[data-testid=error-reason]").Text(); got != "Forbidden" {
 		t.Errorf("reason = %q", got)
 	}
@@ -192,8 +126,8 @@ func TestUpstreamStatusIsMappedFaithfully(t *testing.T) {
 }
 
 func TestThrottledUpstreamHonoursRetryAfter(t *testing.T) {
-	h := newHarness(t)
-	h.fake.Override("/api", func(w http.ResponseWriter, _ *http.Request) {
+	h := webtest.New(t)
+	h.Fake.Override("/api", func(w http.ResponseWriter, _ *http.Request) {
 		apitest.WriteStatus(w, metav1.Status{
 			Status: metav1.StatusFailure, Code: http.StatusTooManyRequests, Reason: metav1.StatusReasonTooManyRequests,
 			Message: "too many requests", Details: &metav1.StatusDetails{RetryAfterSeconds: 7},
@@ -201,20 +135,20 @@ func TestThrottledUpstreamHonoursRetryAfter(t *testing.T) {
 	})
 	// client-go retries 429s itself (honouring Retry-After) before giving up,
 	// so this test takes a moment; the page must still carry the hint.
-	resp, body := h.get(t, "/c/dev/", http.StatusTooManyRequests)
+	resp, body := h.Get(t, "/c/dev/", http.StatusTooManyRequests)
 	if got := resp.Header.Get("Retry-After"); got != "7" {
 		t.Errorf("Retry-After = %q, want 7", got)
 	}
-	if parse(t, body).Find("[data-testid=error-retry]").Length() != 1 {
+	if webtest.Parse(t, body).Find("[data-testid=error-retry]").Length() != 1 {
 		t.Error("no retry link on a 429 page")
 	}
 }
 
 func TestUnreachableServerGivesRetryPage(t *testing.T) {
-	h := newHarness(t)
-	h.fake.Close()
-	_, body := h.get(t, "/c/dev/", http.StatusBadGateway)
-	doc := parse(t, body)
+	h := webtest.New(t)
+	h.Fake.Close()
+	_, body := h.Get(t, "/c/dev/", http.StatusBadGateway)
+	doc := webtest.Parse(t, body)
 	if got := doc.Find("[data-testid=error-title]").Text(); got != "The API server is unreachable" {
 		t.Errorf("title = %q", got)
 	}
@@ -224,9 +158,9 @@ func TestUnreachableServerGivesRetryPage(t *testing.T) {
 }
 
 func TestEveryUpstreamCallCarriesTheIdentity(t *testing.T) {
-	h := newHarness(t)
-	h.get(t, "/c/dev/", http.StatusOK)
-	reqs := h.fake.Requests()
+	h := webtest.New(t)
+	h.Get(t, "/c/dev/", http.StatusOK)
+	reqs := h.Fake.Requests()
 	if len(reqs) == 0 {
 		t.Fatal("no upstream requests")
 	}
@@ -238,8 +172,8 @@ func TestEveryUpstreamCallCarriesTheIdentity(t *testing.T) {
 }
 
 func TestSecurityHeadersAndNonce(t *testing.T) {
-	h := newHarness(t)
-	resp, body := h.get(t, "/c/dev/", http.StatusOK)
+	h := webtest.New(t)
+	resp, body := h.Get(t, "/c/dev/", http.StatusOK)
 	csp := resp.Header.Get("Content-Security-Policy")
 	m := regexp.MustCompile(`script-src 'nonce-([A-Za-z0-9+/=]+)'`).FindStringSubmatch(csp)
 	if m == nil {
@@ -253,7 +187,7 @@ func TestSecurityHeadersAndNonce(t *testing.T) {
 	if got := resp.Header.Get("Referrer-Policy"); got == "" {
 		t.Error("no Referrer-Policy")
 	}
-	doc := parse(t, body)
+	doc := webtest.Parse(t, body)
 	doc.Find("script").Each(func(_ int, s *goquery.Selection) {
 		if s.AttrOr("nonce", "") != m[1] {
 			t.Errorf("script %q has nonce %q, want the CSP's", s.AttrOr("src", "inline"), s.AttrOr("nonce", ""))
@@ -263,51 +197,53 @@ func TestSecurityHeadersAndNonce(t *testing.T) {
 			t.Error("inline script body found")
 		}
 	})
-	resp2, _ := h.get(t, "/c/dev/", http.StatusOK)
+	resp2, _ := h.Get(t, "/c/dev/", http.StatusOK)
 	if resp2.Header.Get("Content-Security-Policy") == csp {
 		t.Error("nonce is reused across responses")
 	}
 }
 
 func TestStaticAssetsAreFingerprinted(t *testing.T) {
-	h := newHarness(t)
-	_, body := h.get(t, "/c/dev/", http.StatusOK)
-	doc := parse(t, body)
+	h := webtest.New(t)
+	_, body := h.Get(t, "/c/dev/", http.StatusOK)
+	doc := webtest.Parse(t, body)
 	css := doc.Find(`link[rel=stylesheet]`).AttrOr("href", "")
 	js := doc.Find(`script[type=module]`).AttrOr("src", "")
 	for _, u := range []string{css, js} {
 		if !regexp.MustCompile(`^/static/app\.[0-9a-f]{12}\.(css|js)$`).MatchString(u) {
 			t.Fatalf("asset URL %q is not fingerprinted", u)
 		}
-		resp, _ := h.get(t, u, http.StatusOK)
+		resp, _ := h.Get(t, u, http.StatusOK)
 		if cc := resp.Header.Get("Cache-Control"); !strings.Contains(cc, "immutable") {
 			t.Errorf("%s: Cache-Control = %q", u, cc)
 		}
 	}
-	h.get(t, "/static/app.css", http.StatusNotFound)
+	h.Get(t, "/static/app.css", http.StatusNotFound)
 }
 
 func TestHealthAndReadiness(t *testing.T) {
-	h := newHarness(t)
-	h.get(t, "/healthz", http.StatusOK)
-	h.get(t, "/readyz", http.StatusOK)
+	h := webtest.New(t)
+	h.Get(t, "/healthz", http.StatusOK)
+	h.Get(t, "/readyz", http.StatusOK)
 	// Probes are not signed in: what failed upstream is logged, not told.
-	h.fake.FailPath("/version", metav1.Status{Status: metav1.StatusFailure, Code: http.StatusInternalServerError, Reason: metav1.StatusReasonInternalError, Message: "etcd at 10.0.0.7:2379 is unreachable"})
-	if _, body := h.get(t, "/readyz", http.StatusServiceUnavailable); body != "not ready" {
+	h.Fake.FailPath("/version", metav1.Status{Status: metav1.StatusFailure, Code: http.StatusInternalServerError, Reason: metav1.StatusReasonInternalError, Message: "etcd at 10.0.0.7:2379 is unreachable"})
+	// The answer is kept readyTTL: move its clock past that.
+	h.Server.SetReadyClock(func() time.Time { return time.Now().Add(web.ReadyTTL) })
+	if _, body := h.Get(t, "/readyz", http.StatusServiceUnavailable); body != "not ready" {
 		t.Errorf("/readyz of a failing server says %q, want only \"not ready\"", body)
 	}
-	h.fake.Close()
-	h.get(t, "/healthz", http.StatusOK)
-	if _, body := h.get(t, "/readyz", http.StatusServiceUnavailable); body != "not ready" {
+	h.Fake.Close()
+	h.Get(t, "/healthz", http.StatusOK)
+	if _, body := h.Get(t, "/readyz", http.StatusServiceUnavailable); body != "not ready" {
 		t.Errorf("/readyz of an unreachable server says %q, want only \"not ready\"", body)
 	}
 }
 
 func TestMetricsCountRequestsAndUpstreamCalls(t *testing.T) {
-	h := newHarness(t)
-	h.get(t, "/c/dev/", http.StatusOK)
-	h.get(t, "/c/dev/api/v1/pods", http.StatusOK)
-	_, body := h.get(t, "/metrics", http.StatusOK)
+	h := webtest.New(t)
+	h.Get(t, "/c/dev/", http.StatusOK)
+	h.Get(t, "/c/dev/api/v1/pods", http.StatusOK)
+	_, body := h.Get(t, "/metrics", http.StatusOK)
 	for _, want := range []string{
 		`tabula_http_requests_total{code="200",method="GET",route="/c/:context/"} 1`,
 		`tabula_http_requests_total{code="200",method="GET",route="/c/:context/api/*"} 1`,
@@ -323,26 +259,26 @@ func TestMetricsCountRequestsAndUpstreamCalls(t *testing.T) {
 }
 
 func TestPanicsBecomeA500PageAndAreCounted(t *testing.T) {
-	h := newHarness(t)
-	h.server.echo.GET("/c/:context/boom", func(echo.Context) error { panic("internal detail 42") }, h.server.env.RequireContext)
-	_, body := h.get(t, "/c/dev/boom", http.StatusInternalServerError)
-	doc := parse(t, body)
+	h := webtest.New(t)
+	h.Server.Echo().GET("/c/:context/boom", func(echo.Context) error { panic("internal detail 42") }, h.Server.RequireContext)
+	_, body := h.Get(t, "/c/dev/boom", http.StatusInternalServerError)
+	doc := webtest.Parse(t, body)
 	if doc.Find("[data-testid=error-page]").Length() != 1 {
 		t.Error("no error page")
 	}
 	if strings.Contains(body, "internal detail 42") || strings.Contains(body, "goroutine") {
 		t.Error("the page leaks the panic or a stack trace")
 	}
-	_, metrics := h.get(t, "/metrics", http.StatusOK)
+	_, metrics := h.Get(t, "/metrics", http.StatusOK)
 	if !strings.Contains(metrics, `tabula_http_requests_total{code="500",method="GET",route="/c/:context/boom"} 1`) {
 		t.Error("the failed request is not counted with its status")
 	}
 }
 
 func TestUnknownRouteIsA404Page(t *testing.T) {
-	h := newHarness(t)
-	_, body := h.get(t, "/no/such/page", http.StatusNotFound)
-	if got := parse(t, body).Find("[data-testid=error-code]").Text(); got != "404" {
+	h := webtest.New(t)
+	_, body := h.Get(t, "/no/such/page", http.StatusNotFound)
+	if got := webtest.Parse(t, body).Find("[data-testid=error-code]").Text(); got != "404" {
 		t.Errorf("error code = %q", got)
 	}
 }
@@ -352,7 +288,7 @@ func TestUnknownRouteIsA404Page(t *testing.T) {
 // trusted only in a cluster: on a laptop, anyone on the LAN answers for
 // names under .local (mDNS).
 func TestRequestsForUnknownHostsAreRefused(t *testing.T) {
-	h := newHarness(t)
+	h := webtest.New(t)
 	for host, want := range map[string]int{
 		"evil.example:8080":               http.StatusMisdirectedRequest,
 		"127.0.0.1:8080":                  http.StatusFound,
@@ -362,7 +298,7 @@ func TestRequestsForUnknownHostsAreRefused(t *testing.T) {
 		"tabula.tabula.svc.cluster.local": http.StatusMisdirectedRequest,
 		"printer.local":                   http.StatusMisdirectedRequest,
 	} {
-		status, body := requestWithHost(t, h.console.URL+"/", host)
+		status, body := requestWithHost(t, h.URL+"/", host)
 		if status != want {
 			t.Errorf("Host %s: status %d, want %d", host, status, want)
 		}
@@ -371,10 +307,10 @@ func TestRequestsForUnknownHostsAreRefused(t *testing.T) {
 		}
 		// The refusal tells a stranger nothing: no contexts, clusters or
 		// API server, and no way to be let in.
-		doc := parse(t, body)
+		doc := webtest.Parse(t, body)
 		if doc.Find("[data-testid=context-switcher], [data-testid=sidebar]").Length() != 0 ||
 			doc.Find("[data-testid=current-context], .ctx-server").Length() != 0 ||
-			strings.Contains(body, h.fake.URL) || strings.Contains(body, "/c/dev/") || strings.Contains(body, "allowed-hosts") {
+			strings.Contains(body, h.Fake.URL) || strings.Contains(body, "/c/dev/") || strings.Contains(body, "allowed-hosts") {
 			t.Errorf("Host %s: the 421 page says more than it should:\n%s", host, body)
 		}
 	}
@@ -402,7 +338,7 @@ func TestServiceNamesAreTrustedInCluster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := New(Deps{Clusters: clusters, Metrics: NewMetrics(), Static: static.FS, InCluster: true})
+	srv, err := web.New(web.Deps{Clusters: clusters, Metrics: web.NewMetrics(), Static: static.FS, InCluster: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -423,7 +359,7 @@ func TestAllowedHostsAreServed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := New(Deps{Clusters: clusters, Metrics: NewMetrics(), Static: static.FS, AllowedHosts: []string{"Tabula.Example.com"}})
+	srv, err := web.New(web.Deps{Clusters: clusters, Metrics: web.NewMetrics(), Static: static.FS, AllowedHosts: []string{"Tabula.Example.com"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -433,5 +369,114 @@ func TestAllowedHostsAreServed(t *testing.T) {
 	srv.Handler().ServeHTTP(rec, req)
 	if rec.Code != http.StatusOK {
 		t.Fatalf("allowed host: status %d", rec.Code)
+	}
+}
+
+func TestUnknownResourceIs404(t *testing.T) {
+	h, _ := webtest.Demo(t, apitest.Options{})
+	_, body := h.Get(t, "/c/dev/apis/nope.example.com/v1/things", http.StatusNotFound)
+	if !strings.Contains(webtest.Parse(t, body).Find("[data-testid=error-message]").Text(), "does not serve") {
+		t.Error("no clear message for an unknown resource")
+	}
+}
+
+func TestJumpResolvesLikeKubectl(t *testing.T) {
+	h, _ := webtest.Demo(t, apitest.Options{})
+	for q, want := range map[string]string{
+		"sts":                        "/c/dev/apis/apps/v1/namespaces/demo/statefulsets",
+		"deploy":                     "/c/dev/apis/apps/v1/namespaces/demo/deployments",
+		"Pod":                        "/c/dev/api/v1/namespaces/demo/pods",
+		"deployments.apps":           "/c/dev/apis/apps/v1/namespaces/demo/deployments",
+		"bos":                        "/c/dev/apis/policy.example.com/v1/sessions",
+		"session.policy.example.com": "/c/dev/apis/policy.example.com/v1/sessions",
+	} {
+		resp, _ := h.Get(t, "/c/dev/jump?namespace=demo&q="+url.QueryEscape(q), http.StatusSeeOther)
+		if got := resp.Header.Get("Location"); got != want {
+			t.Errorf("jump %q → %q, want %q", q, got, want)
+		}
+	}
+	_, body := h.Get(t, "/c/dev/jump?q=all", http.StatusOK)
+	if n := webtest.Parse(t, body).Find("[data-testid=jump-results] li").Length(); n < 3 {
+		t.Errorf("category all matched %d resources", n)
+	}
+	h.Get(t, "/c/dev/jump?q=nonsense", http.StatusNotFound)
+}
+
+// A WebSocket is counted as the 101 it was, not as a 200 page, and its
+// lifetime is not a response time.
+func TestWebSocketsAreCountedAsSwitchingProtocols(t *testing.T) {
+	h := webtest.Pods(t)
+	c := h.Dial(t, "/c/dev/api/v1/namespaces/demo/pods")
+	_ = c.Conn.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		_, body := h.Get(t, "/metrics", http.StatusOK)
+		if strings.Contains(body, `tabula_http_requests_total{code="101",method="GET",route="/c/:context/api/*"} 1`) {
+			if strings.Contains(body, `tabula_http_request_duration_seconds_count{route="/c/:context/api/*"}`) {
+				t.Error("the WebSocket's lifetime was observed as a response time")
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no 101 counted for the live list:\n%s", grepLines(body, "tabula_http_requests_total"))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func grepLines(s, substr string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, substr) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// /readyz is for unauthenticated probes: a burst of them makes one API
+// call, not one each, and the answer is asked again once it is older
+// than a probe's period allows.
+func TestReadinessProbesShareOneCall(t *testing.T) {
+	h := webtest.New(t)
+	versions := func() int {
+		n := 0
+		for _, r := range h.Fake.Requests() {
+			if r.URL.Path == "/version" {
+				n++
+			}
+		}
+		return n
+	}
+	start := time.Now()
+	var aged atomic.Int64 // nanoseconds the clock is moved on by
+	h.Server.SetReadyClock(func() time.Time { return start.Add(time.Duration(aged.Load())) })
+	var wg sync.WaitGroup
+	codes := make(chan int, 50)
+	for range 50 {
+		wg.Go(func() {
+			resp, err := http.Get(h.URL + "/readyz")
+			if err != nil {
+				codes <- 0
+				return
+			}
+			resp.Body.Close()
+			codes <- resp.StatusCode
+		})
+	}
+	wg.Wait()
+	close(codes)
+	for code := range codes {
+		if code != http.StatusOK {
+			t.Errorf("a probe got %d", code)
+		}
+	}
+	if n := versions(); n != 1 {
+		t.Errorf("50 probes made %d calls to /version, want 1", n)
+	}
+	aged.Store(int64(web.ReadyTTL))
+	h.Get(t, "/readyz", http.StatusOK)
+	if n := versions(); n != 2 {
+		t.Errorf("a probe after the answer aged made %d calls in all, want 2", n)
 	}
 }

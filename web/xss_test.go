@@ -1,4 +1,4 @@
-package web
+package web_test
 
 import (
 	"encoding/json"
@@ -14,6 +14,7 @@ import (
 	"github.com/tabula-console/tabula/apiclient/apitest"
 	"github.com/tabula-console/tabula/web/list"
 	"github.com/tabula-console/tabula/web/object"
+	"github.com/tabula-console/tabula/web/webtest"
 )
 
 // xssPayloads are what a hostile object may carry in any string the
@@ -33,11 +34,11 @@ const xssName = `"><img src=x onerror=window.__xss=1>`
 
 // xssFixture seeds objects carrying the payloads in their names, label
 // values, annotations, data, status messages, event messages and logs.
-func xssFixture(t *testing.T) *editFixture {
+func xssFixture(t *testing.T) *webtest.Console {
 	t.Helper()
 	// data.k1 of ConfigMaps is immutable, so changing it makes the server
 	// echo the new value in a 422, as kube-apiserver echoes invalid values.
-	f := newEditFixture(t, apitest.Options{Immutable: map[string][]string{"configmaps": {"data.k1"}}})
+	f := webtest.Editable(t, apitest.Options{Immutable: map[string][]string{"configmaps": {"data.k1"}}})
 	annotations := map[string]string{}
 	data := map[string]any{}
 	for i, p := range xssPayloads {
@@ -58,12 +59,12 @@ func xssFixture(t *testing.T) *editFixture {
 	named := apitest.Object("v1", "ConfigMap", "demo", xssName, map[string]any{"data": map[string]any{"k": "v"}})
 	named.SetLabels(map[string]string{"note": xssPayloads[4]})
 	now := time.Now()
-	f.fake.Add(pod, cm, named,
+	f.Fake.Add(pod, cm, named,
 		apitest.Event("xss.1", pod, apitest.EventSpec{Type: "Warning", Reason: xssPayloads[3], Message: xssPayloads[0] + " " + xssPayloads[1], Source: xssPayloads[2], First: now.Add(-time.Minute)}),
 		apitest.Event("xss.2", named, apitest.EventSpec{Type: "Normal", Reason: "Seen", Message: xssPayloads[5], Source: "test", First: now.Add(-time.Minute)}),
 	)
 	for _, p := range xssPayloads {
-		f.fake.AppendLog("demo", "xss", "app", p)
+		f.Fake.AppendLog("demo", "xss", "app", p)
 	}
 	return f
 }
@@ -94,10 +95,10 @@ func fragment(t *testing.T, html string) *goquery.Document {
 // there to read.
 func TestHostileStringsAreRenderedAsText(t *testing.T) {
 	f := xssFixture(t)
-	b := newBrowser(t, f.harness)
+	b := webtest.NewBrowser(t, f)
 	podPath := "/c/dev/api/v1/namespaces/demo/pods/xss"
-	cmPath := configMapsPath + "/xss-data"
-	namedPath := configMapsPath + "/" + url.PathEscape(xssName)
+	cmPath := webtest.ConfigMapsPath + "/xss-data"
+	namedPath := webtest.ConfigMapsPath + "/" + url.PathEscape(xssName)
 	pages := map[string]struct {
 		status int
 		// shows: the payloads the page must show as text, in the element
@@ -105,33 +106,33 @@ func TestHostileStringsAreRenderedAsText(t *testing.T) {
 		testid string
 		shows  []string
 	}{
-		"/c/dev/api/v1/namespaces/demo/pods":   {http.StatusOK, "", nil},
-		"/c/dev/api/v1/pods":                   {http.StatusOK, "", nil},
-		configMapsPath:                         {http.StatusOK, "", []string{xssName}},
-		podPath:                                {http.StatusOK, "", []string{xssPayloads[0], xssPayloads[1], xssPayloads[5]}},
-		podPath + "?view=yaml":                 {http.StatusOK, "yaml", xssPayloads},
-		podPath + "/status":                    {http.StatusOK, "", nil},
-		podPath + "/log":                       {http.StatusOK, "", nil},
-		podPath + "/edit":                      {http.StatusOK, "yaml-editor", xssPayloads},
-		podPath + "/delete":                    {http.StatusOK, "", nil},
-		cmPath:                                 {http.StatusOK, "", nil},
-		cmPath + "?view=yaml":                  {http.StatusOK, "yaml", xssPayloads},
-		cmPath + "/edit":                       {http.StatusOK, "yaml-editor", xssPayloads},
-		namedPath:                              {http.StatusOK, "", []string{xssName}},
-		namedPath + "/edit":                    {http.StatusOK, "", nil},
-		"/c/dev/api/v1/namespaces/demo/events": {http.StatusOK, "", []string{xssPayloads[5]}},
-		"/c/dev/logs/demo?labelSelector=app%3Dxss":                                            {http.StatusOK, "", nil},
+		"/c/dev/api/v1/namespaces/demo/pods":       {http.StatusOK, "", nil},
+		"/c/dev/api/v1/pods":                       {http.StatusOK, "", nil},
+		webtest.ConfigMapsPath:                     {http.StatusOK, "", []string{xssName}},
+		podPath:                                    {http.StatusOK, "", []string{xssPayloads[0], xssPayloads[1], xssPayloads[5]}},
+		podPath + "?view=yaml":                     {http.StatusOK, "yaml", xssPayloads},
+		podPath + "/status":                        {http.StatusOK, "", nil},
+		podPath + "/log":                           {http.StatusOK, "", nil},
+		podPath + "/edit":                          {http.StatusOK, "yaml-editor", xssPayloads},
+		podPath + "/delete":                        {http.StatusOK, "", nil},
+		cmPath:                                     {http.StatusOK, "", nil},
+		cmPath + "?view=yaml":                      {http.StatusOK, "yaml", xssPayloads},
+		cmPath + "/edit":                           {http.StatusOK, "yaml-editor", xssPayloads},
+		namedPath:                                  {http.StatusOK, "", []string{xssName}},
+		namedPath + "/edit":                        {http.StatusOK, "", nil},
+		"/c/dev/api/v1/namespaces/demo/events":     {http.StatusOK, "", []string{xssPayloads[5]}},
+		"/c/dev/logs/demo?labelSelector=app%3Dxss": {http.StatusOK, "", nil},
 		"/c/dev/jump?q=" + url.QueryEscape(xssPayloads[1]):                                    {http.StatusNotFound, "", nil},
 		"/c/dev/api/v1/namespaces/demo/pods?labelSelector=" + url.QueryEscape(xssPayloads[1]): {http.StatusBadRequest, "", nil},
 		"/c/" + url.PathEscape(xssName) + "/":                                                 {http.StatusNotFound, "", []string{xssName}},
-		configMapsPath + "/" + url.PathEscape(xssPayloads[4]):                                 {http.StatusNotFound, "", nil},
+		webtest.ConfigMapsPath + "/" + url.PathEscape(xssPayloads[4]):                         {http.StatusNotFound, "", nil},
 	}
 	for path, want := range pages {
-		p := b.get(path, want.status)
-		noScriptFrom(t, path, p.doc, cspNonce(t, path, p.resp.Header))
-		text := p.doc.Text()
+		p := b.Get(path, want.status)
+		noScriptFrom(t, path, p.Doc, cspNonce(t, path, p.Resp.Header))
+		text := p.Doc.Text()
 		if want.testid != "" {
-			text = p.doc.Find("[data-testid=" + want.testid + "]").Text()
+			text = p.Doc.Find("[data-testid=" + want.testid + "]").Text()
 		}
 		for _, s := range want.shows {
 			if !strings.Contains(text, s) {
@@ -141,48 +142,48 @@ func TestHostileStringsAreRenderedAsText(t *testing.T) {
 	}
 
 	// A download is plain text the browser may not sniff.
-	dl := b.get(podPath+"/log?download=1", http.StatusOK)
-	if ct := dl.resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/plain") || dl.resp.Header.Get("X-Content-Type-Options") != "nosniff" {
-		t.Errorf("log download: Content-Type %q, nosniff %q", ct, dl.resp.Header.Get("X-Content-Type-Options"))
+	dl := b.Get(podPath+"/log?download=1", http.StatusOK)
+	if ct := dl.Resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/plain") || dl.Resp.Header.Get("X-Content-Type-Options") != "nosniff" {
+		t.Errorf("log download: Content-Type %q, nosniff %q", ct, dl.Resp.Header.Get("X-Content-Type-Options"))
 	}
 
 	// A review of a payload, and the 422 that echoes it.
-	editor := b.get(cmPath+"/edit", http.StatusOK)
-	text := editorText(t, editor)
+	editor := b.Get(cmPath+"/edit", http.StatusOK)
+	text := webtest.EditorText(t, editor)
 	reviewed := strings.Replace(text, "k2: ", "k2: "+`'`+strings.ReplaceAll(xssPayloads[3], `'`, `''`)+`' #`, 1)
-	review := b.form(editor, "[data-testid=edit-form]").set("yaml", reviewed).submit("review", http.StatusOK)
-	noScriptFrom(t, "review", review.doc, cspNonce(t, "review", review.resp.Header))
-	keepsText(t, review, reviewed)
+	review := b.Form(editor, "[data-testid=edit-form]").Set("yaml", reviewed).Submit("review", http.StatusOK)
+	noScriptFrom(t, "review", review.Doc, cspNonce(t, "review", review.Resp.Header))
+	webtest.KeepsText(t, review, reviewed)
 	invalid := strings.Replace(text, "k1: ", "k1: "+`'`+xssPayloads[0]+`' #`, 1)
-	rejected := b.form(editor, "[data-testid=edit-form]").set("yaml", invalid).submit("review", http.StatusUnprocessableEntity)
-	noScriptFrom(t, "422", rejected.doc, cspNonce(t, "422", rejected.resp.Header))
-	if msg := rejected.doc.Find("[data-testid=edit-error-causes]").Text(); !strings.Contains(msg, xssPayloads[0]) {
+	rejected := b.Form(editor, "[data-testid=edit-form]").Set("yaml", invalid).Submit("review", http.StatusUnprocessableEntity)
+	noScriptFrom(t, "422", rejected.Doc, cspNonce(t, "422", rejected.Resp.Header))
+	if msg := rejected.Doc.Find("[data-testid=edit-error-causes]").Text(); !strings.Contains(msg, xssPayloads[0]) {
 		t.Errorf("the 422 does not show the echoed payload as text: %q", msg)
 	}
-	keepsText(t, rejected, invalid)
+	webtest.KeepsText(t, rejected, invalid)
 	// A payload as the name of an object to create: the server's 422 is
 	// shown as text, with the text kept.
-	creator := b.get(configMapsPath+"/new", http.StatusOK)
+	creator := b.Get(webtest.ConfigMapsPath+"/new", http.StatusOK)
 	created := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: '" + strings.ReplaceAll(xssPayloads[3], `'`, `''`) + "'\n  namespace: demo\n"
-	made := b.form(creator, "[data-testid=edit-form]").set("yaml", created).submit("review", http.StatusUnprocessableEntity)
-	noScriptFrom(t, "create", made.doc, cspNonce(t, "create", made.resp.Header))
+	made := b.Form(creator, "[data-testid=edit-form]").Set("yaml", created).Submit("review", http.StatusUnprocessableEntity)
+	noScriptFrom(t, "create", made.Doc, cspNonce(t, "create", made.Resp.Header))
 }
 
 // Live updates render hostile strings as the pages do: a row added to a
 // list, and an object page's sections after an annotation changes.
 func TestHostileStringsInLiveUpdatesAreRenderedAsText(t *testing.T) {
 	f := xssFixture(t)
-	const listPath = configMapsPath
-	_, body := f.get(t, listPath, http.StatusOK)
-	rv, _ := parse(t, body).Find("[data-testid=live-list]").Attr("data-rv")
-	rows := f.dial(t, listPath+"?resourceVersion="+rv)
-	if !f.fake.AwaitOpenWatches(1, 5*time.Second) {
+	const listPath = webtest.ConfigMapsPath
+	_, body := f.Get(t, listPath, http.StatusOK)
+	rv, _ := webtest.Parse(t, body).Find("[data-testid=live-list]").Attr("data-rv")
+	rows := f.Dial(t, listPath+"?resourceVersion="+rv)
+	if !f.Fake.AwaitOpenWatches(1, 5*time.Second) {
 		t.Fatal("no upstream watch")
 	}
 	added := apitest.Object("v1", "ConfigMap", "demo", `'><svg onload=window.__xss=1>`, map[string]any{"data": map[string]any{"k": xssPayloads[0]}})
 	added.SetLabels(map[string]string{"note": xssPayloads[1]})
-	f.fake.Add(added)
-	m := rows.listMessage(5*time.Second, func(m list.Message) bool { return m.Type == "ADDED" })
+	f.Fake.Add(added)
+	m := webtest.NextData(rows, 5*time.Second, func(m list.Message) bool { return m.Type == "ADDED" })
 	doc := fragment(t, "<table><tbody>"+m.HTML+"</tbody></table>")
 	noScriptFrom(t, "live row", doc, "")
 	if !strings.Contains(doc.Text(), `'><svg onload=window.__xss=1>`) {
@@ -190,12 +191,12 @@ func TestHostileStringsInLiveUpdatesAreRenderedAsText(t *testing.T) {
 	}
 
 	const podPath = "/c/dev/api/v1/namespaces/demo/pods/xss"
-	f.get(t, podPath, http.StatusOK)
-	page := f.dial(t, podPath)
-	if !f.fake.AwaitOpenWatches(3, 5*time.Second) {
-		t.Fatalf("%d upstream watches, want the list's and the object page's 2", f.fake.OpenWatches())
+	f.Get(t, podPath, http.StatusOK)
+	page := f.Dial(t, podPath)
+	if !f.Fake.AwaitOpenWatches(3, 5*time.Second) {
+		t.Fatalf("%d upstream watches, want the list's and the object page's 2", f.Fake.OpenWatches())
 	}
-	f.fake.Modify(podGVK, "demo", "xss", func(o *unstructured.Unstructured) {
+	f.Fake.Modify(webtest.PodGVK, "demo", "xss", func(o *unstructured.Unstructured) {
 		a := o.GetAnnotations()
 		a["xss.example/live"] = `</script><img src=x onerror=window.__xss=2>`
 		o.SetAnnotations(a)
@@ -203,7 +204,7 @@ func TestHostileStringsInLiveUpdatesAreRenderedAsText(t *testing.T) {
 	})
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
-		ch, payload := page.frame(time.Until(deadline))
+		ch, payload := page.Frame(time.Until(deadline))
 		var sm object.SectionsMessage
 		if ch != 1 || json.Unmarshal(payload, &sm) != nil || sm.Type != "SECTIONS" {
 			continue

@@ -115,7 +115,7 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	fs.DurationVar(&cfg.RequestTimeout, "request-timeout", 30*time.Second, "how long one page may wait for the API server")
 	allowedHosts := fs.String("allowed-hosts", "", "comma-separated host names the console is reached by, besides IP addresses, localhost and, in a cluster, *.svc (guards against DNS rebinding)")
 	fs.StringVar(&cfg.ExternalURL, "external-url", "", "the URL browsers reach the console at, e.g. https://tabula.example.com (pins the origin live streams accept; needed behind a TLS-terminating proxy)")
-	fs.IntVar(&cfg.MaxStreams, "max-streams", 256, "most upstream log streams open at once, across all users")
+	fs.IntVar(&cfg.MaxStreams, "max-streams", 256, "most upstream streams (log follows, live pages) open at once, across all users")
 	si, oidc := &cfg.SignIn, &cfg.SignIn.OIDC
 	fs.StringVar(&si.Mode, "auth", "kubeconfig", "how users sign in: kubeconfig (everyone acts as the kubeconfig's user), oidc or token (paste a bearer token)")
 	fs.StringVar(&oidc.IssuerURL, "oidc-issuer-url", "", "OIDC provider's issuer URL (--auth oidc)")

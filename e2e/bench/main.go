@@ -311,12 +311,19 @@ func run(ctx context.Context, o options) (err error) {
 	}
 	slog.Info("bulk pods Running", "after", time.Since(t0).Round(time.Millisecond))
 
-	console, err := harness.StartConsole(ctx, dir, kubeconfig, o.consoleArgs...)
+	args := o.consoleArgs
+	if o.measure["clients"] {
+		// Every live list takes a stream slot of its user's and of the
+		// console's: the clients, all one identity, need that many.
+		slots := strconv.Itoa(o.clients + 64)
+		args = append([]string{"--max-streams=" + slots, "--max-streams-per-user=" + slots}, args...)
+	}
+	console, err := harness.StartConsole(ctx, dir, kubeconfig, args...)
 	if err != nil {
 		return err
 	}
 	defer stopProcess("console", console.Process, 10*time.Second)
-	slog.Info("console ready", "url", console.URL, "extra flags", o.consoleArgs)
+	slog.Info("console ready", "url", console.URL, "extra flags", args)
 	browser := &http.Client{Timeout: 2 * time.Minute}
 	out := os.Stdout
 	var targets []targetResult

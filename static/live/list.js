@@ -24,7 +24,7 @@ const keyOf = (tr) => tr.dataset.key;
 export function liveList(root) {
   const tbody = root.querySelector("[data-live-rows]");
   const table = root.querySelector(".table-wrap");
-  const empty = root.querySelector("[data-testid=list-empty]");
+  const empty = root.querySelector("[data-live-empty]");
   const newLink = root.querySelector("[data-live-new]");
   const count = document.querySelector("[data-live-count]");
   const more = root.dataset.more === "true";

@@ -2,14 +2,18 @@
 import { CHANNEL, ChannelSocket, parseJSON } from "./channel.js";
 import { socketStatus } from "./status.js";
 
-// focusedIn names the focused element inside el, by its id or else its
-// data-testid, so that it can be found again in the new markup.
+// focusedIn returns how to find the focused element inside el again in new
+// markup: by its id, the tooltip it is described by (a denied action), its
+// link target, or else its place among the section's elements of its kind.
 function focusedIn(el) {
   const a = document.activeElement;
   if (!(a instanceof HTMLElement) || a === el || !el.contains(a)) return null;
-  if (a.id) return `#${CSS.escape(a.id)}`;
-  if (a.dataset.testid) return `[data-testid="${CSS.escape(a.dataset.testid)}"]`;
-  return null;
+  for (const attr of ["id", "aria-describedby", "href"]) {
+    const v = a.getAttribute(attr);
+    if (v) return (root) => root.querySelector(`${a.localName}[${attr}="${CSS.escape(v)}"]`);
+  }
+  const i = [...el.querySelectorAll(a.localName)].indexOf(a);
+  return (root) => root.querySelectorAll(a.localName)[i] ?? null;
 }
 
 // replaceSection swaps a section's markup, keeping what the reader folded
@@ -23,7 +27,7 @@ function replaceSection(el, html) {
   el.innerHTML = html;
   const now = el.querySelectorAll("details");
   if (now.length === open.length) now.forEach((d, i) => (d.open = open[i]));
-  const again = focused && el.querySelector(focused);
+  const again = focused && focused(el);
   if (again) {
     again.focus({ preventScroll: true });
     if (dismissed) again.closest(".denied")?.setAttribute("data-tip-dismissed", "");

@@ -71,7 +71,7 @@ func New(opts Options) *Checker {
 }
 
 // scope is the part of a cache key that says whose answer it is: the
-// identity (page.AccessKey) and the context it was asked in. It is the one
+// identity (the client's IdentityKey) and the context it was asked in. It is the one
 // place that decides which requests share answers; who "" shares nothing.
 func scope(who, contextName string) (string, bool) {
 	if who == "" {

@@ -169,15 +169,15 @@ func (h *Handler) Login(c echo.Context) error {
 	case page.ModeToken:
 		return h.tokenForm(c, http.StatusOK, ret, "")
 	}
-	return c.Redirect(http.StatusFound, string(page.ConsoleURL(c.Request().Context(), ret)))
+	return c.Redirect(http.StatusFound, string(page.URLsOf(c.Request().Context()).Console(ret)))
 }
 
 // SignedOut is GET /auth/signed-out, where a sign-out ends.
 func (h *Handler) SignedOut(c echo.Context) error {
 	ctx := c.Request().Context()
 	return h.env.Render(c, http.StatusOK, views.SignedOut(views.SignedOutPage{
-		Layout: h.env.Layout(ctx, "", "Signed out"),
-		SignIn: page.SignInURL(ctx, ""),
+		Layout: h.env.Layout(ctx, page.URLsOf(ctx), "Signed out"),
+		SignIn: page.URLsOf(ctx).SignIn(""),
 	}))
 }
 
@@ -194,7 +194,7 @@ func (h *Handler) Session(c echo.Context) error {
 // absoluteURL is the console path on the console's URL as the browser
 // reaches it, under the base path.
 func (h *Handler) absoluteURL(c echo.Context, path string) string {
-	path = string(page.ConsoleURL(c.Request().Context(), path))
+	path = string(page.URLsOf(c.Request().Context()).Console(path))
 	if h.cfg.ExternalURL != "" {
 		return h.cfg.ExternalURL + path
 	}

@@ -52,7 +52,7 @@ func (h *Handler) Logout(c echo.Context) error {
 			}
 		}
 	}
-	return c.Redirect(http.StatusSeeOther, string(page.ConsoleURL(c.Request().Context(), signedOut)))
+	return c.Redirect(http.StatusSeeOther, string(page.URLsOf(c.Request().Context()).Console(signedOut)))
 }
 
 // FormActions are the origins besides the console's own that a form on its

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/streaming"
+	"github.com/tabula-console/tabula/web/csrf"
 	"github.com/tabula-console/tabula/web/page"
 )
 
@@ -51,7 +52,7 @@ func (h *Handler) Middleware(next echo.HandlerFunc) echo.HandlerFunc {
 			if ok {
 				// A sign-out is checked against the session it ends,
 				// even one that has just expired.
-				page.BindCSRF(c, h.csrfToken(s.ID))
+				csrf.Bind(c, h.csrfToken(s.ID))
 				if h.ended(&s, h.now()) == "" {
 					r.User, r.Groups = s.User, s.Groups
 				}
@@ -68,7 +69,7 @@ func (h *Handler) Middleware(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		ends := h.ends.watch(s.ID, h.streamDeadline(&s, h.now()))
 		page.SetRequester(c, h.requester(&s, ends))
-		page.BindCSRF(c, h.csrfToken(s.ID))
+		csrf.Bind(c, h.csrfToken(s.ID))
 		return next(c)
 	}
 }
@@ -139,7 +140,7 @@ func (h *Handler) endSession(c echo.Context, s *Session, why string) {
 // the sign-in page and comes back to its URL; anything else gets 401.
 func (h *Handler) signIn(c echo.Context, msg string) error {
 	req := c.Request()
-	to := page.SignInURL(req.Context(), req.URL.RequestURI())
+	to := page.URLsOf(req.Context()).SignIn(req.URL.RequestURI())
 	// The session probe answers scripts, even those that do not say so.
 	if isDocument(req) && req.URL.Path != sessionCheckPath {
 		return c.Redirect(http.StatusFound, string(to))

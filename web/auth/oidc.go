@@ -18,6 +18,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"golang.org/x/oauth2"
 
+	"github.com/tabula-console/tabula/web/csrf"
 	"github.com/tabula-console/tabula/web/page"
 )
 
@@ -188,7 +189,7 @@ func (h *Handler) loginOIDC(c echo.Context, ret string) error {
 	if err != nil {
 		return err
 	}
-	tls := page.IsTLS(c)
+	tls := csrf.IsTLS(c)
 	c.SetCookie(newCookie(cookieName(loginCookie, tls), v, tls, int(loginMaxAge/time.Second)))
 	u := h.oidc.oauth.AuthCodeURL(state, oidc.Nonce(nonce), oauth2.S256ChallengeOption(pl.Verifier),
 		oauth2.SetAuthURLParam("redirect_uri", pl.Redirect))
@@ -208,7 +209,7 @@ func (h *Handler) Callback(c echo.Context) error {
 	if h.cfg.Mode != page.ModeOIDC {
 		return echo.ErrNotFound
 	}
-	tls := page.IsTLS(c)
+	tls := csrf.IsTLS(c)
 	ck, err := c.Cookie(cookieName(loginCookie, tls))
 	// Whatever happens, this login is over.
 	c.SetCookie(newCookie(cookieName(loginCookie, tls), "", tls, -1))
@@ -257,7 +258,7 @@ func (h *Handler) Callback(c echo.Context) error {
 	if err := h.startSession(c, sessionFrom(t.tokens)); err != nil {
 		return h.sessionFailed(err)
 	}
-	return c.Redirect(http.StatusSeeOther, string(page.ConsoleURL(c.Request().Context(), pl.Return)))
+	return c.Redirect(http.StatusSeeOther, string(page.URLsOf(c.Request().Context()).Console(pl.Return)))
 }
 
 func (h *Handler) exchangeFailed(err error) error {

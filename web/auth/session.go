@@ -10,7 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/tabula-console/tabula/web/page"
+	"github.com/tabula-console/tabula/web/csrf"
 )
 
 // sessionCookie is the base name of the session's cookies.
@@ -136,7 +136,7 @@ func (h *Handler) csrfToken(sid string) string {
 // readSession opens the request's session cookie, or returns false.
 func (h *Handler) readSession(c echo.Context) (Session, bool) {
 	var s Session
-	raw := readChunks(c.Request(), cookieName(sessionCookie, page.IsTLS(c)))
+	raw := readChunks(c.Request(), cookieName(sessionCookie, csrf.IsTLS(c)))
 	if raw == "" || h.codec.open(sessionCookie, raw, &s) != nil || s.ID == "" {
 		return Session{}, false
 	}
@@ -149,12 +149,12 @@ func (h *Handler) writeSession(c echo.Context, s *Session) error {
 	if err != nil {
 		return err
 	}
-	return writeChunks(c, cookieName(sessionCookie, page.IsTLS(c)), v, page.IsTLS(c))
+	return writeChunks(c, cookieName(sessionCookie, csrf.IsTLS(c)), v, csrf.IsTLS(c))
 }
 
 // clearSession deletes the session cookies the request carries.
 func (h *Handler) clearSession(c echo.Context) {
-	clearChunks(c, cookieName(sessionCookie, page.IsTLS(c)), page.IsTLS(c))
+	clearChunks(c, cookieName(sessionCookie, csrf.IsTLS(c)), csrf.IsTLS(c))
 }
 
 // startSession makes a new session for a user who just signed in,

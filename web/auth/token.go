@@ -22,8 +22,8 @@ const unknownTokenUser = "token user"
 func (h *Handler) tokenForm(c echo.Context, status int, ret, problem string) error {
 	ctx := c.Request().Context()
 	p := views.TokenSignInPage{
-		Layout: h.env.Layout(ctx, "", "Sign in"),
-		Action: page.ConsoleURL(c.Request().Context(), page.TokenSignInPath), Return: ret, Error: problem,
+		Layout: h.env.Layout(ctx, page.URLsOf(ctx), "Sign in"),
+		Action: page.URLsOf(c.Request().Context()).Console(page.TokenSignInPath), Return: ret, Error: problem,
 	}
 	if cur, err := h.env.Clusters.Context(h.env.Clusters.Current()); err == nil {
 		p.Context, p.Server = cur.Name, cur.Server
@@ -76,5 +76,5 @@ func (h *Handler) Token(c echo.Context) error {
 	if err := h.startSession(c, s); err != nil {
 		return h.sessionFailed(err)
 	}
-	return c.Redirect(http.StatusSeeOther, string(page.ConsoleURL(c.Request().Context(), ret)))
+	return c.Redirect(http.StatusSeeOther, string(page.URLsOf(c.Request().Context()).Console(ret)))
 }

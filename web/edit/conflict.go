@@ -24,9 +24,9 @@ func (h *Handler) conflict(c echo.Context, t page.Target, st views.EditState) er
 	}
 	p := views.ConflictPage{
 		Layout:            h.env.ContextLayout(ctx, t.Client, "Conflict · "+t.Path.Name, &t.Resource, t.Path.Namespace),
-		Object:            objectRef(ctx, t),
-		Action:            actionURL(ctx, t, "edit"),
-		EditHref:          actionURL(ctx, t, "edit") + "?discard=1",
+		Object:            objectRef(t),
+		Action:            t.ActionURL("edit"),
+		EditHref:          t.ActionURL("edit") + "?discard=1",
 		State:             st,
 		LoadedRV:          st.ResourceVersion,
 		SecretDataUnknown: pl.secret && len(st.SecretSet)+len(st.SecretRemove) > 0,

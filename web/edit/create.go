@@ -16,9 +16,6 @@ import (
 
 // New serves GET …/{resource}/new: the editor with a skeleton of the kind.
 func (h *Handler) New(c echo.Context, t page.Target) error {
-	if !t.Resource.Can("create") {
-		return echo.NewHTTPError(http.StatusMethodNotAllowed, fmt.Sprintf("The server does not allow creating %s.", t.Resource.Name))
-	}
 	st := views.EditState{Namespace: createNamespace(t, c.QueryParam("namespace")), Text: skeleton(t.Resource, createNamespace(t, c.QueryParam("namespace")))}
 	return h.showCreate(c, t, st, nil, http.StatusOK)
 }
@@ -45,9 +42,9 @@ func (h *Handler) Create(c echo.Context, t page.Target) error {
 	created, err := t.Client.Create(ctx, r, namespace, obj, apiclient.WriteOptions{DryRun: dryRun})
 	h.env.LogWrite(c, "create", r, namespace, obj.GetName(), dryRun, err)
 	if err != nil {
-		failure := editErrorOf(page.WithAction(err, "create", r, namespace, page.ResourceURL(ctx, t.Client.ContextName(), r, namespace, "")))
+		failure := editErrorOf(page.WithAction(err, "create", r, namespace, t.URLs.Resource(r, namespace, "")))
 		if apierrors.IsAlreadyExists(err) && obj.GetName() != "" {
-			failure.Links = append(failure.Links, views.Link{Label: "Open the existing " + obj.GetName(), Href: page.ResourceURL(ctx, t.Client.ContextName(), r, namespace, obj.GetName())})
+			failure.Links = append(failure.Links, views.Link{Label: "Open the existing " + obj.GetName(), Href: t.URLs.Resource(r, namespace, obj.GetName())})
 		}
 		return h.showCreate(c, t, st, failure, failure.Code)
 	}
@@ -63,9 +60,9 @@ func (h *Handler) Create(c echo.Context, t page.Target) error {
 		p := views.ReviewPage{
 			Layout: h.env.ContextLayout(ctx, t.Client, "Review new "+r.Kind, &r, namespace),
 			Object: views.ObjectRef{Kind: r.Kind, Name: name, Namespace: namespace, GroupVersion: r.GroupVersion().String(),
-				ListHref: page.ResourceURL(ctx, t.Client.ContextName(), r, namespace, "")},
+				ListHref: t.URLs.Resource(r, namespace, "")},
 			Create: true,
-			Action: page.NewObjectURL(ctx, t.Client.ContextName(), t.Resource, t.Path.Namespace),
+			Action: t.URLs.New(t.Resource, t.Path.Namespace),
 			State:  st,
 			DryRun: diffOf("Dry run: the object as the server would create it", "", after, ""),
 		}
@@ -78,7 +75,7 @@ func (h *Handler) Create(c echo.Context, t page.Target) error {
 		Message:    fmt.Sprintf("Created %s.", describe(r, created.GetName())),
 		ClearDraft: createDraftKey(t),
 	})
-	return c.Redirect(http.StatusSeeOther, string(page.ResourceURL(ctx, t.Client.ContextName(), r, created.GetNamespace(), created.GetName())))
+	return c.Redirect(http.StatusSeeOther, string(t.URLs.Resource(r, created.GetNamespace(), created.GetName())))
 }
 
 // planCreate parses the text and finds its collection.
@@ -131,11 +128,11 @@ func (h *Handler) showCreate(c echo.Context, t page.Target, st views.EditState, 
 	p := views.EditorPage{
 		Layout: h.env.WithEditor(h.env.ContextLayout(ctx, t.Client, "Create "+t.Resource.Kind, &t.Resource, t.Path.Namespace)),
 		Object: views.ObjectRef{Kind: t.Resource.Kind, Namespace: t.Path.Namespace, GroupVersion: t.Resource.GroupVersion().String(),
-			ListHref: page.ResourceURL(ctx, t.Client.ContextName(), t.Resource, t.Path.Namespace, "")},
+			ListHref: t.URLs.Resource(t.Resource, t.Path.Namespace, "")},
 		Create:     true,
-		Action:     page.NewObjectURL(ctx, t.Client.ContextName(), t.Resource, t.Path.Namespace),
+		Action:     t.URLs.New(t.Resource, t.Path.Namespace),
 		State:      st,
-		SchemaURL:  schemaURL(ctx, t),
+		SchemaURL:  schemaURL(t),
 		DraftKey:   createDraftKey(t),
 		Error:      failure,
 		Namespaced: t.Resource.Namespaced,

@@ -24,9 +24,6 @@ var propagations = []string{"Background", "Foreground", "Orphan"}
 // ConfirmDelete serves GET …/{name}/delete: a confirmation naming the
 // object, with kubectl's choices.
 func (h *Handler) ConfirmDelete(c echo.Context, t page.Target) error {
-	if !t.Resource.Can("delete") {
-		return echo.NewHTTPError(http.StatusMethodNotAllowed, fmt.Sprintf("The server does not allow deleting %s.", t.Resource.Name))
-	}
 	return h.showDelete(c, t, propagations[0], "", nil, http.StatusOK)
 }
 
@@ -34,12 +31,12 @@ func (h *Handler) showDelete(c echo.Context, t page.Target, propagation, grace s
 	ctx := c.Request().Context()
 	live, err := t.Client.GetObject(ctx, t.Resource, t.Path.Namespace, t.Path.Name)
 	if err != nil {
-		return page.WithAction(err, "get", t.Resource, t.Path.Namespace, listURL(ctx, t))
+		return page.WithAction(err, "get", t.Resource, t.Path.Namespace, t.ListURL())
 	}
 	p := views.DeletePage{
 		Layout:          h.env.ContextLayout(ctx, t.Client, "Delete "+t.Path.Name, &t.Resource, t.Path.Namespace),
-		Object:          objectRef(ctx, t),
-		Action:          actionURL(ctx, t, "delete"),
+		Object:          objectRef(t),
+		Action:          t.ActionURL("delete"),
 		ResourceVersion: live.GetResourceVersion(),
 		Propagation:     propagation,
 		GracePeriod:     grace,
@@ -75,14 +72,14 @@ func (h *Handler) Delete(c echo.Context, t page.Target) error {
 		failure.Message = "Nothing was deleted. Check it is still the object you mean, then confirm again. (" + failure.Message + ")"
 		return h.showDelete(c, t, propagation, grace, failure, http.StatusConflict)
 	case apierrors.IsNotFound(err):
-		return page.WithAction(err, "delete", t.Resource, t.Path.Namespace, listURL(ctx, t))
+		return page.WithAction(err, "delete", t.Resource, t.Path.Namespace, t.ListURL())
 	case err != nil:
-		failure := editErrorOf(page.WithAction(err, "delete", t.Resource, t.Path.Namespace, listURL(ctx, t)))
+		failure := editErrorOf(page.WithAction(err, "delete", t.Resource, t.Path.Namespace, t.ListURL()))
 		return h.showDelete(c, t, propagation, grace, failure, failure.Code)
 	}
 	p := DeleteModel(answer)
 	p.Layout = h.env.ContextLayout(ctx, t.Client, "Deleted "+t.Path.Name, &t.Resource, t.Path.Namespace)
-	p.Object = objectRef(ctx, t)
+	p.Object = objectRef(t)
 	if p.Pending == nil {
 		p.Object.ObjectHref = ""
 	}

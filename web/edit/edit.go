@@ -18,7 +18,6 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -38,12 +37,9 @@ func New(env *page.Env) *Handler { return &Handler{env: env} }
 // Edit serves GET …/{name}/edit: the object as YAML in the editor.
 func (h *Handler) Edit(c echo.Context, t page.Target) error {
 	ctx := c.Request().Context()
-	if !t.Resource.Can("patch") {
-		return echo.NewHTTPError(http.StatusMethodNotAllowed, fmt.Sprintf("The server does not allow patching %s, so they cannot be edited.", t.Resource.Name))
-	}
 	live, err := t.Client.GetObject(ctx, t.Resource, t.Path.Namespace, t.Path.Name)
 	if err != nil {
-		return page.WithAction(err, "get", t.Resource, t.Path.Namespace, listURL(ctx, t))
+		return page.WithAction(err, "get", t.Resource, t.Path.Namespace, t.ListURL())
 	}
 	text, err := EditableYAML(live.Object, ViewOptions{})
 	if err != nil {
@@ -62,16 +58,16 @@ func (h *Handler) Edit(c echo.Context, t page.Target) error {
 func (h *Handler) editorPage(ctx context.Context, t page.Target, live *unstructured.Unstructured, st views.EditState, failure *views.EditError) views.EditorPage {
 	p := views.EditorPage{
 		Layout:   h.env.WithEditor(h.env.ContextLayout(ctx, t.Client, "Edit "+t.Path.Name, &t.Resource, t.Path.Namespace)),
-		Object:   objectRef(ctx, t),
-		Action:   actionURL(ctx, t, "edit"),
+		Object:   objectRef(t),
+		Action:   t.ActionURL("edit"),
 		State:    st,
 		DraftKey: draftKey(t),
 		Error:    failure,
 	}
 	if t.Resource.Can("watch") {
-		p.LiveURL = string(page.WithQuery(actionURL(ctx, t, "edit"), url.Values{"rv": {st.ResourceVersion}}))
+		p.LiveURL = string(page.WithQuery(t.ActionURL("edit"), url.Values{"rv": {st.ResourceVersion}}))
 	}
-	p.SchemaURL = schemaURL(ctx, t)
+	p.SchemaURL = schemaURL(t)
 	if failure != nil && failure.Line == 0 && len(failure.Causes) > 0 {
 		for i := range failure.Causes {
 			failure.Causes[i].Line = LineOf(st.Text, failure.Causes[i].Field)
@@ -91,29 +87,20 @@ func (h *Handler) editorPage(ctx context.Context, t page.Target, live *unstructu
 }
 
 // objectRef names the target object with ways back.
-func objectRef(ctx context.Context, t page.Target) views.ObjectRef {
+func objectRef(t page.Target) views.ObjectRef {
 	return views.ObjectRef{
 		Kind:         t.Resource.Kind,
 		Name:         t.Path.Name,
 		Namespace:    t.Path.Namespace,
 		GroupVersion: t.Resource.GroupVersion().String(),
-		ObjectHref:   page.ResourceURL(ctx, t.Client.ContextName(), t.Resource, t.Path.Namespace, t.Path.Name),
-		ListHref:     listURL(ctx, t),
+		ObjectHref:   t.ObjectURL(),
+		ListHref:     t.ListURL(),
 	}
 }
 
-func listURL(ctx context.Context, t page.Target) templ.SafeURL {
-	return page.ResourceURL(ctx, t.Client.ContextName(), t.Resource, t.Path.Namespace, "")
-}
-
-// actionURL is …/{name}/{action} of the target object.
-func actionURL(ctx context.Context, t page.Target, action string) templ.SafeURL {
-	return page.ObjectActionURL(ctx, t.Client.ContextName(), t.Resource, t.Path.Namespace, t.Path.Name, action)
-}
-
 // schemaURL serves the kind's schema for the editor's field help.
-func schemaURL(ctx context.Context, t page.Target) string {
-	return string(page.ContextURL(ctx, t.Client.ContextName(), "/schema"+t.Resource.Path("", "")))
+func schemaURL(t page.Target) string {
+	return string(t.URLs.Path("/schema" + t.Resource.Path("", "")))
 }
 
 // draftKey is where the browser keeps unsaved text of this object: one key

@@ -2,8 +2,6 @@ package edit
 
 import (
 	"context"
-	"fmt"
-	"net/http"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -27,9 +25,6 @@ type ChangeMessage struct {
 // Live serves …/{name}/edit?rv= over WebSocket: it watches the object from
 // the version the editor loaded and reports every later change.
 func (h *Handler) Live(c echo.Context, t page.Target) error {
-	if !t.Resource.Can("watch") {
-		return echo.NewHTTPError(http.StatusMethodNotAllowed, fmt.Sprintf("The server does not allow watching %s.", t.Resource.Name))
-	}
 	loaded := c.QueryParam("rv")
 	return h.env.FollowInSlot(c, t.Client.IdentityKey(), func(stream *page.Stream) error { return h.follow(stream, t, loaded) })
 }
@@ -57,7 +52,7 @@ func (h *Handler) follow(stream *page.Stream, t page.Target, loaded string) erro
 	// and opening this stream is reported too. An expired version relists
 	// (ADDED of the current object), which reports it if it differs.
 	first := true
-	err := page.KeepWatching(ctx, func(ctx context.Context, from string, emit func(apiclient.WatchEvent)) error {
+	err := streaming.KeepWatching(ctx, page.Watches(), func(ctx context.Context, from string, emit func(apiclient.WatchEvent)) error {
 		if first {
 			from, first = loaded, false
 		}

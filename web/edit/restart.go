@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/tabula-console/tabula/apiclient"
+	"github.com/tabula-console/tabula/web/kube"
 	"github.com/tabula-console/tabula/web/page"
 )
 
@@ -21,7 +22,7 @@ const restartAnnotation = "kubectl.kubernetes.io/restartedAt"
 // template's restartedAt annotation, guarded by the resourceVersion the
 // object page showed.
 func (h *Handler) Restart(c echo.Context, t page.Target) error {
-	if !page.Restartable(t.Resource) {
+	if !kube.Restartable(t.Resource) {
 		return echo.NewHTTPError(http.StatusMethodNotAllowed, fmt.Sprintf("%s cannot be restarted: only Deployments, StatefulSets and DaemonSets roll their pods.", t.Resource.Name))
 	}
 	patch := map[string]any{"spec": map[string]any{"template": map[string]any{"metadata": map[string]any{
@@ -42,9 +43,9 @@ func (h *Handler) Restart(c echo.Context, t page.Target) error {
 	case apierrors.IsConflict(err) || staleVersion(err, loaded, objectVersion(ctx, t)):
 		page.SetFlash(c, page.Flash{Message: "Not restarted: it changed since the page was loaded. The page now shows it as it is; restart again if you still mean to."})
 	case err != nil:
-		return page.WithAction(err, "patch", t.Resource, t.Path.Namespace, listURL(ctx, t))
+		return page.WithAction(err, "patch", t.Resource, t.Path.Namespace, t.ListURL())
 	default:
 		page.SetFlash(c, page.Flash{Message: fmt.Sprintf("Restarted %s: its pods are being replaced.", describe(t.Resource, t.Path.Name))})
 	}
-	return c.Redirect(http.StatusSeeOther, string(objectRef(ctx, t).ObjectHref))
+	return c.Redirect(http.StatusSeeOther, string(objectRef(t).ObjectHref))
 }

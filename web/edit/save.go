@@ -157,8 +157,8 @@ func (h *Handler) review(c echo.Context, t page.Target, st views.EditState, note
 	}
 	p := views.ReviewPage{
 		Layout:         h.env.ContextLayout(ctx, t.Client, "Review "+t.Path.Name, &t.Resource, t.Path.Namespace),
-		Object:         objectRef(ctx, t),
-		Action:         actionURL(ctx, t, "edit"),
+		Object:         objectRef(t),
+		Action:         t.ActionURL("edit"),
 		State:          st,
 		PatchType:      patchTypeLabel(res.Type),
 		Patch:          displayPatch(res.Body, pl.secret),
@@ -191,7 +191,7 @@ func (h *Handler) apply(c echo.Context, t page.Target, st views.EditState) error
 		Message:    fmt.Sprintf("Saved %s: now at version %s.", describe(t.Resource, t.Path.Name), res.Object.GetResourceVersion()),
 		ClearDraft: draftKey(t),
 	})
-	return c.Redirect(http.StatusSeeOther, string(objectRef(ctx, t).ObjectHref))
+	return c.Redirect(http.StatusSeeOther, string(objectRef(t).ObjectHref))
 }
 
 // reapply puts the user's patch on the live object and reviews the result,
@@ -275,7 +275,7 @@ func (h *Handler) writeFailed(c echo.Context, t page.Target, st views.EditState,
 		// the browser still holds the text.
 		return err
 	}
-	failure := editErrorOf(page.WithAction(err, "patch", t.Resource, t.Path.Namespace, listURL(c.Request().Context(), t)))
+	failure := editErrorOf(page.WithAction(err, "patch", t.Resource, t.Path.Namespace, t.ListURL()))
 	return h.showEditor(c, t, st, failure, failure.Code)
 }
 

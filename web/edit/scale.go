@@ -29,15 +29,15 @@ func (h *Handler) showScale(c echo.Context, t page.Target, requested string, fai
 	ctx := c.Request().Context()
 	s, err := t.Client.GetScale(ctx, t.Resource, t.Path.Namespace, t.Path.Name)
 	if err != nil {
-		return page.WithAction(err, "get", t.Resource, t.Path.Namespace, listURL(ctx, t))
+		return page.WithAction(err, "get", t.Resource, t.Path.Namespace, t.ListURL())
 	}
 	if requested == "" {
 		requested = strconv.Itoa(int(s.Desired))
 	}
 	p := views.ScalePage{
 		Layout:          h.env.ContextLayout(ctx, t.Client, "Scale "+t.Path.Name, &t.Resource, t.Path.Namespace),
-		Object:          objectRef(ctx, t),
-		Action:          actionURL(ctx, t, "scale"),
+		Object:          objectRef(t),
+		Action:          t.ActionURL("scale"),
 		ResourceVersion: s.ResourceVersion,
 		Desired:         s.Desired,
 		Current:         s.Current,
@@ -79,9 +79,9 @@ func (h *Handler) Scale(c echo.Context, t page.Target) error {
 		failure.Message = "Nothing was changed. The numbers above are current now: submit again to set " + requested + " replicas."
 		return h.showScale(c, t, requested, failure, http.StatusConflict)
 	case err != nil:
-		failure := editErrorOf(page.WithAction(err, "patch", t.Resource, t.Path.Namespace, listURL(ctx, t)))
+		failure := editErrorOf(page.WithAction(err, "patch", t.Resource, t.Path.Namespace, t.ListURL()))
 		return h.showScale(c, t, requested, failure, failure.Code)
 	}
 	page.SetFlash(c, page.Flash{Message: fmt.Sprintf("Scaled %s to %d replicas.", describe(t.Resource, t.Path.Name), s.Desired)})
-	return c.Redirect(http.StatusSeeOther, string(objectRef(ctx, t).ObjectHref))
+	return c.Redirect(http.StatusSeeOther, string(objectRef(t).ObjectHref))
 }

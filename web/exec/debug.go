@@ -1,7 +1,6 @@
 package exec
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/views"
+	"github.com/tabula-console/tabula/web/kube"
 	"github.com/tabula-console/tabula/web/page"
 )
 
@@ -30,23 +30,22 @@ type debugForm struct {
 // DebugForm serves …/pods/{name}/debug: the form that adds a debug
 // container.
 func (h *Handler) DebugForm(c echo.Context, t page.Target) error {
-	if !page.CanDebug(t.Resource) {
+	if !kube.CanDebug(t.Resource) {
 		return noDebug(t.Resource)
 	}
 	ctx := c.Request().Context()
 	pod, err := t.Client.GetPod(ctx, t.Path.Namespace, t.Path.Name)
 	if err != nil {
-		return page.WithAction(err, "get", t.Resource, t.Path.Namespace, page.ResourceURL(ctx, t.Client.ContextName(), t.Resource, t.Path.Namespace, ""))
+		return page.WithAction(err, "get", t.Resource, t.Path.Namespace, t.URLs.Resource(t.Resource, t.Path.Namespace, ""))
 	}
-	_, def := podContainers(pod)
-	f := debugForm{Image: DefaultDebugImage, Target: def, Name: apiclient.DebugContainerName(podContainerNames(pod)), ResourceVersion: pod.ResourceVersion}
+	f := debugForm{Image: DefaultDebugImage, Target: kube.DefaultContainer(pod), Name: apiclient.DebugContainerName(kube.ContainerNames(kube.PodContainers(pod))), ResourceVersion: pod.ResourceVersion}
 	return h.renderDebug(c, t, pod, f, "", http.StatusOK)
 }
 
 // Debug serves the form's POST: add the ephemeral container, guarded by
 // the pod's resourceVersion, then open a terminal to it.
 func (h *Handler) Debug(c echo.Context, t page.Target) error {
-	if !page.CanDebug(t.Resource) {
+	if !kube.CanDebug(t.Resource) {
 		return noDebug(t.Resource)
 	}
 	ctx := c.Request().Context()
@@ -59,10 +58,10 @@ func (h *Handler) Debug(c echo.Context, t page.Target) error {
 	}
 	pod, err := client.GetPod(ctx, p.Namespace, p.Name)
 	if err != nil {
-		return page.WithAction(err, "get", t.Resource, p.Namespace, page.ResourceURL(ctx, client.ContextName(), t.Resource, p.Namespace, ""))
+		return page.WithAction(err, "get", t.Resource, p.Namespace, t.URLs.Resource(t.Resource, p.Namespace, ""))
 	}
 	if f.Name == "" {
-		f.Name = apiclient.DebugContainerName(podContainerNames(pod))
+		f.Name = apiclient.DebugContainerName(kube.ContainerNames(kube.PodContainers(pod)))
 	}
 	if msg := validateDebug(f, pod); msg != "" {
 		return h.renderDebug(c, t, pod, f, msg, http.StatusBadRequest)
@@ -89,7 +88,7 @@ func (h *Handler) Debug(c echo.Context, t page.Target) error {
 		}
 		return h.renderDebug(c, t, pod, f, msg, status)
 	}
-	base := page.ResourceURL(ctx, client.ContextName(), t.Resource, p.Namespace, p.Name)
+	base := t.URLs.Resource(t.Resource, p.Namespace, p.Name)
 	return c.Redirect(http.StatusSeeOther, string(page.WithQuery(base+"/exec", url.Values{"container": {f.Name}})))
 }
 
@@ -120,8 +119,7 @@ func validateDebug(f debugForm, pod *corev1.Pod) string {
 	if errs := validation.IsDNS1123Label(f.Name); len(errs) > 0 {
 		return fmt.Sprintf("%q is not a container name: %s.", f.Name, strings.Join(errs, "; "))
 	}
-	names := podContainerNames(pod)
-	for _, n := range names {
+	for _, n := range kube.ContainerNames(kube.PodContainers(pod)) {
 		if n == f.Name {
 			return fmt.Sprintf("The pod already has a container named %q.", f.Name)
 		}
@@ -138,35 +136,19 @@ func validateDebug(f debugForm, pod *corev1.Pod) string {
 	return ""
 }
 
-// podContainerNames are the names of all a pod's containers, which a new
-// one must not repeat.
-func podContainerNames(pod *corev1.Pod) []string {
-	var out []string
-	for _, c := range pod.Spec.InitContainers {
-		out = append(out, c.Name)
-	}
-	for _, c := range pod.Spec.Containers {
-		out = append(out, c.Name)
-	}
-	for _, c := range pod.Spec.EphemeralContainers {
-		out = append(out, c.Name)
-	}
-	return out
-}
-
 func (h *Handler) renderDebug(c echo.Context, t page.Target, pod *corev1.Pod, f debugForm, msg string, status int) error {
 	ctx := c.Request().Context()
-	m := DebugModel(ctx, t.Client.ContextName(), t.Resource, pod, f, msg)
+	m := DebugModel(t.URLs, t.Resource, pod, f, msg)
 	m.Layout = h.env.ContextLayout(ctx, t.Client, pod.Name+" · debug", &t.Resource, pod.Namespace)
 	return h.env.Render(c, status, views.Debug(m))
 }
 
 // DebugModel builds the debug form.
-func DebugModel(ctx context.Context, contextName string, pods apiclient.Resource, pod *corev1.Pod, f debugForm, msg string) views.DebugForm {
-	podHref := page.ResourceURL(ctx, contextName, pods, pod.Namespace, pod.Name)
+func DebugModel(u page.URLs, pods apiclient.Resource, pod *corev1.Pod, f debugForm, msg string) views.DebugForm {
+	podHref := u.Resource(pods, pod.Namespace, pod.Name)
 	m := views.DebugForm{
 		Pod: pod.Name, Namespace: pod.Namespace, PodHref: podHref,
-		Action:          page.ObjectActionURL(ctx, contextName, pods, pod.Namespace, pod.Name, "debug"),
+		Action:          u.Action(pods, pod.Namespace, pod.Name, "debug"),
 		ResourceVersion: f.ResourceVersion,
 		Image:           f.Image, Target: f.Target, Name: f.Name, Error: msg,
 	}

@@ -20,6 +20,8 @@ import (
 	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/streaming"
 	"github.com/tabula-console/tabula/views"
+	"github.com/tabula-console/tabula/web/csrf"
+	"github.com/tabula-console/tabula/web/kube"
 	"github.com/tabula-console/tabula/web/page"
 )
 
@@ -83,7 +85,7 @@ func New(env *page.Env, cfg Config) *Handler {
 // WebSocket) and, for a workload, …/{workload}/{name}/exec: its pods to pick
 // from.
 func (h *Handler) Exec(c echo.Context, t page.Target) error {
-	if !page.IsPods(t.Resource) {
+	if !kube.IsPods(t.Resource) {
 		return h.pickPod(c, t)
 	}
 	if !apiclient.SupportsExec(t.Resource) {
@@ -101,7 +103,7 @@ func notServed(pods apiclient.Resource, sub string) error {
 // Attach serves …/pods/{name}/attach: a terminal joined to the container's
 // own process.
 func (h *Handler) Attach(c echo.Context, t page.Target) error {
-	if !page.IsPods(t.Resource) {
+	if !kube.IsPods(t.Resource) {
 		return echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("Only pods can be attached to; %s %s is a %s.", t.Resource.Kind, t.Path.Name, t.Resource.Kind))
 	}
 	if !apiclient.SupportsAttach(t.Resource) {
@@ -113,8 +115,8 @@ func (h *Handler) Attach(c echo.Context, t page.Target) error {
 // target is what one terminal opens, resolved from the request.
 type target struct {
 	pod        *corev1.Pod
-	containers []Container
-	container  Container
+	containers []kube.Container
+	container  kube.Container
 	attach     bool
 	// command runs (exec); typed is the command field as the user wrote
 	// it, "" for the default shell.
@@ -128,11 +130,11 @@ func (h *Handler) resolve(ctx context.Context, c echo.Context, t page.Target, at
 	client, p := t.Client, t.Path
 	pod, err := client.GetPod(ctx, p.Namespace, p.Name)
 	if err != nil {
-		return target{}, page.WithAction(err, "get", t.Resource, p.Namespace, page.ResourceURL(ctx, client.ContextName(), t.Resource, p.Namespace, ""))
+		return target{}, page.WithAction(err, "get", t.Resource, p.Namespace, t.URLs.Resource(t.Resource, p.Namespace, ""))
 	}
 	tg := target{pod: pod, attach: attach}
 	var def string
-	tg.containers, def = podContainers(pod)
+	tg.containers, def = terminalContainers(pod)
 	if tg.container, err = pickContainer(tg.containers, def, c.QueryParam("container")); err != nil {
 		return target{}, err
 	}
@@ -185,7 +187,7 @@ func (h *Handler) terminal(c echo.Context, t page.Target, attach bool) error {
 		// Before any upstream call: the socket must come from the page.
 		// The page's socket URL always names the container.
 		scope := scopeOf(c, t, c.QueryParam("container"), attach)
-		if !checkToken(page.CSRFSecret(c.Request().Context()), scope, offeredToken(c.Request()), h.now()) {
+		if !checkToken(csrf.Secret(c.Request().Context()), scope, offeredToken(c.Request()), h.now()) {
 			return echo.NewHTTPError(http.StatusForbidden, "This terminal was not opened from its own page, or the page is too old: reload it.")
 		}
 	}
@@ -200,26 +202,31 @@ func (h *Handler) terminal(c echo.Context, t page.Target, attach bool) error {
 	}
 	ctx := setupCtx
 	client := t.Client
-	permits := h.env.Permits(ctx, client, []apiclient.AccessCheck{page.TerminalCheck(tg.scope.Subresource, tg.pod.Namespace, tg.pod.Name), page.DebugCheck(tg.pod.Namespace, tg.pod.Name)})
+	permits := h.env.Permits(ctx, client, []apiclient.AccessCheck{kube.TerminalCheck(tg.scope.Subresource, tg.pod.Namespace, tg.pod.Name), kube.DebugCheck(tg.pod.Namespace, tg.pod.Name)})
 	m := Model(ctx, ModelInput{
-		Context:  client.ContextName(),
+		URLs:     t.URLs,
 		Pods:     t.Resource,
 		Target:   tg,
-		Token:    issueToken(page.CSRFSecret(ctx), tg.scope, h.now()),
+		Token:    issueToken(csrf.Secret(ctx), tg.scope, h.now()),
 		Permits:  permits,
-		CanDebug: page.CanDebug(t.Resource),
+		CanDebug: kube.CanDebug(t.Resource),
 	})
 	m.Layout = h.env.WithTerminal(h.env.ContextLayout(ctx, client, tg.pod.Name+" · "+tg.scope.Subresource, &t.Resource, tg.pod.Namespace))
-	return h.env.Render(c, http.StatusOK, views.Terminal(m))
+	status := http.StatusOK
+	if m.Denied != "" {
+		// The page says why, and opens nothing.
+		status = http.StatusForbidden
+	}
+	return h.env.Render(c, status, views.Terminal(m))
 }
 
 // ModelInput is what a terminal page is built from.
 type ModelInput struct {
-	Context  string
+	URLs     page.URLs
 	Pods     apiclient.Resource
 	Target   target
 	Token    string
-	Permits  page.Permits
+	Permits  kube.Permits
 	CanDebug bool
 }
 
@@ -227,7 +234,7 @@ type ModelInput struct {
 func Model(ctx context.Context, in ModelInput) views.TerminalPage {
 	tg := in.Target
 	pod := tg.pod
-	podHref := page.ResourceURL(ctx, in.Context, in.Pods, pod.Namespace, pod.Name)
+	podHref := in.URLs.Resource(in.Pods, pod.Namespace, pod.Name)
 	sub := tg.scope.Subresource
 	p := views.TerminalPage{
 		Pod:            pod.Name,
@@ -271,9 +278,9 @@ func Model(ctx context.Context, in ModelInput) views.TerminalPage {
 	if tg.attach && !tg.container.Attachable {
 		p.Notice = fmt.Sprintf("Container %s does not take input with a terminal (its spec lacks stdin and tty): you will see its output only.", tg.container.Name)
 	}
-	p.Denied = in.Permits.Denied(page.TerminalCheck(sub, pod.Namespace, pod.Name))
-	if in.CanDebug && in.Permits.Denied(page.DebugCheck(pod.Namespace, pod.Name)) == "" {
-		p.DebugHref = page.ObjectActionURL(ctx, in.Context, in.Pods, pod.Namespace, pod.Name, "debug")
+	p.Denied = in.Permits.Denied(kube.TerminalCheck(sub, pod.Namespace, pod.Name))
+	if in.CanDebug && in.Permits.Denied(kube.DebugCheck(pod.Namespace, pod.Name)) == "" {
+		p.DebugHref = in.URLs.Action(in.Pods, pod.Namespace, pod.Name, "debug")
 	}
 	return p
 }

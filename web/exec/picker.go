@@ -2,7 +2,6 @@ package exec
 
 import (
 	"cmp"
-	"context"
 	"fmt"
 	"net/http"
 	"slices"
@@ -43,16 +42,16 @@ func (h *Handler) pickPod(c echo.Context, t page.Target) error {
 	if err != nil {
 		return err
 	}
-	m := PickerModel(ctx, client.ContextName(), r, podsResource, p.Namespace, p.Name, sel, pods, more)
+	m := PickerModel(t.URLs, r, podsResource, p.Namespace, p.Name, sel, pods, more)
 	m.Layout = h.env.ContextLayout(ctx, client, p.Name+" · terminal", &r, p.Namespace)
 	return h.env.Render(c, http.StatusOK, views.PodPickerPage(m))
 }
 
 // PickerModel builds a pick-a-pod page: running pods first, then by name.
-func PickerModel(ctx context.Context, contextName string, r, pods apiclient.Resource, namespace, name, selector string, items []corev1.Pod, more bool) views.PodPicker {
+func PickerModel(u page.URLs, r, pods apiclient.Resource, namespace, name, selector string, items []corev1.Pod, more bool) views.PodPicker {
 	m := views.PodPicker{
 		Kind: r.Kind, Name: name, Namespace: namespace, Selector: selector, More: more,
-		BackHref: page.ResourceURL(ctx, contextName, r, namespace, name),
+		BackHref: u.Resource(r, namespace, name),
 	}
 	slices.SortFunc(items, func(a, b corev1.Pod) int {
 		ar, br := a.Status.Phase == corev1.PodRunning, b.Status.Phase == corev1.PodRunning
@@ -75,7 +74,7 @@ func PickerModel(ctx context.Context, contextName string, r, pods apiclient.Reso
 			Name:  pod.Name,
 			Phase: string(pod.Status.Phase),
 			Ready: fmt.Sprintf("%d/%d", ready, len(pod.Spec.Containers)),
-			Href:  page.ObjectActionURL(ctx, contextName, pods, namespace, pod.Name, "exec"),
+			Href:  u.Action(pods, namespace, pod.Name, "exec"),
 		})
 	}
 	return m

@@ -62,7 +62,7 @@ func (h *Handler) serveSession(c echo.Context, t page.Target, attach bool) error
 // session runs one terminal on an open stream; the error it returns (a
 // refusal) is the stream's final Status.
 func (h *Handler) session(c echo.Context, t page.Target, stream *page.Stream, attach bool) error {
-	release, err := h.slots.acquire(h.env.AccessKey(c))
+	release, err := h.slots.acquire(t.Client.IdentityKey())
 	if err != nil {
 		return err
 	}

@@ -9,69 +9,39 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/mattn/go-shellwords"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/tabula-console/tabula/web/kube"
 )
 
-// Container is one container a terminal can open to.
-type Container struct {
-	Name string
-	// Kind is "" for an app container, "init" or "ephemeral".
-	Kind    string
-	Running bool
-	// Attachable: the container's process reads stdin with a TTY, so
-	// attaching to it gives a terminal.
-	Attachable bool
-}
-
-// defaultContainerAnnotation names the container kubectl exec and logs
-// pick when none is given.
-const defaultContainerAnnotation = "kubectl.kubernetes.io/default-container"
-
-// podContainers lists what a pod's terminal may open to, in kubectl's order
-// (app containers, then running init containers such as sidecars, then
-// ephemeral ones), and the default: the annotated one, else the first.
-func podContainers(pod *corev1.Pod) ([]Container, string) {
-	running := map[string]bool{}
-	for _, list := range [][]corev1.ContainerStatus{pod.Status.ContainerStatuses, pod.Status.InitContainerStatuses, pod.Status.EphemeralContainerStatuses} {
-		for _, s := range list {
-			running[s.Name] = s.State.Running != nil
+// terminalContainers are what a pod's terminal may open to, in kubectl's
+// order (kube.PodContainers), init containers only while they run (a
+// sidecar): one that has finished has nothing left to open to. The default
+// is kubectl's (kube.DefaultContainer), or the first when that is not one
+// of them.
+func terminalContainers(pod *corev1.Pod) ([]kube.Container, string) {
+	var out []kube.Container
+	for _, c := range kube.PodContainers(pod) {
+		if c.Kind != kube.InitContainer || c.Running {
+			out = append(out, c)
 		}
 	}
-	var out []Container
-	for _, c := range pod.Spec.Containers {
-		out = append(out, Container{Name: c.Name, Running: running[c.Name], Attachable: c.Stdin && c.TTY})
-	}
-	for _, c := range pod.Spec.InitContainers {
-		if running[c.Name] {
-			out = append(out, Container{Name: c.Name, Kind: "init", Running: true, Attachable: c.Stdin && c.TTY})
-		}
-	}
-	for _, c := range pod.Spec.EphemeralContainers {
-		out = append(out, Container{Name: c.Name, Kind: "ephemeral", Running: running[c.Name], Attachable: c.Stdin && c.TTY})
-	}
-	def := ""
-	if len(out) > 0 {
+	def := kube.DefaultContainer(pod)
+	if !slices.ContainsFunc(out, func(c kube.Container) bool { return c.Name == def }) && len(out) > 0 {
 		def = out[0].Name
-	}
-	if want := pod.Annotations[defaultContainerAnnotation]; want != "" && slices.ContainsFunc(out, func(c Container) bool { return c.Name == want }) {
-		def = want
 	}
 	return out, def
 }
 
 // pickContainer is the container a request names, or the default; a name
 // the pod lacks is a 404 that lists what it has.
-func pickContainer(containers []Container, def, want string) (Container, error) {
+func pickContainer(containers []kube.Container, def, want string) (kube.Container, error) {
 	if want == "" {
 		want = def
 	}
-	i := slices.IndexFunc(containers, func(c Container) bool { return c.Name == want })
+	i := slices.IndexFunc(containers, func(c kube.Container) bool { return c.Name == want })
 	if i < 0 {
-		names := make([]string, len(containers))
-		for j, c := range containers {
-			names[j] = c.Name
-		}
-		return Container{}, echo.NewHTTPError(http.StatusNotFound,
-			fmt.Sprintf("This pod has no container %q. Its containers: %s.", want, strings.Join(names, ", ")))
+		return kube.Container{}, echo.NewHTTPError(http.StatusNotFound,
+			fmt.Sprintf("This pod has no container %q. Its containers: %s.", want, strings.Join(kube.ContainerNames(containers), ", ")))
 	}
 	return containers[i], nil
 }

@@ -15,7 +15,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/tabula-console/tabula/apiclient"
-	"github.com/tabula-console/tabula/web/page"
+	"github.com/tabula-console/tabula/web/csrf"
+	"github.com/tabula-console/tabula/web/kube"
 )
 
 func TestParseCommand(t *testing.T) {
@@ -44,10 +45,10 @@ func TestParseCommand(t *testing.T) {
 	}
 }
 
-func TestPodContainersAndTheDefault(t *testing.T) {
+func TestTerminalContainersAndTheDefault(t *testing.T) {
 	running := corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}
 	pod := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{defaultContainerAnnotation: "app"}},
+		ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{kube.DefaultContainerAnnotation: "app"}},
 		Spec: corev1.PodSpec{
 			InitContainers:      []corev1.Container{{Name: "setup"}, {Name: "proxy"}},
 			Containers:          []corev1.Container{{Name: "sidecar"}, {Name: "app", Stdin: true, TTY: true}},
@@ -59,19 +60,19 @@ func TestPodContainersAndTheDefault(t *testing.T) {
 			EphemeralContainerStatuses: []corev1.ContainerStatus{{Name: "debugger-x"}},
 		},
 	}
-	got, def := podContainers(pod)
-	want := []Container{
-		{Name: "sidecar", Running: true},
-		{Name: "app", Running: true, Attachable: true},
-		{Name: "proxy", Kind: "init", Running: true}, // a running init container is a sidecar
+	got, def := terminalContainers(pod)
+	want := []kube.Container{
+		{Name: "sidecar", Running: true, Started: true},
+		{Name: "app", Running: true, Started: true, Attachable: true},
+		{Name: "proxy", Kind: "init", Running: true, Started: true}, // a running init container is a sidecar
 		{Name: "debugger-x", Kind: "ephemeral", Attachable: true},
 	}
 	if !slices.Equal(got, want) || def != "app" {
-		t.Errorf("podContainers = %+v, %q\nwant %+v, app", got, def, want)
+		t.Errorf("terminalContainers = %+v, %q\nwant %+v, app", got, def, want)
 	}
 	// An annotation naming no container falls back to the first.
-	pod.Annotations[defaultContainerAnnotation] = "gone"
-	if _, def := podContainers(pod); def != "sidecar" {
+	pod.Annotations[kube.DefaultContainerAnnotation] = "gone"
+	if _, def := terminalContainers(pod); def != "sidecar" {
 		t.Errorf("default = %q, want sidecar", def)
 	}
 	if _, err := pickContainer(got, def, "nope"); err == nil || !strings.Contains(err.Error(), "sidecar, app, proxy, debugger-x") {
@@ -138,7 +139,7 @@ func TestTokenOpensOnlyItsTerminal(t *testing.T) {
 	if !checkToken("csrf-secret", scope, again, now) {
 		t.Error("the second page's token is refused")
 	}
-	raw, _ := page.UnmaskSecret(tok)
+	raw, _ := csrf.Unmask(tok)
 	if checkToken("csrf-secret", scope, base64.RawURLEncoding.EncodeToString(raw), now) {
 		t.Error("an unmasked token was accepted")
 	}

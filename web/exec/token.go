@@ -8,9 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gorilla/websocket"
-
-	"github.com/tabula-console/tabula/web/page"
+	"github.com/tabula-console/tabula/streaming"
+	"github.com/tabula-console/tabula/web/csrf"
 )
 
 // A terminal's socket must come from the terminal page itself. The Origin
@@ -52,17 +51,17 @@ func (s tokenScope) mac(secret string, expires int64) []byte {
 }
 
 // issueToken makes the page's token: the expiry and the MAC, masked
-// (page.MaskSecret) so that the page, compressed, does not give it away.
+// (csrf.Mask) so that the page, compressed, does not give it away.
 func issueToken(secret string, s tokenScope, now time.Time) string {
 	expires := now.Add(tokenLifetime).Unix()
 	var b [8]byte
 	binary.BigEndian.PutUint64(b[:], uint64(expires))
-	return page.MaskSecret(append(b[:], s.mac(secret, expires)...))
+	return csrf.Mask(append(b[:], s.mac(secret, expires)...))
 }
 
 // checkToken verifies the token a handshake offers.
 func checkToken(secret string, s tokenScope, token string, now time.Time) bool {
-	raw, ok := page.UnmaskSecret(token)
+	raw, ok := csrf.Unmask(token)
 	if secret == "" || !ok || len(raw) != 8+sha256.Size {
 		return false
 	}
@@ -75,7 +74,7 @@ func checkToken(secret string, s tokenScope, token string, now time.Time) bool {
 
 // offeredToken is the token among a handshake's subprotocols.
 func offeredToken(r *http.Request) string {
-	for _, p := range websocket.Subprotocols(r) {
+	for _, p := range streaming.Subprotocols(r) {
 		if t, ok := strings.CutPrefix(p, tokenProtocolPrefix); ok {
 			return t
 		}

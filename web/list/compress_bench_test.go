@@ -18,11 +18,12 @@ import (
 	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/apiclient/apitest"
 	"github.com/tabula-console/tabula/views"
+	"github.com/tabula-console/tabula/web/compress"
 	"github.com/tabula-console/tabula/web/page"
 )
 
 // BenchmarkCompressList sends the list page of 500 and 5,000 kwok pods
-// through the console's compression (page.Compressor, the levels Blob
+// through the console's compression (compress.Compressor, the levels Blob
 // uses) and decodes it as a browser does. Time per op is both; the
 // metrics split them and give the bytes on the wire, so identity, gzip
 // and brotli compare in one run: what compression costs on loopback, and
@@ -34,13 +35,13 @@ func BenchmarkCompressList(b *testing.B) {
 		if err := views.List(benchListPage(ctx, benchPodTable(rows))).Render(ctx, &html); err != nil {
 			b.Fatal(err)
 		}
-		for _, enc := range []page.Encoding{page.Identity, page.Gzip, page.Brotli} {
+		for _, enc := range []compress.Encoding{compress.Identity, compress.Gzip, compress.Brotli} {
 			name := string(enc)
-			if enc == page.Identity {
+			if enc == compress.Identity {
 				name = "identity"
 			}
 			b.Run(fmt.Sprintf("%d/%s", rows, name), func(b *testing.B) {
-				c := page.NewCompressor()
+				c := compress.New()
 				var wire bytes.Buffer
 				var compress, decode time.Duration
 				for b.Loop() {
@@ -117,8 +118,8 @@ func BenchmarkCompressListLoopback(b *testing.B) {
 					if err != nil || resp.StatusCode != http.StatusOK {
 						b.Fatalf("%d %v", resp.StatusCode, err)
 					}
-					enc := page.Encoding(resp.Header.Get("Content-Encoding"))
-					if want := page.Negotiate(accept); enc != want {
+					enc := compress.Encoding(resp.Header.Get("Content-Encoding"))
+					if want := compress.Negotiate(accept); enc != want {
 						b.Fatalf("Content-Encoding %q, want %q", enc, want)
 					}
 					if n, err := decoded(enc, body); err != nil || n != int64(len(pages[rows])) {
@@ -133,12 +134,12 @@ func BenchmarkCompressListLoopback(b *testing.B) {
 }
 
 // decoded reads a body in enc to its end, and counts its bytes.
-func decoded(enc page.Encoding, wire []byte) (int64, error) {
+func decoded(enc compress.Encoding, wire []byte) (int64, error) {
 	var r io.Reader = bytes.NewReader(wire)
 	switch enc {
-	case page.Brotli:
+	case compress.Brotli:
 		r = brotli.NewReader(r)
-	case page.Gzip:
+	case compress.Gzip:
 		zr, err := gzip.NewReader(r)
 		if err != nil {
 			return 0, err

@@ -4,7 +4,6 @@ package list
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/views"
+	"github.com/tabula-console/tabula/web/kube"
 	"github.com/tabula-console/tabula/web/page"
 )
 
@@ -41,9 +41,6 @@ func (h *Handler) Close() { h.watches.Close() }
 // Page serves …/{resource}: one page of the list in the server's columns.
 func (h *Handler) Page(c echo.Context, t page.Target) error {
 	r, ns := t.Resource, t.Path.Namespace
-	if !r.Can("list") {
-		return echo.NewHTTPError(http.StatusMethodNotAllowed, fmt.Sprintf("The server does not allow listing %s.", r.Name))
-	}
 	lq, err := ParseQuery(c.QueryParams())
 	if err != nil {
 		return err
@@ -54,22 +51,22 @@ func (h *Handler) Page(c echo.Context, t page.Target) error {
 	checks := createChecks(r, ns)
 	// Pods and nodes: where the server serves their usage, whether the
 	// user may read it is asked with the page's other checks.
-	metrics, hasUsage := page.UsageResource(ctx, t.Client, r)
+	metrics, hasUsage := t.Client.UsageResource(ctx, r)
 	if hasUsage {
 		checks = append(checks, usageCheck(metrics, ns))
 	}
-	permits := make(chan page.Permits, 1)
+	permits := make(chan kube.Permits, 1)
 	go func() { permits <- h.env.Permits(ctx, t.Client, checks) }()
 	picker := make(chan views.NamespacePicker, 1)
 	if r.Namespaced {
 		// The query as parsed: open below may restart lq at the first page.
-		go func(lq Query) { picker <- h.namespacePicker(ctx, t.Client, r, ns, lq) }(lq)
+		go func(lq Query) { picker <- h.namespacePicker(ctx, t, ns, lq) }(lq)
 	} else {
 		picker <- views.NamespacePicker{}
 	}
 	layout := h.env.StartContextLayout(ctx, t.Client, r.Kind+" list", &r, ns)
 	stream, lq, notices, err := open(ctx, t.Client, r, ns, lq)
-	in := Input{Context: t.Client.ContextName(), Resource: r, Namespace: ns, Query: lq, Notices: notices, Permits: <-permits, Kubectl: h.env.Kubectl(ctx, t.Client, r)}
+	in := Input{URLs: t.URLs, Resource: r, Namespace: ns, Query: lq, Notices: notices, Permits: <-permits, Kubectl: h.env.Kubectl(ctx, t.Client, r)}
 	namespaces := <-picker
 	if err == nil && hasUsage && in.Permits.Denied(usageCheck(metrics, ns)) == "" {
 		// Merged into the rows by name, so read before the first row is
@@ -113,7 +110,7 @@ func collect(s *apiclient.TableStream) ([]apiclient.Row, error) {
 // createChecks are the access checks of a list page: its Create button's,
 // when it has one.
 func createChecks(r apiclient.Resource, ns string) []apiclient.AccessCheck {
-	if check, ok := page.CreateCheck(r, ns); ok && r.Can("create") {
+	if check, ok := kube.CreateCheck(r, ns); ok && r.Can("create") {
 		return []apiclient.AccessCheck{check}
 	}
 	return nil
@@ -149,19 +146,20 @@ func (h *Handler) Namespace(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	target := page.ResourceURL(c.Request().Context(), client.ContextName(), r, strings.TrimSpace(q.Get("namespace")), "")
+	target := page.URLsOf(c.Request().Context()).Resource(r, strings.TrimSpace(q.Get("namespace")), "")
 	return c.Redirect(http.StatusSeeOther, string(page.WithQuery(target, lq.FirstPage().Values())))
 }
 
 // namespacePicker lists the namespaces the user may list; a user who may not
 // gets a free-text field instead of an error.
-func (h *Handler) namespacePicker(ctx context.Context, client *apiclient.Client, r apiclient.Resource, current string, lq Query) views.NamespacePicker {
+func (h *Handler) namespacePicker(ctx context.Context, t page.Target, current string, lq Query) views.NamespacePicker {
+	client, r := t.Client, t.Resource
 	carried := lq.FirstPage().Values()
 	carried.Set("group", r.Group)
 	carried.Set("version", r.Version)
 	carried.Set("resource", r.Name)
 	picker := views.NamespacePicker{
-		Action:  page.ContextURL(ctx, client.ContextName(), "/namespace"),
+		Action:  t.URLs.Path("/namespace"),
 		Current: current,
 		Hidden:  page.HiddenFields(carried),
 	}

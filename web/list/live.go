@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
-	"net/http"
 	"strings"
 	"time"
 
@@ -23,12 +21,9 @@ import (
 type watchHub = streaming.Hub[apiclient.WatchEvent]
 
 func newWatchHub(log *slog.Logger) *watchHub {
+	w := page.Watches()
 	return streaming.NewHub(streaming.HubConfig[apiclient.WatchEvent]{
-		Log:     log,
-		Key:     watchEventKey,
-		Version: func(e apiclient.WatchEvent) string { return e.ResourceVersion },
-		Expired: apiclient.IsExpired,
-		Fatal:   page.PermanentWatchError,
+		Log: log, Key: watchEventKey, Version: w.Version, Expired: w.Expired, Fatal: w.Fatal,
 	})
 }
 
@@ -66,29 +61,26 @@ type Message struct {
 // rendered exactly as the page renders rows. An expired watch relists.
 func (h *Handler) Live(c echo.Context, t page.Target) error {
 	r, ns := t.Resource, t.Path.Namespace
-	if !r.Can("watch") {
-		return echo.NewHTTPError(http.StatusMethodNotAllowed, fmt.Sprintf("The server does not allow watching %s.", r.Name))
-	}
 	lq, err := ParseQuery(c.QueryParams())
 	if err != nil {
 		return err
 	}
-	stream, err := h.env.Upgrade(c, false)
-	if stream == nil {
-		return err
-	}
-	f := &follower{
-		env: h.env, watches: h.watches, stream: stream, client: t.Client,
-		in:    Input{Context: t.Client.ContextName(), Resource: r, Namespace: ns, Query: lq},
-		usage: newLiveUsage(c.Request().Context(), h.env, t.Client, r, ns, lq, c.QueryParam("usage") == "on"),
-		// The identity key covers the exact credential: a tab carrying a
-		// refreshed token opens its own upstream, never riding one opened
-		// with the old token.
-		key: strings.Join([]string{t.Client.ContextName(), t.Client.IdentityKey(), r.Group, r.Version, r.Name,
-			ns, lq.LabelSelector, lq.FieldSelector}, "\x00"),
-	}
-	stream.Finish(f.run(stream.Context, c.QueryParam("resourceVersion")))
-	return nil
+	// Its shared upstream watch is an upstream stream like a log's: the page
+	// takes a slot of the console's cap, and of its user's, for as long as
+	// it follows, so no user can open watches without bound.
+	return h.env.FollowInSlot(c, t.Client.IdentityKey(), func(stream *page.Stream) error {
+		f := &follower{
+			env: h.env, watches: h.watches, stream: stream, client: t.Client,
+			in:    Input{URLs: t.URLs, Resource: r, Namespace: ns, Query: lq},
+			usage: newLiveUsage(c.Request().Context(), h.env, t.Client, r, ns, lq, c.QueryParam("usage") == "on"),
+			// The identity key covers the exact credential: a tab carrying a
+			// refreshed token opens its own upstream, never riding one opened
+			// with the old token.
+			key: strings.Join([]string{t.Client.ContextName(), t.Client.IdentityKey(), r.Group, r.Version, r.Name,
+				ns, lq.LabelSelector, lq.FieldSelector}, "\x00"),
+		}
+		return f.run(stream.Context, c.QueryParam("resourceVersion"))
+	})
 }
 
 type follower struct {

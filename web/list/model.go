@@ -12,12 +12,13 @@ import (
 
 	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/views"
+	"github.com/tabula-console/tabula/web/kube"
 	"github.com/tabula-console/tabula/web/page"
 )
 
 // Input is everything a list page shows, fetched.
 type Input struct {
-	Context   string
+	URLs      page.URLs
 	Resource  apiclient.Resource
 	Namespace string
 	Query     Query
@@ -26,11 +27,11 @@ type Input struct {
 	Table   *apiclient.Table
 	Rows    TableRows
 	Notices []string
-	// Permits answer the page's access checks (page.CreateCheck).
-	Permits page.Permits
+	// Permits answer the page's access checks (kube.CreateCheck).
+	Permits kube.Permits
 	// Kubectl starts the page's kubectl command (page.Env.Kubectl); zero,
 	// it names Resource alone.
-	Kubectl page.KubectlGet
+	Kubectl kube.KubectlGet
 	// Usage, for pods and nodes where the server serves metrics.k8s.io,
 	// adds CPU and memory columns; nil adds none.
 	Usage *Usage
@@ -45,14 +46,14 @@ type TableRows interface {
 }
 
 // base is the page's own URL without a query.
-func (in Input) base(ctx context.Context) templ.SafeURL {
-	return page.ResourceURL(ctx, in.Context, in.Resource, in.Namespace, "")
+func (in Input) base() templ.SafeURL {
+	return in.URLs.Resource(in.Resource, in.Namespace, "")
 }
 
 // Model builds a list page from what was fetched; the handler adds the
 // frame and the namespace picker.
 func Model(ctx context.Context, in Input) views.ListPage {
-	r, lq, base := in.Resource, in.Query, in.base(ctx)
+	r, lq, base := in.Resource, in.Query, in.base()
 	p := views.ListPage{
 		Kind:         r.Kind,
 		Resource:     r.Name,
@@ -67,7 +68,7 @@ func Model(ctx context.Context, in Input) views.ListPage {
 		p.UsageOmitted = in.Usage.Omitted
 	}
 	var rv *rowView
-	p.Columns, rv, p.HiddenColumns = tableView(ctx, in)
+	p.Columns, rv, p.HiddenColumns = tableView(in)
 	if in.Rows != nil && lq.Sort == "" {
 		p.Rows = views.StreamRows(&streamedRows{src: in.Rows, view: rv})
 	} else {
@@ -81,8 +82,8 @@ func Model(ctx context.Context, in Input) views.ListPage {
 	p.WideHref = page.WithQuery(base, wide.Values())
 	p.Filter = listFilter(base, lq)
 	if r.Can("create") {
-		p.CreateHref = page.NewObjectURL(ctx, in.Context, r, in.Namespace)
-		if check, ok := page.CreateCheck(r, in.Namespace); ok {
+		p.CreateHref = in.URLs.New(r, in.Namespace)
+		if check, ok := kube.CreateCheck(r, in.Namespace); ok {
 			p.CreateDenied = in.Permits.Denied(check)
 		}
 	}
@@ -100,10 +101,10 @@ func Model(ctx context.Context, in Input) views.ListPage {
 }
 
 // kubectl is the kubectl command listing what the page lists.
-func kubectl(in Input) page.KubectlGet {
+func kubectl(in Input) kube.KubectlGet {
 	k := in.Kubectl
 	if k.Resource == "" {
-		k = page.KubectlGet{Resource: page.KubectlResource(nil, in.Resource), Namespaced: in.Resource.Namespaced}
+		k = kube.KubectlGet{Resource: kube.KubectlResource(nil, in.Resource), Namespaced: in.Resource.Namespaced}
 	}
 	k.Namespace, k.LabelSelector, k.FieldSelector = in.Namespace, in.Query.LabelSelector, in.Query.FieldSelector
 	if in.Query.Wide {
@@ -149,20 +150,20 @@ func pagerView(base templ.SafeURL, lq Query, t *apiclient.Table) views.Pager {
 // Rows renders the rows of a Table as a page of this list shows them; live
 // updates use it for single rows.
 func Rows(ctx context.Context, in Input) []views.ListRow {
-	_, rv, _ := tableView(ctx, in)
+	_, rv, _ := tableView(in)
 	return rv.rows(in.Table.Rows, in.Query)
 }
 
 // tableView turns the server's Table into visible columns, and the builder
 // of its rows: priority columns only when wide, the name column linked,
 // dates as ages.
-func tableView(ctx context.Context, in Input) ([]views.ListColumn, *rowView, int) {
+func tableView(in Input) ([]views.ListColumn, *rowView, int) {
 	r, namespace, t, lq := in.Resource, in.Namespace, in.Table, in.Query
 	fallback := t.Served == apiclient.JSONFallback || t.Served == apiclient.MetadataList
 	allNamespaces := r.Namespaced && namespace == ""
-	base := in.base(ctx)
+	base := in.base()
 	rv := &rowView{
-		ctx: ctx, in: in, columns: t.Columns, nameCol: -1, now: in.Now,
+		in: in, columns: t.Columns, nameCol: -1, now: in.Now,
 		// Like kubectl -A: an all-namespaces list shows each row's namespace.
 		withNamespace: allNamespaces && !fallback,
 		// Rows of a one-namespace (or cluster-scoped) list share their link prefix.
@@ -205,7 +206,7 @@ func tableView(ctx context.Context, in Input) ([]views.ListColumn, *rowView, int
 		cols = append(cols, views.ListColumn{
 			Name:        col.Name,
 			Description: col.Description,
-			Numeric:     page.Numeric(col.Type),
+			Numeric:     kube.Numeric(col.Type),
 			NameColumn:  i == rv.nameCol,
 			SortHref:    page.WithQuery(base, next.Values()),
 			Sort:        sortState(i == sortCol, desc),
@@ -219,7 +220,6 @@ func tableView(ctx context.Context, in Input) ([]views.ListColumn, *rowView, int
 
 // rowView builds a page's rows from the server's.
 type rowView struct {
-	ctx           context.Context
 	in            Input
 	columns       []apiclient.Column
 	visible       []int
@@ -276,7 +276,7 @@ func (v *rowView) row(row *apiclient.Row, cells []views.Cell) views.ListRow {
 	// Live updates find rows by this key, with or without object metadata.
 	vr.Key = ns + "/" + name
 	if v.withNamespace {
-		vr.Cells = append(vr.Cells, views.Cell{Text: ns, Href: page.ResourceURL(v.ctx, v.in.Context, v.in.Resource, ns, "")})
+		vr.Cells = append(vr.Cells, views.Cell{Text: ns, Href: v.in.URLs.Resource(v.in.Resource, ns, "")})
 	}
 	for _, i := range v.visible {
 		var val any
@@ -284,7 +284,7 @@ func (v *rowView) row(row *apiclient.Row, cells []views.Cell) views.ListRow {
 			val = row.Cells[i]
 		}
 		col := v.columns[i]
-		cell := page.FormatCell(val, col.Type, v.now)
+		cell := kube.FormatCell(val, col.Type, v.now)
 		if cell.Time && col.Name == "Age" && row.Object != nil && !row.Object.CreationTimestamp.IsZero() {
 			cell.Title = row.Object.CreationTimestamp.UTC().Format(time.RFC3339)
 		}
@@ -293,7 +293,7 @@ func (v *rowView) row(row *apiclient.Row, cells []views.Cell) views.ListRow {
 			if ns == namespace {
 				cell.Href = v.rowBase + templ.SafeURL(url.PathEscape(name))
 			} else {
-				cell.Href = page.ResourceURL(v.ctx, v.in.Context, v.in.Resource, ns, name)
+				cell.Href = v.in.URLs.Resource(v.in.Resource, ns, name)
 			}
 		}
 		vr.Cells = append(vr.Cells, cell)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/views"
+	"github.com/tabula-console/tabula/web/page"
 )
 
 // A row's condition tags sit with the object's name, also in an
@@ -42,7 +43,7 @@ func TestConditionTagsSitWithTheName(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
-			rows := Rows(ctx, Input{Context: "dev", Resource: benchPods, Namespace: tc.namespace, Query: lq, Table: table})
+			rows := Rows(ctx, Input{URLs: page.URLsOf(ctx).In("dev"), Resource: benchPods, Namespace: tc.namespace, Query: lq, Table: table})
 			var buf bytes.Buffer
 			if err := views.WriteRows(ctx, &buf, rows); err != nil {
 				t.Fatal(err)
@@ -63,7 +64,7 @@ func TestConditionTagsSitWithTheName(t *testing.T) {
 			if sticky := doc.Find("td.col-name"); sticky.Length() != 1 || cells.IndexOfSelection(sticky) != tc.nameCell {
 				t.Errorf("col-name on cell %d of %q, want only on cell %d", cells.IndexOfSelection(sticky), buf.String(), tc.nameCell)
 			}
-			cols, _, _ := tableView(ctx, Input{Context: "dev", Resource: benchPods, Namespace: tc.namespace, Query: lq, Table: table})
+			cols, _, _ := tableView(Input{URLs: page.URLsOf(ctx).In("dev"), Resource: benchPods, Namespace: tc.namespace, Query: lq, Table: table})
 			for i, c := range cols {
 				if c.NameColumn != (i == tc.nameCell) {
 					t.Errorf("column %d (%s): NameColumn %v", i, c.Name, c.NameColumn)

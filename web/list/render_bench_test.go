@@ -9,6 +9,7 @@ import (
 	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/apiclient/apitest"
 	"github.com/tabula-console/tabula/views"
+	"github.com/tabula-console/tabula/web/page"
 )
 
 // benchPods is the pods resource as discovery describes it.
@@ -68,7 +69,7 @@ func benchListPage(ctx context.Context, t *apiclient.Table) views.ListPage {
 	if err != nil {
 		panic(err)
 	}
-	p := Model(ctx, Input{Context: "admin", Resource: benchPods, Namespace: "bulk", Query: lq, Table: t})
+	p := Model(ctx, Input{URLs: page.URLsOf(ctx).In("admin"), Resource: benchPods, Namespace: "bulk", Query: lq, Table: t})
 	p.Layout = benchLayout
 	p.Picker = views.NamespacePicker{
 		Action:  "/c/admin/namespace",

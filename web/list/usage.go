@@ -8,6 +8,7 @@ import (
 
 	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/views"
+	"github.com/tabula-console/tabula/web/kube"
 	"github.com/tabula-console/tabula/web/page"
 )
 
@@ -62,7 +63,7 @@ func pageUsage(ctx context.Context, client *apiclient.Client, r, m apiclient.Res
 // usageCheck is the access check behind a list's usage columns: listing
 // m, the metrics resource, in ns.
 func usageCheck(m apiclient.Resource, ns string) apiclient.AccessCheck {
-	return page.UsageCheck(m, "list", ns, "")
+	return kube.UsageCheck(m, "list", ns, "")
 }
 
 // usageTooLong says why the list is too long for usage ("" when it is
@@ -149,8 +150,8 @@ func usageCells(u *Usage, key string) [2]views.Cell {
 		return [2]views.Cell{none, none}
 	}
 	return [2]views.Cell{
-		{Text: page.FormatCPU(v.CPUMilli), Numeric: true},
-		{Text: page.FormatMemory(v.MemoryBytes), Numeric: true},
+		{Text: kube.FormatCPU(v.CPUMilli), Numeric: true},
+		{Text: kube.FormatMemory(v.MemoryBytes), Numeric: true},
 	}
 }
 
@@ -176,7 +177,7 @@ func newLiveUsage(ctx context.Context, env *page.Env, client *apiclient.Client, 
 		return nil
 	}
 	l := &liveUsage{client: client, ns: ns, sel: lq.LabelSelector}
-	m, ok := page.UsageResource(ctx, client, r)
+	m, ok := client.UsageResource(ctx, r)
 	switch {
 	case !ok:
 		l.usage = &Usage{Unavailable: "the server no longer serves metrics.k8s.io"}

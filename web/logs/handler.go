@@ -20,6 +20,7 @@ import (
 	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/streaming"
 	"github.com/tabula-console/tabula/views"
+	"github.com/tabula-console/tabula/web/kube"
 	"github.com/tabula-console/tabula/web/page"
 )
 
@@ -35,15 +36,15 @@ func New(env *page.Env) *Handler { return &Handler{env: env} }
 // its WebSocket stream, and ?download=1.
 func (h *Handler) Object(c echo.Context, t page.Target) error {
 	client, r, p := t.Client, t.Resource, t.Path
-	tg := Target{Kind: r.Kind, Name: p.Name, Namespace: p.Namespace, BackHref: page.ResourceURL(c.Request().Context(), client.ContextName(), r, p.Namespace, p.Name)}
+	tg := Target{Kind: r.Kind, Name: p.Name, Namespace: p.Namespace, BackHref: t.URLs.Resource(r, p.Namespace, p.Name)}
 	err := h.setup(c, func(ctx context.Context) error {
 		if r.Group == "" && r.Name == "pods" {
 			pod, err := client.GetPod(ctx, p.Namespace, p.Name)
 			if err != nil {
-				return page.WithAction(err, "get", r, p.Namespace, page.ResourceURL(ctx, client.ContextName(), r, p.Namespace, ""))
+				return page.WithAction(err, "get", r, p.Namespace, t.URLs.Resource(r, p.Namespace, ""))
 			}
 			tg.Pod = pod.Name
-			tg.Containers, tg.Default = podContainers(pod)
+			tg.Containers, tg.Default = kube.ContainerNames(kube.PodContainers(pod)), kube.DefaultContainer(pod)
 			return nil
 		}
 		if !r.Namespaced {
@@ -70,8 +71,8 @@ func (h *Handler) Selector(c echo.Context) error {
 		return err
 	}
 	ns := page.PathParam(c, "namespace")
-	if !apiclient.ValidPathSegment(ns) {
-		return echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("%q is not a namespace name.", ns))
+	if problem := kube.NamespaceProblem(ns); problem != "" {
+		return echo.NewHTTPError(http.StatusBadRequest, problem+".")
 	}
 	sel := strings.TrimSpace(c.QueryParam("labelSelector"))
 	if _, err := labels.Parse(sel); err != nil || sel == "" {
@@ -85,7 +86,7 @@ func (h *Handler) Selector(c echo.Context) error {
 		return err
 	}
 	tg := Target{Kind: "Pods", Name: sel, Namespace: ns, Selector: sel, BySelector: true,
-		BackHref: page.WithQuery(page.ResourceURL(c.Request().Context(), client.ContextName(), pods, ns, ""), url.Values{"labelSelector": {sel}})}
+		BackHref: page.WithQuery(page.URLsOf(c.Request().Context()).Resource(pods, ns, ""), url.Values{"labelSelector": {sel}})}
 	return h.serve(c, client, tg)
 }
 

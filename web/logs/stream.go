@@ -91,7 +91,7 @@ func (h *Handler) joinNewPods(ctx context.Context, client *apiclient.Client, t T
 			}
 		}
 	}
-	err := page.KeepWatching(ctx, func(ctx context.Context, from string, emit func(apiclient.WatchEvent)) error {
+	err := streaming.KeepWatching(ctx, page.Watches(), func(ctx context.Context, from string, emit func(apiclient.WatchEvent)) error {
 		if from == "" {
 			// First from the list; after a 410 from now, which replays the
 			// current pods as ADDED (the started set skips known ones).

@@ -1,10 +1,12 @@
 package logs
 
 import (
-	"github.com/a-h/templ"
 	"slices"
 
+	"github.com/a-h/templ"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/tabula-console/tabula/web/kube"
 )
 
 const (
@@ -63,8 +65,7 @@ func (t Target) sources(container string) []source {
 func (t *Target) addPods(pods []corev1.Pod) {
 	t.PodCount = len(pods)
 	for i := range pods {
-		names, _ := podContainers(&pods[i])
-		for _, n := range names {
+		for _, n := range kube.ContainerNames(kube.PodContainers(&pods[i])) {
 			if !slices.Contains(t.Containers, n) {
 				t.Containers = append(t.Containers, n)
 			}
@@ -73,38 +74,14 @@ func (t *Target) addPods(pods []corev1.Pod) {
 	}
 }
 
-// podContainers lists a pod's containers, init containers first as they
-// run first, and the one kubectl would pick by default.
-func podContainers(pod *corev1.Pod) ([]string, string) {
-	var names []string
-	for _, c := range pod.Spec.InitContainers {
-		names = append(names, c.Name)
-	}
-	for _, c := range pod.Spec.Containers {
-		names = append(names, c.Name)
-	}
-	for _, c := range pod.Spec.EphemeralContainers {
-		names = append(names, c.Name)
-	}
-	def := pod.Annotations["kubectl.kubernetes.io/default-container"]
-	if def == "" && len(pod.Spec.Containers) > 0 {
-		def = pod.Spec.Containers[0].Name
-	}
-	return names, def
-}
-
-// startedContainers are the containers of a pod that have run, so the API
-// can serve their logs (a waiting container's log is an error).
+// startedContainers are the containers of a pod that have run (all, or
+// the one named only), so the API can serve their logs: a waiting
+// container's log is an error.
 func startedContainers(pod *corev1.Pod, only string) []source {
 	var out []source
-	for _, statuses := range [][]corev1.ContainerStatus{pod.Status.InitContainerStatuses, pod.Status.ContainerStatuses} {
-		for _, cs := range statuses {
-			if only != "" && cs.Name != only {
-				continue
-			}
-			if cs.State.Running != nil || cs.State.Terminated != nil || cs.LastTerminationState.Terminated != nil {
-				out = append(out, source{pod.Name, cs.Name})
-			}
+	for _, c := range kube.PodContainers(pod) {
+		if c.Started && (only == "" || c.Name == only) {
+			out = append(out, source{pod.Name, c.Name})
 		}
 	}
 	return out

@@ -1,7 +1,6 @@
 package object
 
 import (
-	"context"
 	"encoding/base64"
 	"fmt"
 	"maps"
@@ -74,11 +73,11 @@ type Extras struct {
 	NoEventsAPI bool
 }
 
-func genericDescribe(ctx context.Context, in Input) *views.GenericDescribe {
-	obj, cname, r, x, now := in.Object, in.Context, in.Resource, in.Extras, in.Now
+func genericDescribe(in Input) *views.GenericDescribe {
+	obj, u, r, x, now := in.Object, in.URLs, in.Resource, in.Extras, in.Now
 	ns := obj.GetNamespace()
 	g := &views.GenericDescribe{Finalizers: obj.GetFinalizers()}
-	listInNS := page.ResourceURL(ctx, cname, r, ns, "")
+	listInNS := u.Resource(r, ns, "")
 	for _, k := range slices.Sorted(maps.Keys(obj.GetLabels())) {
 		v := obj.GetLabels()[k]
 		g.Labels = append(g.Labels, views.Chip{
@@ -97,13 +96,13 @@ func genericDescribe(ctx context.Context, in Input) *views.GenericDescribe {
 	}
 	if x.Discovery != nil {
 		for _, o := range apiclient.OwnerResources(x.Discovery, obj) {
-			g.Owners = append(g.Owners, relatedLink(ctx, cname, o))
+			g.Owners = append(g.Owners, relatedLink(u, o))
 		}
 		if x.ChildrenErr != nil {
 			g.RelatedNote = "Related objects could not be listed: " + x.ChildrenErr.Error()
 		}
 		for _, ch := range x.Children {
-			g.Related = append(g.Related, relatedLink(ctx, cname, ch))
+			g.Related = append(g.Related, relatedLink(u, ch))
 		}
 	}
 	g.Conditions = conditions(obj, now)
@@ -142,10 +141,10 @@ func genericDescribe(ctx context.Context, in Input) *views.GenericDescribe {
 	return g
 }
 
-func relatedLink(ctx context.Context, contextName string, rel apiclient.Related) views.RelatedLink {
+func relatedLink(u page.URLs, rel apiclient.Related) views.RelatedLink {
 	l := views.RelatedLink{Kind: rel.Resource.Kind, Name: rel.Name, Relation: rel.Relation, Ready: rel.Ready}
 	if rel.Resource.Name != "" {
-		l.Href = page.ResourceURL(ctx, contextName, rel.Resource, rel.Namespace, rel.Name)
+		l.Href = u.Resource(rel.Resource, rel.Namespace, rel.Name)
 	}
 	return l
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/views"
+	"github.com/tabula-console/tabula/web/kube"
 	"github.com/tabula-console/tabula/web/page"
 )
 
@@ -58,7 +59,7 @@ func (h *Handler) Subresource(c echo.Context, t page.Target) error {
 	}
 	return echo.NewHTTPError(http.StatusMethodNotAllowed, fmt.Sprintf(
 		"%s/%s is served, but not as a page: the console has no view of it yet. The object's page is at %s.",
-		t.Resource.Name, sub, page.ResourceURL(c.Request().Context(), t.Client.ContextName(), t.Resource, t.Path.Namespace, t.Path.Name)))
+		t.Resource.Name, sub, t.URLs.Resource(t.Resource, t.Path.Namespace, t.Path.Name)))
 }
 
 func (h *Handler) serve(c echo.Context, t page.Target, view string) error {
@@ -87,7 +88,7 @@ func (h *Handler) serve(c echo.Context, t page.Target, view string) error {
 
 // Input is everything an object page shows, fetched.
 type Input struct {
-	Context   string
+	URLs      page.URLs
 	Resource  apiclient.Resource
 	Namespace string
 	Name      string
@@ -101,15 +102,15 @@ type Input struct {
 	// Summary is the object's one-row Table, when the server serves Tables.
 	Summary *apiclient.Table
 	Extras
-	// Permits are the answers to page.ObjectChecks: actions the user may
+	// Permits are the answers to kube.ObjectChecks: actions the user may
 	// not take are shown disabled.
-	Permits page.Permits
+	Permits kube.Permits
 	// NoPodExec: the server serves no pods/exec, so a workload's pods
 	// have no terminal either.
 	NoPodExec bool
 	// Kubectl starts the page's kubectl command (page.Env.Kubectl); zero,
 	// it names Resource alone.
-	Kubectl page.KubectlGet
+	Kubectl kube.KubectlGet
 	// Usage is the object's usage (pods, nodes, workloads), read by the
 	// page only: live sections go without.
 	Usage *UsageInput
@@ -120,9 +121,9 @@ type Input struct {
 // its actions in one batch. It waits for both, so no review outlives the
 // page.
 func (h *Handler) load(ctx context.Context, t page.Target, view string, managedFields bool) (Input, error) {
-	permits := make(chan page.Permits, 1)
+	permits := make(chan kube.Permits, 1)
 	go func() {
-		permits <- h.env.Permits(ctx, t.Client, page.ObjectChecks(t.Resource, t.Path.Namespace, t.Path.Name))
+		permits <- h.env.Permits(ctx, t.Client, kube.ObjectChecks(t.Resource, t.Path.Namespace, t.Path.Name))
 	}()
 	in, err := fetch(ctx, t, view, managedFields)
 	in.Permits = <-permits
@@ -134,8 +135,8 @@ func (h *Handler) load(ctx context.Context, t page.Target, view string, managedF
 // object itself was read.
 func fetch(ctx context.Context, t page.Target, view string, managedFields bool) (Input, error) {
 	client, r, p := t.Client, t.Resource, t.Path
-	in := Input{Context: client.ContextName(), Resource: r, Namespace: p.Namespace, Name: p.Name, View: view, ManagedFields: managedFields, Now: time.Now()}
-	listHref := page.ResourceURL(ctx, in.Context, r, p.Namespace, "")
+	in := Input{URLs: t.URLs, Resource: r, Namespace: p.Namespace, Name: p.Name, View: view, ManagedFields: managedFields, Now: time.Now()}
+	listHref := in.URLs.Resource(r, p.Namespace, "")
 	var err error
 	switch view {
 	case viewYAML:
@@ -154,7 +155,7 @@ func fetch(ctx context.Context, t page.Target, view string, managedFields bool) 
 	if table, err := client.GetTable(ctx, r, p.Namespace, p.Name); err == nil {
 		in.Summary = table
 	}
-	if !page.IsPods(r) && r.Namespaced {
+	if !kube.IsPods(r) && r.Namespaced {
 		if pods, err := client.Resource(ctx, "", "v1", "pods"); err == nil && !apiclient.SupportsExec(pods) {
 			in.NoPodExec = true
 		}
@@ -189,17 +190,17 @@ func fetchExtras(ctx context.Context, client *apiclient.Client, r apiclient.Reso
 // frame.
 func Model(ctx context.Context, in Input) (views.ObjectPage, error) {
 	r := in.Resource
-	base := page.ResourceURL(ctx, in.Context, r, in.Namespace, in.Name)
+	base := in.URLs.Resource(r, in.Namespace, in.Name)
 	p := views.ObjectPage{
 		Kind:         r.Kind,
 		Name:         in.Name,
 		Namespace:    in.Namespace,
 		GroupVersion: r.GroupVersion().String(),
-		ListHref:     page.ResourceURL(ctx, in.Context, r, "", ""),
+		ListHref:     in.URLs.Resource(r, "", ""),
 		Tabs:         tabs(base, r, in.View),
 	}
 	if in.Namespace != "" {
-		p.NamespaceHref = page.ResourceURL(ctx, in.Context, r, in.Namespace, "")
+		p.NamespaceHref = in.URLs.Resource(r, in.Namespace, "")
 	}
 	obj := in.Object
 	switch {
@@ -227,7 +228,7 @@ func Model(ctx context.Context, in Input) (views.ObjectPage, error) {
 		p.ServerDescribe = serverSections(in.Description)
 	default:
 		p.Source = "Generic describe"
-		p.Generic = genericDescribe(ctx, in)
+		p.Generic = genericDescribe(in)
 	}
 	if obj != nil {
 		if created := obj.GetCreationTimestamp().Time; !created.IsZero() {
@@ -240,16 +241,16 @@ func Model(ctx context.Context, in Input) (views.ObjectPage, error) {
 	if hasLogs(r, obj) {
 		p.LogsHref = base + "/log"
 		pod := ""
-		if page.IsPods(r) {
+		if kube.IsPods(r) {
 			pod = in.Name
 		}
-		p.LogsDenied = in.Permits.Denied(page.LogsCheck(in.Namespace, pod))
+		p.LogsDenied = in.Permits.Denied(kube.LogsCheck(in.Namespace, pod))
 		// Exec is the most dangerous action: it is not even shown to a
 		// user the server would refuse.
-		if page.CanExec(r) && !in.NoPodExec && in.Permits.Denied(page.TerminalCheck("exec", in.Namespace, pod)) == "" {
+		if kube.CanExec(r) && !in.NoPodExec && in.Permits.Denied(kube.TerminalCheck("exec", in.Namespace, pod)) == "" {
 			p.TerminalHref = base + "/exec"
 		}
-		if page.CanDebug(r) && in.Permits.Denied(page.DebugCheck(in.Namespace, pod)) == "" {
+		if kube.CanDebug(r) && in.Permits.Denied(kube.DebugCheck(in.Namespace, pod)) == "" {
 			p.DebugHref = base + "/debug"
 		}
 	}
@@ -257,17 +258,17 @@ func Model(ctx context.Context, in Input) (views.ObjectPage, error) {
 	if obj != nil {
 		rv = obj.GetResourceVersion()
 	}
-	p.Actions = page.ObjectActions(ctx, in.Context, r, in.Namespace, in.Name, rv, in.Permits)
+	p.Actions = objectActions(in.URLs, r, in.Namespace, in.Name, rv, in.Permits)
 	p.Kubectl = kubectl(in).String()
 	p.Usage = usageSection(ctx, in)
 	return p, nil
 }
 
 // kubectl is the kubectl command getting what the page shows, as YAML.
-func kubectl(in Input) page.KubectlGet {
+func kubectl(in Input) kube.KubectlGet {
 	k := in.Kubectl
 	if k.Resource == "" {
-		k = page.KubectlGet{Resource: page.KubectlResource(nil, in.Resource), Namespaced: in.Resource.Namespaced}
+		k = kube.KubectlGet{Resource: kube.KubectlResource(nil, in.Resource), Namespaced: in.Resource.Namespaced}
 	}
 	k.Namespace, k.Name, k.Output = in.Namespace, in.Name, "yaml"
 	if in.View == viewStatus {
@@ -291,7 +292,7 @@ func tabs(base templ.SafeURL, r apiclient.Resource, view string) []views.Tab {
 // selects pods (workloads, Services, CRDs that follow the spec.selector
 // convention).
 func hasLogs(r apiclient.Resource, obj *unstructured.Unstructured) bool {
-	if page.IsPods(r) {
+	if kube.IsPods(r) {
 		return true
 	}
 	if obj == nil || !r.Namespaced {
@@ -313,7 +314,7 @@ func summaryFields(t *apiclient.Table, now time.Time) []views.Field {
 		if col.Format == "name" || i >= len(t.Rows[0].Cells) {
 			continue
 		}
-		cell := page.FormatCell(t.Rows[0].Cells[i], col.Type, now)
+		cell := kube.FormatCell(t.Rows[0].Cells[i], col.Type, now)
 		out = append(out, views.Field{Name: col.Name, Value: cell.Text})
 	}
 	return out

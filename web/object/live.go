@@ -3,8 +3,6 @@ package object
 import (
 	"bytes"
 	"context"
-	"fmt"
-	"net/http"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -29,9 +27,6 @@ const settle = 300 * time.Millisecond
 // Live follows an object page over a WebSocket: a change to the object or
 // to its events re-renders the page's live sections and pushes them.
 func (h *Handler) Live(c echo.Context, t page.Target) error {
-	if !t.Resource.Can("watch") {
-		return echo.NewHTTPError(http.StatusMethodNotAllowed, fmt.Sprintf("The server does not allow watching %s.", t.Resource.Name))
-	}
 	// Its object and events watches are upstream streams like a log's:
 	// they take a slot of the console's cap for as long as the page follows.
 	return h.env.FollowInSlot(c, t.Client.IdentityKey(), func(stream *page.Stream) error { return h.follow(stream, t) })
@@ -50,7 +45,7 @@ func (h *Handler) follow(stream *page.Stream, t page.Target) error {
 	watchErr := make(chan error, 1)
 	go func() {
 		opts := apiclient.WatchOptions{Namespace: p.Namespace, FieldSelector: fields.OneTermEqualSelector("metadata.name", p.Name).String()}
-		watchErr <- page.KeepWatching(ctx, func(ctx context.Context, rv string, emit func(apiclient.WatchEvent)) error {
+		watchErr <- streaming.KeepWatching(ctx, page.Watches(), func(ctx context.Context, rv string, emit func(apiclient.WatchEvent)) error {
 			opts.ResourceVersion = rv
 			return client.WatchMeta(ctx, r, opts, emit)
 		}, poke)
@@ -64,7 +59,7 @@ func (h *Handler) follow(stream *page.Stream, t page.Target) error {
 			}
 			opts := apiclient.WatchOptions{Namespace: p.Namespace, FieldSelector: fields.OneTermEqualSelector(field, p.Name).String()}
 			// A refused events watch only means the page's events stay put.
-			_ = page.KeepWatching(ctx, func(ctx context.Context, rv string, emit func(apiclient.WatchEvent)) error {
+			_ = streaming.KeepWatching(ctx, page.Watches(), func(ctx context.Context, rv string, emit func(apiclient.WatchEvent)) error {
 				opts.ResourceVersion = rv
 				return client.WatchMeta(ctx, events, opts, emit)
 			}, poke)

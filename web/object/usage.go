@@ -16,6 +16,7 @@ import (
 
 	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/views"
+	"github.com/tabula-console/tabula/web/kube"
 	"github.com/tabula-console/tabula/web/page"
 )
 
@@ -78,14 +79,14 @@ type pendingUsage struct {
 // their object.
 func startUsage(ctx context.Context, env *page.Env, t page.Target) *pendingUsage {
 	p := &pendingUsage{cancel: func() {}}
-	m, ok := page.UsageResource(ctx, t.Client, t.Resource)
+	m, ok := t.Client.UsageResource(ctx, t.Resource)
 	if !ok {
 		return p
 	}
 	ctx, p.cancel = context.WithTimeout(ctx, usageTimeout)
 	p.done = make(chan *UsageInput, 1)
 	go func() {
-		if env.UsageDenied(ctx, t.Client, page.UsageCheck(m, "get", t.Path.Namespace, t.Path.Name)) {
+		if env.UsageDenied(ctx, t.Client, kube.UsageCheck(m, "get", t.Path.Namespace, t.Path.Name)) {
 			p.done <- nil
 			return
 		}
@@ -127,8 +128,8 @@ func (p *pendingUsage) wait(ctx context.Context, env *page.Env, client *apiclien
 	if !ok || err != nil {
 		return nil
 	}
-	m, ok := page.UsageResource(ctx, client, podsResource)
-	if !ok || env.UsageDenied(ctx, client, page.UsageCheck(m, "list", obj.GetNamespace(), "")) {
+	m, ok := client.UsageResource(ctx, podsResource)
+	if !ok || env.UsageDenied(ctx, client, kube.UsageCheck(m, "list", obj.GetNamespace(), "")) {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, usageTimeout)
@@ -153,7 +154,7 @@ func (h *Handler) Usage(c echo.Context, t page.Target) error {
 	if t.Path.Name == "" {
 		return echo.NewHTTPError(http.StatusNotFound, "Usage is served for one pod or node.")
 	}
-	m, ok := page.UsageResource(ctx, t.Client, t.Resource)
+	m, ok := t.Client.UsageResource(ctx, t.Resource)
 	if !ok {
 		return echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("The server serves no usage of %s: its discovery lists no metrics.k8s.io for them.", t.Resource.Name))
 	}
@@ -165,7 +166,7 @@ func (h *Handler) Usage(c echo.Context, t page.Target) error {
 	if err != nil {
 		return err
 	}
-	base := page.ResourceURL(ctx, t.Client.ContextName(), t.Resource, t.Path.Namespace, t.Path.Name)
+	base := t.URLs.Resource(t.Resource, t.Path.Namespace, t.Path.Name)
 	chart := usageChart(base, t.Resource.Kind, t.Path.Name, addSample(history, s), s.Window)
 	return h.env.Render(c, http.StatusOK, views.UsageChartView(chart))
 }
@@ -268,8 +269,8 @@ func usageChart(base templ.SafeURL, kind, name string, h []sample, window time.D
 		Samples: len(h),
 	}
 	subject := strings.ToLower(kind) + " " + name
-	c.CPU = sparkline("CPU", subject, h, func(s sample) int64 { return s.cpu }, 10, page.FormatCPU)
-	c.Memory = sparkline("Memory", subject, h, func(s sample) int64 { return s.mem }, 1<<20, page.FormatMemory)
+	c.CPU = sparkline("CPU", subject, h, func(s sample) int64 { return s.cpu }, 10, kube.FormatCPU)
+	c.Memory = sparkline("Memory", subject, h, func(s sample) int64 { return s.mem }, 1<<20, kube.FormatMemory)
 	switch n := len(h); {
 	case n == 0:
 		c.Note = "Waiting for metrics-server's first sample of this " + strings.ToLower(kind) + "."
@@ -335,7 +336,7 @@ func usageSection(ctx context.Context, in Input) *views.UsageSection {
 	if u.Workload {
 		sec := &views.UsageSection{
 			Title:  "Usage",
-			Fields: []views.Field{{Name: "CPU", Value: page.FormatCPU(u.Total.CPUMilli)}, {Name: "Memory", Value: page.FormatMemory(u.Total.MemoryBytes)}},
+			Fields: []views.Field{{Name: "CPU", Value: kube.FormatCPU(u.Total.CPUMilli)}, {Name: "Memory", Value: kube.FormatMemory(u.Total.MemoryBytes)}},
 			Note:   fmt.Sprintf("The sum over %d pods with a sample that match %s, as kubectl top pod -l %s shows them.", u.Pods, u.Selector, u.Selector),
 		}
 		if u.Pods == 1 {
@@ -351,7 +352,7 @@ func usageSection(ctx context.Context, in Input) *views.UsageSection {
 	if u.Sample != nil {
 		h, window = addSample(nil, *u.Sample), u.Sample.Window
 	}
-	base := page.ResourceURL(ctx, in.Context, in.Resource, in.Namespace, in.Name)
+	base := in.URLs.Resource(in.Resource, in.Namespace, in.Name)
 	chart := usageChart(base, in.Resource.Kind, in.Name, h, window)
 	return &views.UsageSection{Title: "Usage", Chart: &chart, Fields: reserved(in.Resource, in.Object)}
 }
@@ -365,10 +366,10 @@ func reserved(r apiclient.Resource, obj *unstructured.Unstructured) []views.Fiel
 	var out []views.Field
 	add := func(name string, q map[string]int64) {
 		if v, ok := q["cpu"]; ok {
-			out = append(out, views.Field{Name: "CPU " + name, Value: page.FormatCPU(v)})
+			out = append(out, views.Field{Name: "CPU " + name, Value: kube.FormatCPU(v)})
 		}
 		if v, ok := q["memory"]; ok {
-			out = append(out, views.Field{Name: "Memory " + name, Value: page.FormatMemory(v)})
+			out = append(out, views.Field{Name: "Memory " + name, Value: kube.FormatMemory(v)})
 		}
 	}
 	if r.Name == "nodes" {

@@ -14,7 +14,7 @@ import (
 func Who(c echo.Context) string {
 	r := RequesterOf(c)
 	if r.User == "" {
-		return "kubeconfig-context:" + ContextName(c)
+		return "kubeconfig-context:" + contextNameOf(c)
 	}
 	return r.Mode + ":" + r.User
 }

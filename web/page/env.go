@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -18,6 +19,7 @@ import (
 	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/streaming"
 	"github.com/tabula-console/tabula/views"
+	"github.com/tabula-console/tabula/web/compress"
 )
 
 // Clusters is what the console needs from apiclient: the known contexts and
@@ -51,8 +53,8 @@ type Config struct {
 	// Origins are the browser origins (scheme://host[:port]) allowed to open
 	// WebSockets; empty means the origin the request itself was made to.
 	Origins []string
-	// MaxStreams caps the upstream streams (log follows, downloads) the
-	// console keeps open at once, across all users.
+	// MaxStreams caps the upstream streams (log follows and downloads, live
+	// pages' watches) the console keeps open at once, across all users.
 	MaxStreams int
 	// MaxStreamsPerUser caps those one identity may hold (default
 	// DefaultMaxStreamsPerUser; negative: no cap but MaxStreams).
@@ -78,7 +80,7 @@ type Env struct {
 	assets views.Assets
 	pages  bufferPool
 	// compressor encodes finished bodies (Blob); nil when disabled.
-	compressor *Compressor
+	compressor *compress.Compressor
 	sockets    Gauge
 	origins    []string
 	mode       string
@@ -88,6 +90,8 @@ type Env struct {
 	userMu      sync.Mutex     // guards userStreams
 	userStreams map[string]int // slots held, by identity key
 	perUser     int            // 0: no per-identity cap
+	// refusedUser and refusedConsole count streams refused a slot.
+	refusedUser, refusedConsole atomic.Uint64
 }
 
 // DefaultMaxStreams is the default of Config.MaxStreams.
@@ -116,7 +120,7 @@ func New(cfg Config) (*Env, error) {
 		e.mode = ModeKubeconfig
 	}
 	if !cfg.DisableCompression {
-		e.compressor = NewCompressor()
+		e.compressor = compress.New()
 	}
 	if e.Log == nil {
 		e.Log = slog.New(slog.DiscardHandler)
@@ -150,39 +154,36 @@ type nopGauge struct{}
 func (nopGauge) Inc() {}
 func (nopGauge) Dec() {}
 
-const ctxKeyContextName = "tabula.context"
+type contextNameKey struct{}
 
 // RequireContext resolves the {context} route parameter or fails with 404,
-// and remembers it for Client and ContextName, and the request's AccessKey
-// for the builders of its page.
+// and remembers it in the request's context, for Client, ContextName and
+// URLsOf.
 func (e *Env) RequireContext(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		name := PathParam(c, "context")
 		if _, err := e.Clusters.Context(name); err != nil {
 			return err
 		}
-		c.Set(ctxKeyContextName, name)
-		e.withAccessKey(c)
+		req := c.Request()
+		c.SetRequest(req.WithContext(context.WithValue(req.Context(), contextNameKey{}, name)))
 		return next(c)
 	}
 }
 
-// ContextName is the context a request under /c/{context} addresses.
-func ContextName(c echo.Context) string {
-	name, _ := c.Get(ctxKeyContextName).(string)
-	return name
-}
+// contextNameOf is the context a request under /c/{context} addresses.
+func contextNameOf(c echo.Context) string { return URLsOf(c.Request().Context()).ContextName() }
 
 // Client builds the upstream client for this request's identity and context.
 // In a sign-in mode a request without a signed-in identity fails closed
 // (401): the zero Identity is the console's own credentials, which must
 // never stand in for a user.
 func (e *Env) Client(c echo.Context) (*apiclient.Client, error) {
-	id := IdentityOf(c)
+	id := identityOf(c)
 	if e.mode != ModeKubeconfig && id.BearerToken == "" && id.Impersonate.UserName == "" {
 		return nil, echo.NewHTTPError(http.StatusUnauthorized, "Sign in to use this console.")
 	}
-	return e.Clusters.Client(ContextName(c), id)
+	return e.Clusters.Client(contextNameOf(c), id)
 }
 
 // Bounded gives a handler's upstream calls the page deadline. Every route

@@ -38,9 +38,12 @@ func TestClientFailsClosedWithoutAnIdentityInSignInModes(t *testing.T) {
 			t.Fatal(err)
 		}
 		c := echo.New().NewContext(httptest.NewRequest(http.MethodGet, "/c/dev/", nil), httptest.NewRecorder())
-		c.Set("tabula.context", "dev")
+		c.SetParamNames("context")
+		c.SetParamValues("dev")
 		page.SetRequester(c, tc.who)
-		_, err = env.Client(c)
+		if rerr := env.RequireContext(func(c echo.Context) error { _, err = env.Client(c); return nil })(c); rerr != nil {
+			t.Fatal(rerr)
+		}
 		var he *echo.HTTPError
 		switch {
 		case tc.ok && err != nil:

@@ -17,6 +17,7 @@ import (
 
 	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/views"
+	"github.com/tabula-console/tabula/web/kube"
 )
 
 // StatusOf is the HTTP status code an error is served with.
@@ -31,14 +32,14 @@ func Classify(err error) views.ErrorPage {
 	p := classifyStatus(err)
 	var notServed *apiclient.NotServedError
 	if errors.As(err, &notServed) {
-		p.Message = notServedMessage(notServed)
+		p.Message = kube.NotServedMessage(notServed)
 	}
 	var unserved *UnservedError
 	if errors.As(err, &unserved) {
 		p.Links = append(p.Links, unserved.Links...)
 		p.ServedLabel, p.Served = unserved.AvailableLabel, unserved.Available
 	}
-	var action *ActionError
+	var action *actionError
 	if errors.As(err, &action) {
 		switch p.Code {
 		case http.StatusForbidden:
@@ -190,7 +191,7 @@ func (e *Env) HandleError(err error, c echo.Context) {
 	// (with the request's values, such as the CSP nonce).
 	ctx := context.WithoutCancel(c.Request().Context())
 	if p.Code == http.StatusMisdirectedRequest {
-		p.Layout = e.bareLayout(ctx, p.Title)
+		p.Layout = e.bareLayout(URLsOf(ctx), p.Title)
 	} else {
 		e.frameError(ctx, c, err, &p)
 	}
@@ -210,11 +211,11 @@ func (e *Env) frameError(ctx context.Context, c echo.Context, err error, p *view
 	var signIn *SignInRequired
 	if errors.As(err, &signIn) {
 		// Whoever is not signed in learns nothing about the clusters.
-		p.Layout = e.Layout(ctx, "", p.Title)
+		p.Layout = e.Layout(ctx, URLsOf(ctx).In(""), p.Title)
 		return
 	}
 	if c.Request().Method == http.MethodGet && (p.Code >= 500 || p.Code == http.StatusTooManyRequests) {
-		p.RetryHref = RequestURL(c)
+		p.RetryHref = requestURL(c)
 	}
 	name := PathParam(c, "context")
 	current, cerr := e.Clusters.Context(name)
@@ -224,31 +225,32 @@ func (e *Env) frameError(ctx context.Context, c echo.Context, err error, p *view
 	if p.Code == http.StatusUnauthorized && name != "" && current.CredentialsDropped {
 		p.Hint = "The API server " + current.Server + " is reached over plain HTTP, and client-go never sends credentials such as a bearer token over plain HTTP, so every request is anonymous. Use an https:// server URL in the kubeconfig."
 	}
-	p.Layout = e.Layout(ctx, name, p.Title)
+	u := URLsOf(ctx).In(name)
+	p.Layout = e.Layout(ctx, u, p.Title)
 	if name != "" {
-		p.Links = append(p.Links, views.Link{Label: "API resources of " + name, Href: ContextHome(ctx, name)})
+		p.Links = append(p.Links, views.Link{Label: "API resources of " + name, Href: u.Home()})
 		return
 	}
 	for _, kc := range e.Clusters.Contexts() {
-		p.Links = append(p.Links, views.Link{Label: "Context " + kc.Name, Href: ContextHome(ctx, kc.Name)})
+		p.Links = append(p.Links, views.Link{Label: "Context " + kc.Name, Href: u.In(kc.Name).Home()})
 	}
 }
 
-// RequestURL is this request's URL, to offer it again. It is request data,
+// requestURL is this request's URL, to offer it again. It is request data,
 // so templ sanitises it like any URL the console did not build.
-func RequestURL(c echo.Context) templ.SafeURL {
-	return templ.URL(BasePath(c.Request().Context()) + c.Request().URL.RequestURI())
+func requestURL(c echo.Context) templ.SafeURL {
+	return templ.URL(URLsOf(c.Request().Context()).Base() + c.Request().URL.RequestURI())
 }
 
 // RequestPath is this request's escaped path, base path included, for
 // forms and links that lead back to the same page.
 func RequestPath(c echo.Context) templ.SafeURL {
-	return templ.URL(BasePath(c.Request().Context()) + c.Request().URL.EscapedPath())
+	return templ.URL(URLsOf(c.Request().Context()).Base() + c.Request().URL.EscapedPath())
 }
 
-// ActionError says what the user tried when the server refused, so a 403
+// actionError says what the user tried when the server refused, so a 403
 // can name the verb and resource and a 404 can offer the list.
-type ActionError struct {
+type actionError struct {
 	Verb      string
 	Resource  apiclient.Resource
 	Namespace string
@@ -256,18 +258,18 @@ type ActionError struct {
 	err       error
 }
 
-func (e *ActionError) Error() string { return e.err.Error() }
-func (e *ActionError) Unwrap() error { return e.err }
+func (e *actionError) Error() string { return e.err.Error() }
+func (e *actionError) Unwrap() error { return e.err }
 
 // WithAction wraps err, if any, with what the user tried.
 func WithAction(err error, verb string, r apiclient.Resource, namespace string, listHref templ.SafeURL) error {
 	if err == nil {
 		return nil
 	}
-	return &ActionError{Verb: verb, Resource: r, Namespace: namespace, ListHref: listHref, err: err}
+	return &actionError{Verb: verb, Resource: r, Namespace: namespace, ListHref: listHref, err: err}
 }
 
-func (e *ActionError) describe() string {
+func (e *actionError) describe() string {
 	what := e.Resource.Name
 	if e.Resource.Group != "" {
 		what += "." + e.Resource.Group

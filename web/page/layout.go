@@ -8,6 +8,7 @@ import (
 	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/streaming"
 	"github.com/tabula-console/tabula/views"
+	"github.com/tabula-console/tabula/web/kube"
 )
 
 type themeKey struct{}
@@ -45,9 +46,10 @@ func CollectWarnings(next echo.HandlerFunc) echo.HandlerFunc {
 }
 
 // Layout is the frame of a page: the assets, the theme, the server's
-// warnings so far and, inside a context, the context switcher.
-func (e *Env) Layout(ctx context.Context, contextName, title string) views.Layout {
-	l := e.bareLayout(ctx, title)
+// warnings so far and, inside u's context, the context switcher.
+func (e *Env) Layout(ctx context.Context, u URLs, title string) views.Layout {
+	contextName := u.ContextName()
+	l := e.bareLayout(u, title)
 	// The editor and terminal bundles are heavy: only pages that edit
 	// link one (WithEditor), or that open a terminal (WithTerminal).
 	l.Assets.Editor = ""
@@ -58,7 +60,7 @@ func (e *Env) Layout(ctx context.Context, contextName, title string) views.Layou
 	}
 	f := flashOf(ctx)
 	l.Notice, l.ClearDraft = f.Message, f.ClearDraft
-	l.Session = e.sessionBar(ctx, contextName)
+	l.Session = e.sessionBar(ctx, u)
 	if contextName == "" {
 		return l
 	}
@@ -71,7 +73,7 @@ func (e *Env) Layout(ctx context.Context, contextName, title string) views.Layou
 		l.Context.Options = append(l.Context.Options, views.ContextOption{
 			Name:    c.Name,
 			Cluster: c.Cluster,
-			Href:    ContextHome(ctx, c.Name),
+			Href:    u.In(c.Name).Home(),
 			Current: c.Name == current.Name,
 		})
 	}
@@ -80,22 +82,23 @@ func (e *Env) Layout(ctx context.Context, contextName, title string) views.Layou
 
 // bareLayout is the frame without anything of the user's: the assets and
 // the console's home.
-func (e *Env) bareLayout(ctx context.Context, title string) views.Layout {
-	return views.Layout{Title: title, Assets: e.assets, Home: ConsoleURL(ctx, "/"), BasePath: BasePath(ctx)}
+func (e *Env) bareLayout(u URLs, title string) views.Layout {
+	return views.Layout{Title: title, Assets: e.assets, Home: u.Console("/"), BasePath: u.Base()}
 }
 
 // ContextLayout is the frame of every page inside a context: the sidebar
 // and jump box come from discovery. current marks the resource shown.
 func (e *Env) ContextLayout(ctx context.Context, client *apiclient.Client, title string, current *apiclient.Resource, namespace string) views.Layout {
-	l := e.Layout(ctx, client.ContextName(), title)
+	u := URLsOf(ctx).In(client.ContextName())
+	l := e.Layout(ctx, u, title)
 	d, err := client.Discovery(ctx)
 	if err != nil {
 		// The page itself reports discovery failures; the frame goes without.
 		return l
 	}
-	l.Nav = NavGroups(ctx, client.ContextName(), d, current, namespace, e.navRules(ctx, client, namespace))
+	l.Nav = navGroups(u, d, current, namespace, e.navRules(ctx, client, namespace))
 	l.Jump = views.JumpBox{
-		Action:    ContextURL(ctx, client.ContextName(), "/jump"),
+		Action:    u.Path("/jump"),
 		Namespace: namespace,
 		Names:     d.Names(),
 	}
@@ -130,16 +133,16 @@ func (e *Env) navRules(ctx context.Context, client *apiclient.Client, namespace 
 	if namespace == "" {
 		namespace = rulesProbe
 	}
-	return e.access.Rules(ctx, accessKeyOf(ctx), client, namespace)
+	return e.access.Rules(ctx, client.IdentityKey(), client, namespace)
 }
 
-// NavGroups is the sidebar: every listable resource, by group. A resource
+// navGroups is the sidebar: every listable resource, by group. A resource
 // that rules (nil: unknown) say the user may not list in namespace is
 // dimmed with the reason; incomplete rules dim nothing.
-func NavGroups(ctx context.Context, contextName string, d *apiclient.Discovery, current *apiclient.Resource, namespace string, rules *apiclient.Rules) []views.NavGroup {
+func navGroups(u URLs, d *apiclient.Discovery, current *apiclient.Resource, namespace string, rules *apiclient.Rules) []views.NavGroup {
 	var out []views.NavGroup
 	for _, g := range d.Groups {
-		ng := views.NavGroup{Label: GroupLabel(g.Name)}
+		ng := views.NavGroup{Label: kube.GroupLabel(g.Name)}
 		for _, r := range g.Resources {
 			if !r.Can("list") {
 				continue
@@ -148,11 +151,11 @@ func NavGroups(ctx context.Context, contextName string, d *apiclient.Discovery, 
 			ng.Open = ng.Open || isCurrent || (current == nil && g.Name == "")
 			item := views.NavItem{
 				Label:   r.Name,
-				Href:    ResourceURL(ctx, contextName, r, namespace, ""),
+				Href:    u.Resource(r, namespace, ""),
 				Current: isCurrent,
 			}
 			if rules != nil && rules.Denies("list", r.Group, r.Name, "", "") {
-				item.Denied = listDenied(r, namespace)
+				item.Denied = kube.ListDenied(r, namespace)
 			}
 			ng.Items = append(ng.Items, item)
 		}
@@ -161,27 +164,6 @@ func NavGroups(ctx context.Context, contextName string, d *apiclient.Discovery, 
 		}
 	}
 	return out
-}
-
-// listDenied is the reason a sidebar link is dimmed.
-func listDenied(r apiclient.Resource, namespace string) string {
-	check := apiclient.AccessCheck{Verb: "list", Group: r.Group, Resource: r.Name}
-	switch {
-	case !r.Namespaced:
-		return DeniedReason(check, "")
-	case namespace == "":
-		return deniedPhrase(check, "across all namespaces", "")
-	}
-	check.Namespace = namespace
-	return DeniedReason(check, "")
-}
-
-// GroupLabel names an API group as pages show it: "core" for the legacy group.
-func GroupLabel(group string) string {
-	if group == "" {
-		return "core"
-	}
-	return group
 }
 
 // WithEditor links the code editor bundle into a page that edits.
@@ -199,17 +181,18 @@ func (e *Env) WithTerminal(l views.Layout) views.Layout {
 
 // sessionBar is the header's sign-in state: the signed-in user, or in
 // kubeconfig mode whose identity every visitor borrows.
-func (e *Env) sessionBar(ctx context.Context, contextName string) views.SessionBar {
+func (e *Env) sessionBar(ctx context.Context, u URLs) views.SessionBar {
 	r, ok := requesterFrom(ctx)
 	if !ok || r.Mode == ModeKubeconfig {
+		contextName := u.ContextName()
 		if contextName == "" {
 			contextName = e.Clusters.Current()
 		}
 		return views.SessionBar{SharedIdentity: contextName}
 	}
-	b := views.SessionBar{SessionCheck: ConsoleURL(ctx, SessionCheckPath), SignIn: SignInURL(ctx, "")}
+	b := views.SessionBar{SessionCheck: u.Console(sessionCheckPath), SignIn: u.SignIn("")}
 	if r.User != "" {
-		b.User, b.Groups, b.SignOut = r.User, r.Groups, ConsoleURL(ctx, SignOutPath)
+		b.User, b.Groups, b.SignOut = r.User, r.Groups, u.Console(signOutPath)
 	}
 	return b
 }

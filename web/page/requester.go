@@ -39,14 +39,11 @@ type Requester struct {
 	Ends <-chan struct{}
 }
 
-const ctxKeyRequester = "tabula.requester"
-
 type requesterKey struct{}
 
-// SetRequester records who the request acts for; only web/auth calls it.
-// The request's context carries it too, for the page frame's header.
+// SetRequester records who the request acts for, in its context; only
+// web/auth calls it.
 func SetRequester(c echo.Context, r Requester) {
-	c.Set(ctxKeyRequester, r)
 	req := c.Request()
 	c.SetRequest(req.WithContext(context.WithValue(req.Context(), requesterKey{}, r)))
 }
@@ -60,11 +57,11 @@ func requesterFrom(ctx context.Context) (Requester, bool) {
 // RequesterOf is who the request acts for. A request the sign-in
 // middleware did not see acts in kubeconfig mode.
 func RequesterOf(c echo.Context) Requester {
-	if r, ok := c.Get(ctxKeyRequester).(Requester); ok {
+	if r, ok := requesterFrom(c.Request().Context()); ok {
 		return r
 	}
 	return Requester{Mode: ModeKubeconfig}
 }
 
-// IdentityOf is who the request acts as upstream.
-func IdentityOf(c echo.Context) apiclient.Identity { return RequesterOf(c).Identity }
+// identityOf is who the request acts as upstream.
+func identityOf(c echo.Context) apiclient.Identity { return RequesterOf(c).Identity }

@@ -29,12 +29,14 @@ func (e *Env) AcquireStream(identityKey string) (release func(), err error) {
 	e.userMu.Lock()
 	if e.perUser > 0 && e.userStreams[identityKey] >= e.perUser {
 		e.userMu.Unlock()
+		e.refusedUser.Add(1)
 		return nil, e.userSlotsFull()
 	}
 	select {
 	case e.streams <- struct{}{}:
 	default:
 		e.userMu.Unlock()
+		e.refusedConsole.Add(1)
 		return nil, e.streamSlotsFull()
 	}
 	e.userStreams[identityKey]++
@@ -50,6 +52,13 @@ func (e *Env) AcquireStream(identityKey string) (release func(), err error) {
 			<-e.streams
 		})
 	}, nil
+}
+
+// StreamSlots says how many of the console's stream slots are taken, of
+// how many, and how often a stream was refused one because its user held
+// their share or because all were taken, for metrics.
+func (e *Env) StreamSlots() (inUse, limit int, refusedUser, refusedConsole uint64) {
+	return len(e.streams), cap(e.streams), e.refusedUser.Load(), e.refusedConsole.Load()
 }
 
 // FollowInSlot serves a live page's WebSocket whose upstream watches take

@@ -13,11 +13,9 @@ import (
 	"github.com/tabula-console/tabula/views"
 )
 
-// URLs the console builds are templ.SafeURL and built only here and in the
-// features' model builders from these: a URL taken from API data stays a
-// string, so templ sanitises it. Every builder takes the request's context,
-// which carries the base path (WithBasePath): behind an ingress that
-// forwards a prefix, every URL the console writes starts with it.
+// URLs the console builds are templ.SafeURL and built only from a URLs
+// value and the features' model builders: a URL taken from API data stays a
+// string, so templ sanitises it.
 
 type basePathKey struct{}
 
@@ -30,51 +28,83 @@ func WithBasePath(ctx context.Context, base string) context.Context {
 	return context.WithValue(ctx, basePathKey{}, base)
 }
 
-// BasePath is the prefix of the console's URLs, "" when it is served at /.
-func BasePath(ctx context.Context) string {
-	base, _ := ctx.Value(basePathKey{}).(string)
-	return base
+// URLs builds the console's URLs as one request sees them: under the base
+// path the console is served at (behind an ingress that forwards a
+// prefix), and, for those of a context, under /c/{context}. It is built
+// once per request (URLsOf) and handed to the builders; a page about
+// several clusters holds one per cluster (In).
+type URLs struct {
+	base    string
+	context string
 }
 
-// ConsoleURL is a console path that belongs to no context ("/",
-// "/auth/login") under the base path.
-func ConsoleURL(ctx context.Context, path string) templ.SafeURL {
-	return templ.SafeURL(BasePath(ctx) + path)
+// URLsOf is the request's URLs, in the context it addresses ("" outside
+// /c/{context}).
+func URLsOf(ctx context.Context) URLs {
+	u := URLs{}
+	u.base, _ = ctx.Value(basePathKey{}).(string)
+	u.context, _ = ctx.Value(contextNameKey{}).(string)
+	return u
+}
+
+// In is u for another context of the same console.
+func (u URLs) In(contextName string) URLs {
+	u.context = contextName
+	return u
+}
+
+// ContextName is the context u builds URLs in.
+func (u URLs) ContextName() string { return u.context }
+
+// Base is the prefix of every console URL, "" when it is served at /.
+func (u URLs) Base() string { return u.base }
+
+// Console is a console path that belongs to no context ("/",
+// "/auth/login").
+func (u URLs) Console(path string) templ.SafeURL { return templ.SafeURL(u.base + path) }
+
+// Home is the home page of u's context.
+func (u URLs) Home() templ.SafeURL { return u.Path("/") }
+
+// Path is a console path under u's context ("/jump" is /c/{context}/jump).
+func (u URLs) Path(path string) templ.SafeURL {
+	return u.Console("/c/" + url.PathEscape(u.context) + path)
+}
+
+// Resource is the console page of a resource's list (name "") or object,
+// in a namespace or all ("").
+func (u URLs) Resource(r apiclient.Resource, namespace, name string) templ.SafeURL {
+	return u.Path(r.Path(namespace, name))
+}
+
+// Action is an action page of an object: …/{name}/edit, /delete, /scale,
+// /restart, /debug.
+func (u URLs) Action(r apiclient.Resource, namespace, name, action string) templ.SafeURL {
+	return u.Resource(r, namespace, name) + "/" + templ.SafeURL(url.PathEscape(action))
+}
+
+// New is the create page of a collection, …/{resource}/new.
+func (u URLs) New(r apiclient.Resource, namespace string) templ.SafeURL {
+	return u.Resource(r, namespace, "") + "/new"
 }
 
 // The sign-in pages (web/auth serves them), as console paths: build their
-// URLs with ConsoleURL.
+// URLs with Console.
 const (
-	SignOutPath      = "/auth/logout"
+	signOutPath      = "/auth/logout"
 	SignedOutPath    = "/auth/signed-out"
-	SessionCheckPath = "/auth/session"
+	sessionCheckPath = "/auth/session"
 	TokenSignInPath  = "/auth/token"
 )
 
-// SignInURL is the sign-in page, going on to returnTo once signed in; ""
+// SignIn is the sign-in page, going on to returnTo once signed in; ""
 // goes on to the home page. returnTo is a console path, without the base
 // path: the sign-in adds it when it sends the browser there.
-func SignInURL(ctx context.Context, returnTo string) templ.SafeURL {
+func (u URLs) SignIn(returnTo string) templ.SafeURL {
 	if returnTo == "" {
-		return ConsoleURL(ctx, "/auth/login")
+		return u.Console("/auth/login")
 	}
-	return ConsoleURL(ctx, "/auth/login?"+url.Values{"return": {returnTo}}.Encode())
-}
-
-// ContextHome is the home page of a context.
-func ContextHome(ctx context.Context, name string) templ.SafeURL {
-	return ConsoleURL(ctx, "/c/"+url.PathEscape(name)+"/")
-}
-
-// ContextURL is a console path under a context ("/c/{context}/jump").
-func ContextURL(ctx context.Context, name, path string) templ.SafeURL {
-	return ConsoleURL(ctx, "/c/"+url.PathEscape(name)+path)
-}
-
-// ResourceURL is the console page of a resource's list (name "") or object,
-// in a namespace or all ("").
-func ResourceURL(ctx context.Context, contextName string, r apiclient.Resource, namespace, name string) templ.SafeURL {
-	return ContextURL(ctx, contextName, r.Path(namespace, name))
+	return u.Console("/auth/login?" + url.Values{"return": {returnTo}}.Encode())
 }
 
 // WithQuery appends an encoded query to a console URL.
@@ -122,15 +152,4 @@ func Bool(q url.Values, key string) bool {
 	b, err := strconv.ParseBool(v)
 	// "on" is what an HTML checkbox without a value sends.
 	return err == nil && b || v == "on"
-}
-
-// ObjectActionURL is an action page of an object: …/{name}/edit, /delete,
-// /scale, /restart.
-func ObjectActionURL(ctx context.Context, contextName string, r apiclient.Resource, namespace, name, action string) templ.SafeURL {
-	return ResourceURL(ctx, contextName, r, namespace, name) + "/" + templ.SafeURL(url.PathEscape(action))
-}
-
-// NewObjectURL is the create page of a collection, …/{resource}/new.
-func NewObjectURL(ctx context.Context, contextName string, r apiclient.Resource, namespace string) templ.SafeURL {
-	return ResourceURL(ctx, contextName, r, namespace, "") + "/new"
 }

@@ -12,17 +12,17 @@ func TestURLBuildersCarryTheBasePath(t *testing.T) {
 		"":        {"/", "/c/dev%2Fx/", "/c/dev%2Fx/jump", "/c/dev%2Fx/apis/apps/v1/namespaces/demo/deployments/web", "/c/dev%2Fx/apis/apps/v1/namespaces/demo/deployments/web/edit", "/c/dev%2Fx/apis/apps/v1/namespaces/demo/deployments/new"},
 		"/tabula": {"/tabula/", "/tabula/c/dev%2Fx/", "/tabula/c/dev%2Fx/jump", "/tabula/c/dev%2Fx/apis/apps/v1/namespaces/demo/deployments/web", "/tabula/c/dev%2Fx/apis/apps/v1/namespaces/demo/deployments/web/edit", "/tabula/c/dev%2Fx/apis/apps/v1/namespaces/demo/deployments/new"},
 	} {
-		ctx := WithBasePath(t.Context(), base)
-		if got := BasePath(ctx); got != base {
-			t.Errorf("BasePath = %q, want %q", got, base)
+		u := URLsOf(WithBasePath(t.Context(), base)).In("dev/x")
+		if got := u.Base(); got != base {
+			t.Errorf("Base = %q, want %q", got, base)
 		}
 		got := []string{
-			string(ConsoleURL(ctx, "/")),
-			string(ContextHome(ctx, "dev/x")),
-			string(ContextURL(ctx, "dev/x", "/jump")),
-			string(ResourceURL(ctx, "dev/x", deploys, "demo", "web")),
-			string(ObjectActionURL(ctx, "dev/x", deploys, "demo", "web", "edit")),
-			string(NewObjectURL(ctx, "dev/x", deploys, "demo")),
+			string(u.Console("/")),
+			string(u.Home()),
+			string(u.Path("/jump")),
+			string(u.Resource(deploys, "demo", "web")),
+			string(u.Action(deploys, "demo", "web", "edit")),
+			string(u.New(deploys, "demo")),
 		}
 		for i := range want {
 			if got[i] != want[i] {

@@ -6,7 +6,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gorilla/websocket"
 	"github.com/labstack/echo/v4"
 
 	"github.com/tabula-console/tabula/streaming"
@@ -82,7 +81,7 @@ func (e *Env) UpgradeWith(c echo.Context, o UpgradeOptions) (*Stream, error) {
 				st := StatusFor(err)
 				_ = conn.SendStatus(ctx, &st)
 				if st.Code >= 500 || st.Code == http.StatusTooManyRequests {
-					code = websocket.CloseTryAgainLater
+					code = streaming.CloseTryAgainLater
 				}
 			}
 			cancel()
@@ -90,7 +89,7 @@ func (e *Env) UpgradeWith(c echo.Context, o UpgradeOptions) (*Stream, error) {
 			e.sockets.Dec()
 		})
 	}
-	s.finish = func(err error) { end(err, websocket.CloseNormalClosure) }
+	s.finish = func(err error) { end(err, streaming.CloseNormal) }
 	ends := RequesterOf(c).Ends // nil never fires
 	go func() {
 		select {

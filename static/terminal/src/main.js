@@ -5,7 +5,7 @@
 //
 // What the server renders (inside <main>):
 //   #terminal[data-socket][data-token][data-mode=exec|attach][data-shell][data-title]
-//   [data-testid=terminal-status]  role=status, aria-live: the status line
+//   [data-terminal-status]  role=status, aria-live: the status line
 // What this module exposes for tests, on #terminal:
 //   data-state      connecting | open | exited | disconnected | refused
 //   data-exit-code  the process's exit code, when the server said it
@@ -51,7 +51,7 @@ function start(root) {
   const d = root.dataset;
   const session = { mode: d.mode === "attach" ? "attach" : "exec", shell: d.shell === "true" };
   const title = d.title || "the container";
-  const statusLine = document.querySelector("[data-testid=terminal-status]");
+  const statusLine = document.querySelector("[data-terminal-status]");
 
   // Before xterm exists: it creates its <style> elements in open().
   // document.currentScript is null in modules, so ask the DOM for the nonce.

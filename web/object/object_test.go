@@ -1,0 +1,169 @@
+package object_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/tabula-console/tabula/apiclient/apitest"
+	"github.com/tabula-console/tabula/web/object"
+	"github.com/tabula-console/tabula/web/webtest"
+)
+
+func TestDeploymentPageLinksItsReplicaSetAndLabels(t *testing.T) {
+	h, _ := webtest.Demo(t, apitest.Options{})
+	_, body := h.Get(t, "/c/dev/apis/apps/v1/namespaces/demo/deployments/web", http.StatusOK)
+	doc := webtest.Parse(t, body)
+	if got := doc.Find("[data-testid=describe-source]").Text(); got != "Generic describe" {
+		t.Errorf("source = %q", got)
+	}
+	rs := doc.Find("[data-testid=related] a")
+	if rs.Length() == 0 || rs.First().AttrOr("href", "") != "/c/dev/apis/apps/v1/namespaces/demo/replicasets/web-5d9" {
+		t.Errorf("related links = %v", webtest.Texts(doc, "[data-testid=related] a"))
+	}
+	if got := strings.Join(webtest.Texts(doc, "[data-testid=conditions] tbody td:first-child"), ","); got != "Available" {
+		t.Errorf("conditions = %s", got)
+	}
+	if got := doc.Find("[data-testid=object-summary]").Text(); !strings.Contains(got, "Ready") {
+		t.Errorf("summary lacks the printer columns: %q", got)
+	}
+}
+
+func TestReplicaSetPageLinksOwnerAndPods(t *testing.T) {
+	h, _ := webtest.Demo(t, apitest.Options{})
+	_, body := h.Get(t, "/c/dev/apis/apps/v1/namespaces/demo/replicasets/web-5d9", http.StatusOK)
+	doc := webtest.Parse(t, body)
+	if href := doc.Find("[data-testid=owners] a").AttrOr("href", ""); href != "/c/dev/apis/apps/v1/namespaces/demo/deployments/web" {
+		t.Errorf("owner link = %q", href)
+	}
+	if got := strings.Join(webtest.Texts(doc, "[data-testid=related] a"), ","); got != "web-5d9-a,web-5d9-b" {
+		t.Errorf("pods = %s", got)
+	}
+}
+
+func TestPodPageShowsConditionsAndEventsNewestFirst(t *testing.T) {
+	h, fake := webtest.Demo(t, apitest.Options{})
+	// The fake derives UIDs from kind, namespace and name, so a fresh copy
+	// of the seeded pod stands for it.
+	pod := apitest.Pod("demo", "web-5d9-a", nil)
+	now := time.Now()
+	fake.Add(
+		apitest.EventV1("ev-1", pod, apitest.EventSpec{Type: "Normal", Reason: "Scheduled", Message: "assigned", First: now.Add(-time.Hour), Source: "default-scheduler"}),
+		apitest.EventV1("ev-2", pod, apitest.EventSpec{Type: "Warning", Reason: "BackOff", Message: "back-off restarting", First: now.Add(-10 * time.Minute), Last: now.Add(-time.Minute), Count: 4, Source: "kubelet"}),
+	)
+	_, body := h.Get(t, "/c/dev/api/v1/namespaces/demo/pods/web-5d9-a", http.StatusOK)
+	doc := webtest.Parse(t, body)
+	if got := strings.Join(webtest.Texts(doc, "[data-testid=event] td:nth-child(2)"), ","); got != "BackOff,Scheduled" {
+		t.Errorf("events = %s, want newest first", got)
+	}
+	if got := webtest.Texts(doc, "[data-testid=event] td.num"); len(got) == 0 || got[0] != "4" {
+		t.Errorf("counts = %v", got)
+	}
+	if len(webtest.Texts(doc, "[data-testid=conditions] tbody tr")) == 0 {
+		t.Error("no conditions")
+	}
+	chip := doc.Find("[data-testid=label-chip]").First()
+	if chip.Text() != "app=web" || chip.AttrOr("href", "") != "/c/dev/api/v1/namespaces/demo/pods?labelSelector=app%3Dweb" {
+		t.Errorf("label chip %q → %q", chip.Text(), chip.AttrOr("href", ""))
+	}
+}
+
+func TestServerDescribeIsPreferred(t *testing.T) {
+	h, _ := webtest.Demo(t, apitest.Options{Describe: apitest.DescribeServed})
+	_, body := h.Get(t, "/c/dev/apis/policy.example.com/v1/sessions/boot-x3000", http.StatusOK)
+	doc := webtest.Parse(t, body)
+	if got := doc.Find("[data-testid=describe-source]").Text(); got != "Server describe" {
+		t.Errorf("source = %q", got)
+	}
+	if doc.Find("[data-testid=describe-section]").Length() == 0 {
+		t.Error("no server sections rendered")
+	}
+}
+
+func TestYAMLTabHidesManagedFieldsByDefault(t *testing.T) {
+	h, fake := webtest.Demo(t, apitest.Options{})
+	svc := apitest.Service("demo", "settings", map[string]string{"app": "web"})
+	if err := unstructured.SetNestedSlice(svc.Object, []any{map[string]any{"manager": "kubectl", "operation": "Apply"}}, "metadata", "managedFields"); err != nil {
+		t.Fatal(err)
+	}
+	fake.Add(svc)
+	_, body := h.Get(t, "/c/dev/api/v1/namespaces/demo/services/settings?view=yaml", http.StatusOK)
+	yaml := webtest.Parse(t, body).Find("[data-testid=yaml] pre").Text()
+	if !strings.Contains(yaml, "app: web") || strings.Contains(yaml, "managedFields") {
+		t.Errorf("yaml = %s", yaml)
+	}
+	toggle := webtest.Parse(t, body).Find("[data-testid=managed-fields-toggle]").AttrOr("href", "")
+	_, body = h.Get(t, toggle, http.StatusOK)
+	if !strings.Contains(webtest.Parse(t, body).Find("[data-testid=yaml] pre").Text(), "managedFields") {
+		t.Error("the toggle does not show managedFields")
+	}
+}
+
+func TestSecretValuesAreHiddenInTheOverview(t *testing.T) {
+	h, fake := webtest.Demo(t, apitest.Options{})
+	secret := apitest.Object("v1", "Secret", "demo", "creds", map[string]any{"data": map[string]any{"password": "aHVudGVyMg=="}})
+	secret.SetAnnotations(map[string]string{
+		"kubectl.kubernetes.io/last-applied-configuration": `{"apiVersion":"v1","data":{"password":"aHVudGVyMg=="},"kind":"Secret"}`,
+		"team": "payments",
+	})
+	fake.Add(secret)
+	_, body := h.Get(t, "/c/dev/api/v1/namespaces/demo/secrets/creds", http.StatusOK)
+	if strings.Contains(body, "aHVudGVyMg==") {
+		t.Error("the overview shows a secret value")
+	}
+	if !strings.Contains(body, "hidden (7 bytes)") {
+		t.Error("the overview does not say the value (7 bytes decoded) is hidden")
+	}
+	if !strings.Contains(body, "payments") {
+		t.Error("ordinary annotations of a Secret are hidden too")
+	}
+}
+
+func TestMissingObjectOffersTheList(t *testing.T) {
+	h, _ := webtest.Demo(t, apitest.Options{})
+	_, body := h.Get(t, "/c/dev/api/v1/namespaces/demo/pods/gone", http.StatusNotFound)
+	found := false
+	webtest.Parse(t, body).Find(".actions a").Each(func(_ int, s *goquery.Selection) {
+		if s.AttrOr("href", "") == "/c/dev/api/v1/namespaces/demo/pods" {
+			found = true
+		}
+	})
+	if !found {
+		t.Error("the 404 page does not offer the list")
+	}
+}
+
+// An object page's live sections re-render when the object changes.
+func TestLiveObjectPushesItsSectionsOnChange(t *testing.T) {
+	h := webtest.Pods(t)
+	const path = "/c/dev/api/v1/namespaces/demo/pods/web-1"
+	_, body := h.Get(t, path, http.StatusOK)
+	if live, _ := webtest.Parse(t, body).Find("[data-testid=object-live]").Attr("data-live"); live != "object" {
+		t.Fatalf("object page is not live: %q", live)
+	}
+	c := h.Dial(t, path)
+	// One watch on the object, one on its events.
+	if !h.Fake.AwaitOpenWatches(2, 5*time.Second) {
+		t.Fatalf("%d upstream watches, want 2", h.Fake.OpenWatches())
+	}
+	h.Fake.Modify(webtest.PodGVK, "demo", "web-1", webtest.SetPhase("Failed"))
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		ch, payload := c.Frame(time.Until(deadline))
+		var m object.SectionsMessage
+		if ch != 1 || json.Unmarshal(payload, &m) != nil || m.Type != "SECTIONS" {
+			continue
+		}
+		if strings.Contains(m.Sections["header"], "Failed") && strings.Contains(m.Sections["conditions"], "Ready") {
+			if _, ok := m.Sections["events"]; ok {
+				return
+			}
+		}
+	}
+	t.Fatal("no SECTIONS message with the new phase")
+}
