@@ -300,7 +300,9 @@ func TestConditionStatusNamesNoClassOfTheServers(t *testing.T) {
 	conds := []Condition{{Type: "Ready", Status: "True"}, {Type: "Odd", Status: "False hidden skip-link"}, {Type: "Stale", Status: "Unknown"}}
 	doc := renderDoc(t, conditionsSection(conds))
 	var classes []string
-	doc.Find("span.status").Each(func(_ int, s *goquery.Selection) { classes = append(classes, strings.Join(strings.Fields(s.AttrOr("class", "")), " ")) })
+	doc.Find("span.status").Each(func(_ int, s *goquery.Selection) {
+		classes = append(classes, strings.Join(strings.Fields(s.AttrOr("class", "")), " "))
+	})
 	want := []string{"status status-True", "status", "status status-Unknown"}
 	if strings.Join(classes, "|") != strings.Join(want, "|") {
 		t.Errorf("status classes %q, want %q", classes, want)
