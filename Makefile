@@ -133,7 +133,7 @@ STRESS_RUNS ?= 10
 STRESS_HOGS ?= 2
 STRESS_ARGS ?= -race -count=1 ./...
 stress:
-	$(GO) run ./e2e/stress -runs $(STRESS_RUNS) -hogs $(STRESS_HOGS) -logs $(ARTIFACTS)/stress -- $(STRESS_ARGS)
+	$(GO) run ./e2e/stress -go $(GO) -runs $(STRESS_RUNS) -hogs $(STRESS_HOGS) -logs $(ARTIFACTS)/stress -- $(STRESS_ARGS)
 
 deps:
 	e2e/install-deps.sh $(DRIVER_DIR)

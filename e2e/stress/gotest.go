@@ -26,7 +26,7 @@ func runOnce(ctx context.Context, n int, o options) (runResult, error) {
 		defer f.Close()
 		log = f
 	}
-	cmd := exec.CommandContext(ctx, "go", append([]string{"test", "-json"}, o.goTest...)...)
+	cmd := exec.CommandContext(ctx, o.goCmd, append([]string{"test", "-json"}, o.goTest...)...)
 	// Its own process group, so that an interrupt reaches the test binaries
 	// that go test started too, not go alone.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

@@ -11,7 +11,7 @@
 // they end with it however it ends, even killed. go test runs in a process
 // group of its own, which an interrupt stops as a whole.
 //
-//	go run ./e2e/stress [-runs 10] [-hogs 2] [-logs DIR] [-- go test arguments]
+//	go run ./e2e/stress [-runs 10] [-hogs 2] [-logs DIR] [-go go] [-- go test arguments]
 package main
 
 import (
@@ -30,6 +30,7 @@ import (
 )
 
 type options struct {
+	goCmd  string // the go command
 	runs   int
 	hogs   int
 	logs   string   // a directory for each run's full output, or ""
@@ -39,11 +40,12 @@ type options struct {
 func parseOptions(args []string) (options, error) {
 	fs := flag.NewFlagSet("stress", flag.ContinueOnError)
 	var o options
+	fs.StringVar(&o.goCmd, "go", "go", "the go command")
 	fs.IntVar(&o.runs, "runs", 10, "runs of the suite")
 	fs.IntVar(&o.hogs, "hogs", 2, "CPU hogs (busy threads) while the suite runs")
 	fs.StringVar(&o.logs, "logs", "", "directory for each run's full output (run-NN.log)")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: stress [-runs N] [-hogs N] [-logs DIR] [-- go test arguments]")
+		fmt.Fprintln(fs.Output(), "usage: stress [-runs N] [-hogs N] [-logs DIR] [-go CMD] [-- go test arguments]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {

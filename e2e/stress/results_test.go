@@ -80,7 +80,7 @@ func TestSummarize(t *testing.T) {
 
 func TestParseOptions(t *testing.T) {
 	o, err := parseOptions([]string{"-runs", "3"})
-	if err != nil || o.runs != 3 || o.hogs != 2 || !slices.Equal(o.goTest, []string{"-race", "-count=1", "./..."}) {
+	if err != nil || o.runs != 3 || o.hogs != 2 || o.goCmd != "go" || !slices.Equal(o.goTest, []string{"-race", "-count=1", "./..."}) {
 		t.Errorf("defaults: %+v %v", o, err)
 	}
 	o, err = parseOptions([]string{"-hogs", "0", "--", "-run", "TestX", "./streaming/"})
