@@ -45,7 +45,7 @@ TERMINAL_CSS_ARGS := terminal/src/terminal.css --bundle --minify --log-level=war
 BUNDLE_TERMINAL_JS  = cd static && $(GO) tool esbuild $(TERMINAL_JS_ARGS)
 BUNDLE_TERMINAL_CSS = cd static && $(GO) tool esbuild $(TERMINAL_CSS_ARGS)
 
-.PHONY: all build tabula devcluster generate editor terminal check check-generated fmt vet unit unit-js e2e test deps run bench clean
+.PHONY: all build tabula devcluster generate editor terminal check check-generated fmt vet unit unit-js stress e2e test deps run bench clean
 
 all: build
 
@@ -124,6 +124,16 @@ unit: unit-js
 # and the terminal's (framing, Status messages, keys, the CSP shim, colours).
 unit-js: $(EDITOR_DEPS) $(TERMINAL_DEPS)
 	node --test --test-reporter=spec $(EDITOR_DIR)/test/*.test.js $(TERMINAL_DIR)/test/*.test.js
+
+# The Go unit suite, STRESS_RUNS times over, while STRESS_HOGS busy threads
+# keep the cores loaded, to find the tests that pass only on an idle machine.
+# It prints each run, the failing tests' output, and the tests that failed
+# by name; it fails if any run failed. See docs/testing.md.
+STRESS_RUNS ?= 10
+STRESS_HOGS ?= 2
+STRESS_ARGS ?= -race -count=1 ./...
+stress:
+	$(GO) run ./e2e/stress -go $(GO) -runs $(STRESS_RUNS) -hogs $(STRESS_HOGS) -logs $(ARTIFACTS)/stress -- $(STRESS_ARGS)
 
 deps:
 	e2e/install-deps.sh $(DRIVER_DIR)

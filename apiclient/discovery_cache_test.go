@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/tabula-console/tabula/apiclient/apitest"
 )
 
 // dev is the entry of the context "dev" and one identity.
@@ -69,19 +71,15 @@ func TestDiscoveryCacheTTLAndFreshLoads(t *testing.T) {
 // awaitWaiting waits until n callers wait on the context's fetches.
 func awaitWaiting(t *testing.T, dc *discoveryCache, key discoveryKey, n int) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	apitest.WaitFor(t, 5*time.Second, func() error {
 		dc.mu.Lock()
 		w := dc.entry(key).waiting
 		dc.mu.Unlock()
-		if w == n {
-			return
+		if w != n {
+			return fmt.Errorf("%d callers waiting, want %d", w, n)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d callers waiting, want %d", w, n)
-		}
-		time.Sleep(time.Millisecond)
-	}
+		return nil
+	})
 }
 
 // A fresh load must not be answered by a fetch that started before it was

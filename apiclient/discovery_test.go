@@ -207,17 +207,13 @@ func TestCostlyDiscoveryRefreshesAtMostOncePerFloor(t *testing.T) {
 			}
 
 			fake.AddGroupVersions(lighthouses())
-			deadline := time.Now().Add(5 * time.Second)
-			for {
+			apitest.WaitFor(t, 5*time.Second, func() error {
 				r, err := c.Resource(ctx, "maritime.tabula.dev", "v1alpha1", "lighthouses")
-				if err == nil && r.Kind == "Lighthouse" {
-					break
+				if err == nil && r.Kind != "Lighthouse" {
+					err = fmt.Errorf("the new CRD's kind is %q", r.Kind)
 				}
-				if time.Now().After(deadline) {
-					t.Fatalf("the new CRD was not found within the refresh floor: %v", err)
-				}
-				time.Sleep(50 * time.Millisecond)
-			}
+				return err
+			})
 		})
 	}
 }

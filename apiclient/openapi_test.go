@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
 	"net/http"
 	"reflect"
@@ -448,13 +449,12 @@ func TestKindSchemaNoHashIsNotCached(t *testing.T) {
 // awaitFlightWaiters waits until n callers wait on sc's document fetches.
 func awaitFlightWaiters(t *testing.T, sc *kindSchemaCache, n int32) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for sc.waiting.Load() != n {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d callers waiting, want %d", sc.waiting.Load(), n)
+	apitest.WaitFor(t, 5*time.Second, func() error {
+		if w := sc.waiting.Load(); w != n {
+			return fmt.Errorf("%d callers waiting, want %d", w, n)
 		}
-		time.Sleep(time.Millisecond)
-	}
+		return nil
+	})
 }
 
 func TestKindSchemaCacheSharesDocumentFetches(t *testing.T) {

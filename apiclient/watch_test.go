@@ -21,20 +21,26 @@ var podGVK = schema.GroupVersionKind{Version: "v1", Kind: "Pod"}
 
 // watching runs a watch in the background, collecting its events.
 type watching struct {
-	t      *testing.T
+	t *testing.T
+	// events is closed when the watch returns, after its last event, so
+	// that every event is read before the end is seen.
 	events chan apiclient.WatchEvent
-	done   chan error
+	err    error // what the watch returned, set before events is closed
 	cancel context.CancelFunc
 }
 
 func startWatch(t *testing.T, run func(ctx context.Context, emit func(apiclient.WatchEvent)) error) *watching {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	w := &watching{t: t, events: make(chan apiclient.WatchEvent, 100), done: make(chan error, 1), cancel: cancel}
-	go func() { w.done <- run(ctx, func(ev apiclient.WatchEvent) { w.events <- ev }) }()
+	w := &watching{t: t, events: make(chan apiclient.WatchEvent, 100), cancel: cancel}
+	go func() {
+		defer close(w.events)
+		w.err = run(ctx, func(ev apiclient.WatchEvent) { w.events <- ev })
+	}()
 	t.Cleanup(func() {
 		cancel()
-		<-w.done
+		for range w.events {
+		}
 	})
 	return w
 }
@@ -42,11 +48,11 @@ func startWatch(t *testing.T, run func(ctx context.Context, emit func(apiclient.
 func (w *watching) next() apiclient.WatchEvent {
 	w.t.Helper()
 	select {
-	case ev := <-w.events:
+	case ev, open := <-w.events:
+		if !open {
+			w.t.Fatalf("watch ended (%v) while waiting for an event", w.err)
+		}
 		return ev
-	case err := <-w.done:
-		w.done <- err // for the cleanup
-		w.t.Fatalf("watch ended (%v) while waiting for an event", err)
 	case <-time.After(5 * time.Second):
 		w.t.Fatal("no event within 5s")
 	}
@@ -59,10 +65,10 @@ func (w *watching) result() error {
 	timeout := time.After(5 * time.Second)
 	for {
 		select {
-		case <-w.events:
-		case err := <-w.done:
-			w.done <- err
-			return err
+		case _, open := <-w.events:
+			if !open {
+				return w.err
+			}
 		case <-timeout:
 			w.t.Fatal("watch still running after 5s")
 		}

@@ -638,6 +638,13 @@ func (s *formSession) get(path string) formPage {
 // edit, and the named button's action.
 func (s *formSession) submit(p formPage, selector, action string, edit func(url.Values)) formPage {
 	s.t.Helper()
+	return s.submitTo(p, selector, "", action, edit)
+}
+
+// submitTo is submit posting to path instead of the form's own action
+// (when path is not ""), as a form forged from another page would.
+func (s *formSession) submitTo(p formPage, selector, path, action string, edit func(url.Values)) formPage {
+	s.t.Helper()
 	form := p.doc.Find(selector)
 	if form.Length() != 1 {
 		s.t.Fatalf("the page (%d %s) has %d forms %s", p.status, p.url, form.Length(), selector)
@@ -665,6 +672,9 @@ func (s *formSession) submit(p formPage, selector, action string, edit func(url.
 	}
 	values.Set("action", action)
 	target, _ := form.Attr("action")
+	if path != "" {
+		target = path
+	}
 	u, err := p.url.Parse(target)
 	must(s.t, err)
 	req, err := http.NewRequestWithContext(s.t.Context(), http.MethodPost, u.String(), strings.NewReader(values.Encode()))

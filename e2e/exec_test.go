@@ -25,6 +25,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/tabula-console/tabula/apiclient"
+	"github.com/tabula-console/tabula/apiclient/apitest"
 	"github.com/tabula-console/tabula/e2e/harness"
 )
 
@@ -200,10 +201,8 @@ func TestExecShellEchoesRunsInThePodsDirectoryAndLeavesNothing(t *testing.T) {
 
 	// The shell and what it starts are seen on the host while it runs.
 	s.send(t, "sleep 300 &")
-	procs, err := harness.WaitProcesses(dir, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
+	var procs []harness.HostProcess
+	apitest.WaitFor(t, 5*time.Second, harness.ProcessesFoundIn(dir, &procs))
 	waitForCmdline(t, dir, []string{"sleep", "300"})
 
 	// Echo round trips on an open session.
@@ -224,9 +223,8 @@ func TestExecShellEchoesRunsInThePodsDirectoryAndLeavesNothing(t *testing.T) {
 	if err := s.end(t, 10*time.Second); err != nil {
 		t.Fatalf("exit: %v", err)
 	}
-	if err := harness.WaitNoProcesses(dir, 5*time.Second); err != nil {
-		t.Fatalf("after exit (were %v): %v", procs, err)
-	}
+	t.Logf("the session's processes before exit: %v", procs)
+	apitest.WaitFor(t, 5*time.Second, harness.NoProcessesIn(dir))
 }
 
 // waitForCmdline waits until a process with that command line is in dir.

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -214,14 +215,64 @@ func TestOutsiderIsForbiddenListingPods(t *testing.T) {
 	}
 }
 
+// The editor user saves an edit through the console in demo, where it may
+// edit, and it lands; the same save in team-a, where it has no access, is
+// refused with the API server's 403, the text kept, and nothing changed.
 func TestEditorCanEditDemoOnly(t *testing.T) {
-	cs, _ := clientset(t, "editor")
-	if _, err := cs.CoreV1().ConfigMaps("demo").List(t.Context(), metav1.ListOptions{}); err != nil {
-		t.Fatalf("editor listing configmaps in demo: %v", err)
+	admin, _ := clientset(t, "admin")
+	const name = "e2e-editor-edit"
+	for _, ns := range []string{"demo", "team-a"} {
+		_, err := admin.CoreV1().ConfigMaps(ns).Create(t.Context(), &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+			Data:       map[string]string{"step": "0"},
+		}, metav1.CreateOptions{})
+		must(t, err)
+		t.Cleanup(func() {
+			_ = admin.CoreV1().ConfigMaps(ns).Delete(context.Background(), name, metav1.DeleteOptions{})
+		})
 	}
-	_, err := cs.CoreV1().ConfigMaps("team-a").List(t.Context(), metav1.ListOptions{})
-	if !apierrors.IsForbidden(err) {
-		t.Fatalf("editor listing configmaps in team-a: got %v, want 403 Forbidden", err)
+	editPath := func(ns string) string { return "/c/editor/api/v1/namespaces/" + ns + "/configmaps/" + name + "/edit" }
+	setStep := func(step string) func(url.Values) {
+		return func(v url.Values) { v.Set("yaml", replaceOnce(t, v.Get("yaml"), `step: "0"`, `step: "`+step+`"`)) }
+	}
+	stepIn := func(ns string) string {
+		t.Helper()
+		cm, err := admin.CoreV1().ConfigMaps(ns).Get(t.Context(), name, metav1.GetOptions{})
+		must(t, err)
+		return cm.Data["step"]
+	}
+
+	// In demo: review, then apply, then the object page; the change is there.
+	s := newFormSession(t)
+	editor := s.get(editPath("demo"))
+	editor.want(t, http.StatusOK, "edit-form")
+	review := s.submit(editor, "[data-testid=edit-form]", "review", setStep("1"))
+	review.want(t, http.StatusOK, "dry-run-diff")
+	saved := s.submit(review, "[data-testid=review-form]", "apply", nil)
+	saved.want(t, http.StatusOK, "notice")
+	if !strings.HasSuffix(saved.url.Path, "/configmaps/"+name) {
+		t.Errorf("after apply: %s, want the object page", saved.url)
+	}
+	if got := stepIn("demo"); got != "1" {
+		t.Fatalf("demo's step after the editor's save: %q, want 1", got)
+	}
+
+	// In team-a the editor may not even open the editor...
+	if p := s.get(editPath("team-a")); p.status != http.StatusForbidden {
+		t.Errorf("the editor's edit page in team-a: %d, want 403", p.status)
+	}
+	// ...and a save posted there anyway (demo's form, sent to team-a's
+	// object of the same name) is refused upstream and says so.
+	refused := s.submitTo(editor, "[data-testid=edit-form]", editPath("team-a"), "apply", setStep("2"))
+	refused.want(t, http.StatusForbidden, "edit-error")
+	if code := refused.testID("edit-error-code").Text(); code != "403" {
+		t.Errorf("edit-error-code %q, want 403", code)
+	}
+	if text := refused.doc.Find("textarea#yaml").Text(); !strings.Contains(text, `step: "2"`) {
+		t.Errorf("the refused text was not kept: %q", text)
+	}
+	if got := stepIn("team-a"); got != "0" {
+		t.Errorf("team-a's step after a refused save: %q, want 0", got)
 	}
 }
 

@@ -20,6 +20,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/tabula-console/tabula/apiclient/apitest"
 	"github.com/tabula-console/tabula/e2e/harness"
 )
 
@@ -124,23 +125,17 @@ func TestClosingTheTerminalEndsTheProcess(t *testing.T) {
 	cs, _ := clientset(t, "admin")
 	pod := runningPod(t, cs)
 	dir := env.cluster.PodWorkDir("demo", pod.Name)
-	if err := harness.WaitNoProcesses(dir, 30*time.Second); err != nil {
-		t.Fatalf("processes left by an earlier test: %v", err)
-	}
+	apitest.WaitFor(t, 30*time.Second, harness.NoProcessesIn(dir)) // left by an earlier test
 	page := newPage(t)
 	term := openTerminal(t, page, pod.Name)
 	typeLine(t, page, term, "echo ready-$((6*7))")
 	must(t, expect.Locator(screen(term)).ToContainText("ready-42"))
-	procs, err := harness.WaitProcesses(dir, 10*time.Second)
-	if err != nil || len(procs) == 0 {
-		t.Fatalf("no shell found in %s: %v", dir, err)
-	}
+	var procs []harness.HostProcess
+	apitest.WaitFor(t, 10*time.Second, harness.ProcessesFoundIn(dir, &procs))
 	t.Logf("the session's processes: %v", procs)
 
 	must(t, page.Close())
-	if err := harness.WaitNoProcesses(dir, 20*time.Second); err != nil {
-		t.Fatalf("closing the page left the shell running: %v", err)
-	}
+	apitest.WaitFor(t, 20*time.Second, harness.NoProcessesIn(dir)) // or closing the page left the shell running
 }
 
 // A page of another origin cannot open a terminal socket, even in a browser
@@ -302,13 +297,12 @@ func TestTerminalCopyAndPasteByKeyboardAndMenu(t *testing.T) {
 		must(t, err)
 		return v.(string)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(clip(), "copy-me-42") {
-		if time.Now().After(deadline) {
-			t.Fatalf("the clipboard has %q, want the terminal's text", clip())
+	apitest.WaitFor(t, 10*time.Second, func() error {
+		if got := clip(); !strings.Contains(got, "copy-me-42") {
+			return fmt.Errorf("the clipboard has %q, want the terminal's text", got)
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return nil
+	})
 
 	// Paste from the menu runs what the clipboard holds.
 	_, err = page.Evaluate(`() => navigator.clipboard.writeText("echo pasted-$((40+2))")`)

@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -10,6 +11,8 @@ import (
 	"time"
 
 	"github.com/playwright-community/playwright-go"
+
+	"github.com/tabula-console/tabula/apiclient/apitest"
 )
 
 // Usage cells as the console prints them: CPU "12m" or "1.5" cores, memory
@@ -35,20 +38,15 @@ func TestUsageColumnsAndPodChart(t *testing.T) {
 	sampled := page.Locator("[data-testid=list-table] tbody tr").Filter(playwright.LocatorFilterOptions{
 		Has: page.Locator("td:last-child", playwright.PageLocatorOptions{HasText: memoryText}),
 	})
-	deadline := time.Now().Add(usageWait)
-	for {
+	apitest.WaitFor(t, usageWait, func() error {
 		goTo(t, page, list)
 		n, err := sampled.Count()
-		must(t, err)
-		if n > 0 {
-			break
+		if err != nil || n > 0 {
+			return err
 		}
-		if time.Now().After(deadline) {
-			headers, _ := page.Locator("[data-testid=list-table] thead th").AllTextContents()
-			t.Fatalf("no demo pod has a usage sample after %s (columns %v): is metrics-server serving metrics.k8s.io?", usageWait, headers)
-		}
-		time.Sleep(3 * time.Second)
-	}
+		headers, _ := page.Locator("[data-testid=list-table] thead th").AllTextContents()
+		return fmt.Errorf("no demo pod has a usage sample (columns %v): is metrics-server serving metrics.k8s.io?", headers)
+	})
 	head := page.Locator("[data-testid=list-table] thead tr")
 	must(t, expect.Locator(head.Locator("th:nth-last-child(2)")).ToHaveText("CPU"))
 	must(t, expect.Locator(head.Locator("th:last-child")).ToHaveText("Memory"))

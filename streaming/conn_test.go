@@ -527,17 +527,21 @@ func TestCloseIsIdempotentAndFlushesAcceptedSends(t *testing.T) {
 	}()
 
 	var accepted atomic.Int64
+	going := make(chan struct{}) // closed by the 100th accepted Send
 	var senders sync.WaitGroup
 	for range 4 {
 		senders.Go(func() {
 			for c.Send(t.Context(), ChannelData, []byte("line\n")) == nil {
-				accepted.Add(1)
+				if accepted.Add(1) == 100 {
+					close(going)
+				}
 			}
 		})
 	}
-	ctx := testCtx(t)
-	for accepted.Load() < 100 && ctx.Err() == nil {
-		time.Sleep(time.Millisecond) // let the senders get going
+	select {
+	case <-going: // the senders are going: close under them
+	case <-time.After(10 * time.Second):
+		t.Fatalf("Send accepted %d messages in 10s, want 100 before the close", accepted.Load())
 	}
 	var closers sync.WaitGroup
 	for range 3 {

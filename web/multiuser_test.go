@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -113,23 +114,19 @@ func TestUpstreamStreamsAreCappedPerIdentity(t *testing.T) {
 	}
 	// Ending the follow gives alice her slot back.
 	_ = follow.Conn.Close()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	apitest.WaitFor(t, 5*time.Second, func() error {
 		req, _ := http.NewRequest(http.MethodGet, h.URL+logPath+"?download=1", nil)
 		req.Header.Set(webtest.TokenHeader, "alice")
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
-			t.Fatal(err)
+			return err
 		}
 		resp.Body.Close()
-		if resp.StatusCode == http.StatusOK {
-			break
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("after her follow ended, alice still gets %d", resp.StatusCode)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after her follow ended, alice still gets %d", resp.StatusCode)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return nil
+	})
 }
 
 // In a sign-in mode a request without a signed-in identity is refused

@@ -218,21 +218,17 @@ func TestUpstreamStreamsAreCapped(t *testing.T) {
 	}
 	// Ending the follow gives its slot back.
 	_ = follow.Conn.Close()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	apitest.WaitFor(t, 5*time.Second, func() error {
 		resp, err := http.Get(h.URL + "/c/dev/api/v1/namespaces/demo/pods/web-1/log?download=1")
 		if err != nil {
-			t.Fatal(err)
+			return err
 		}
 		resp.Body.Close()
-		if resp.StatusCode == http.StatusOK {
-			break
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("after the follow ended, a download still gets %d: the slot was not given back", resp.StatusCode)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after the follow ended, a download still gets %d: the slot was not given back", resp.StatusCode)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return nil
+	})
 }
 
 // A log download whose upstream never answers holds its stream slot no

@@ -45,16 +45,12 @@ func (s *Server) OpenWatches() int {
 // AwaitOpenWatches waits up to within for OpenWatches to be n, and reports
 // whether it got there.
 func (s *Server) AwaitOpenWatches(n int, within time.Duration) bool {
-	deadline := time.Now().Add(within)
-	for {
-		if s.OpenWatches() == n {
-			return true
+	return poll(within, func() error {
+		if got := s.OpenWatches(); got != n {
+			return fmt.Errorf("%d open watches, want %d", got, n)
 		}
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return nil
+	}) == nil
 }
 
 // TooOldResourceVersion is the 410 Status of a watch from a resourceVersion

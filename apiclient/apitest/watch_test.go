@@ -41,9 +41,13 @@ func (e event) rv() string {
 
 // watchConn reads a watch stream's events in the background.
 type watchConn struct {
-	t      *testing.T
+	t *testing.T
+	// events carries the events in order and is closed when the stream
+	// ends, after its last event, so that a reader sees every event before
+	// the end (two channels, one for events and one for the end, would let
+	// a select take the end first when both are ready).
 	events chan event
-	done   chan error // the read error that ended the stream
+	err    error // why the stream ended (nil for a clean end), set before events is closed
 	cancel context.CancelFunc
 	header http.Header
 }
@@ -64,19 +68,20 @@ func openWatch(t *testing.T, s *apitest.Server, path, accept string) *watchConn 
 		body, _ := io.ReadAll(resp.Body)
 		t.Fatalf("watch %s: %d %s", path, resp.StatusCode, body)
 	}
-	wc := &watchConn{t: t, events: make(chan event, 100), done: make(chan error, 1), cancel: cancel, header: resp.Header}
+	wc := &watchConn{t: t, events: make(chan event, 100), cancel: cancel, header: resp.Header}
 	go func() {
 		defer resp.Body.Close()
+		defer close(wc.events)
 		sc := bufio.NewScanner(resp.Body)
 		for sc.Scan() {
 			var e event
 			if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-				wc.done <- err
+				wc.err = err
 				return
 			}
 			wc.events <- e
 		}
-		wc.done <- sc.Err()
+		wc.err = sc.Err()
 	}()
 	return wc
 }
@@ -84,24 +89,15 @@ func openWatch(t *testing.T, s *apitest.Server, path, accept string) *watchConn 
 func (wc *watchConn) next() event {
 	wc.t.Helper()
 	select {
-	case e := <-wc.events:
+	case e, open := <-wc.events:
+		if !open {
+			wc.t.Fatalf("stream ended (%v) while waiting for an event", wc.err)
+		}
 		return e
-	case err := <-wc.done:
-		wc.t.Fatalf("stream ended (%v) while waiting for an event", err)
 	case <-time.After(5 * time.Second):
 		wc.t.Fatal("no event within 5s")
 	}
 	return event{}
-}
-
-// quiet checks that no event comes for a short while.
-func (wc *watchConn) quiet() {
-	wc.t.Helper()
-	select {
-	case e := <-wc.events:
-		wc.t.Fatalf("unexpected event %s %s", e.Type, e.name())
-	case <-time.After(50 * time.Millisecond):
-	}
 }
 
 // ended waits for the stream to end and returns the read error (nil for a
@@ -109,10 +105,11 @@ func (wc *watchConn) quiet() {
 func (wc *watchConn) ended() error {
 	wc.t.Helper()
 	select {
-	case e := <-wc.events:
-		wc.t.Fatalf("unexpected event %s %s", e.Type, e.name())
-	case err := <-wc.done:
-		return err
+	case e, open := <-wc.events:
+		if open {
+			wc.t.Fatalf("unexpected event %s %s", e.Type, e.name())
+		}
+		return wc.err
 	case <-time.After(5 * time.Second):
 		wc.t.Fatal("stream still open after 5s")
 	}
@@ -144,7 +141,7 @@ func TestWatchJSON(t *testing.T) {
 	}
 	s.Add(apitest.Pod("other", "web-y", map[string]string{"app": "web"})) // other namespace
 	s.Add(apitest.Pod("demo", "db-1", map[string]string{"app": "db"}))    // not selected
-	wc.quiet()
+	// The next event is the deletion: neither addition was sent.
 	s.Delete(podGVK, "demo", "web-b")
 	if e := wc.next(); e.Type != "DELETED" || e.name() != "web-b" || e.rv() != s.ResourceVersion() {
 		t.Fatalf("got %s %s rv %s", e.Type, e.name(), e.rv())
@@ -230,7 +227,6 @@ func TestWatchResumeAndExpiry(t *testing.T) {
 	if a, b := wc.next(), wc.next(); a.name() != "web-a" || b.name() != "web-z" || a.Type != "MODIFIED" {
 		t.Fatalf("replayed %s %s, %s %s", a.Type, a.name(), b.Type, b.name())
 	}
-	wc.quiet()
 
 	s.ExpireWatchHistory()
 	now := s.ResourceVersion()
@@ -243,7 +239,8 @@ func TestWatchResumeAndExpiry(t *testing.T) {
 	if err := expired.ended(); err != nil {
 		t.Errorf("expired watch ended with %v", err)
 	}
-	// The open watch goes on, and the current version is still good.
+	// The open watch goes on with nothing after the replay but this change,
+	// and the current version is still good.
 	s.Modify(podGVK, "demo", "web-e", setPhase("Failed"))
 	if e := wc.next(); e.name() != "web-e" {
 		t.Fatalf("open watch: %s", e.name())
@@ -265,7 +262,12 @@ func TestWatchBookmarks(t *testing.T) {
 	if e.Type != "BOOKMARK" || e.rv() != s.ResourceVersion() || e.Object["kind"] != "Table" || e.Object["columnDefinitions"] == nil {
 		t.Fatalf("bookmark: %s rv %s %v", e.Type, e.rv(), e.Object)
 	}
-	without.quiet()
+	// A change after the bookmark is the next event of the watch that did
+	// not allow bookmarks: it got none.
+	s.Modify(podGVK, "demo", "web-a", setPhase("Failed"))
+	if e := without.next(); e.Type != "MODIFIED" || e.name() != "web-a" {
+		t.Fatalf("without bookmarks: %s %s", e.Type, e.name())
+	}
 
 	periodic := seeded(t, apitest.Options{BookmarkInterval: 20 * time.Millisecond})
 	wc := openWatch(t, periodic, "/api/v1/namespaces/demo/pods?watch=1&allowWatchBookmarks=1&resourceVersion="+periodic.ResourceVersion(), "application/json")
@@ -284,12 +286,20 @@ func TestWatchFieldSelectors(t *testing.T) {
 	if e := wc.next(); e.name() != "web-a.1" {
 		t.Fatalf("got %s", e.name())
 	}
-	wc.quiet()
+	// The next event is web-a's second: db-0's was not sent.
+	s.Add(apitest.Event("web-a.2", pod, apitest.EventSpec{Type: "Normal", Reason: "Started", First: time.Now()}))
+	if e := wc.next(); e.name() != "web-a.2" {
+		t.Fatalf("got %s, want web-a.2", e.name())
+	}
 	byNS := openWatch(t, s, "/api/v1/pods?watch=1&fieldSelector=metadata.namespace%3Dother", "")
 	if e := byNS.next(); e.name() != "web-z" {
 		t.Fatalf("got %s", e.name())
 	}
-	byNS.quiet()
+	// After the initial ADDED events comes this change: web-z was the only one.
+	s.Modify(podGVK, "other", "web-z", setPhase("Failed"))
+	if e := byNS.next(); e.Type != "MODIFIED" || e.name() != "web-z" {
+		t.Fatalf("got %s %s, want MODIFIED web-z", e.Type, e.name())
+	}
 	if a := get(t, s, "/api/v1/pods?watch=1&fieldSelector=spec.bogus%3Dx", ""); a.code != http.StatusBadRequest {
 		t.Errorf("unsupported field: %d", a.code)
 	}

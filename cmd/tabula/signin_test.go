@@ -11,6 +11,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/base64"
 	"encoding/pem"
+	"fmt"
 	"io"
 	"math/big"
 	"net"
@@ -95,15 +96,16 @@ func TestRunSignsInWithOIDC(t *testing.T) {
 func waitForURL(t *testing.T, logs *lockedBuffer) string {
 	t.Helper()
 	re := regexp.MustCompile(`msg=serving url=(http://\S+/)`)
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if m := re.FindStringSubmatch(logs.String()); m != nil {
-			return m[1]
+	var url string
+	apitest.WaitFor(t, 10*time.Second, func() error {
+		m := re.FindStringSubmatch(logs.String())
+		if m == nil {
+			return fmt.Errorf("the console did not start:\n%s", logs.String())
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatalf("the console did not start:\n%s", logs.String())
-	return ""
+		url = m[1]
+		return nil
+	})
+	return url
 }
 
 type lockedBuffer struct {

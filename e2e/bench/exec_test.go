@@ -332,12 +332,10 @@ func TestStreamTerminal(t *testing.T) {
 	}
 	// The size travels on its own channel, so the shell may see it after
 	// the prompt: wait until the fake has applied it.
-	deadline := time.Now().Add(10 * time.Second)
-	for sessions := fake.ExecSessions(); len(sessions) != 1 || len(sessions[0].Resizes) == 0; sessions = fake.ExecSessions() {
-		if time.Now().After(deadline) {
-			t.Fatalf("no resize reached the fake within 10s: %+v", sessions)
-		}
-		time.Sleep(10 * time.Millisecond)
+	resized, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if _, err := fake.WaitExec(resized, func(ss []apitest.ExecSession) bool { return len(ss) == 1 && len(ss[0].Resizes) > 0 }); err != nil {
+		t.Fatalf("no resize reached the fake: %v", err)
 	}
 	from := s.len()
 	if err := term.send([]byte("stty size\r")); err != nil {

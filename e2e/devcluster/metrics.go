@@ -14,6 +14,7 @@ import (
 	"time"
 
 	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
+	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -258,41 +259,41 @@ func warmKwokMetrics(ctx context.Context, client kubernetes.Interface, kwokPort 
 	})
 }
 
-// waitForMetrics waits until kube-apiserver serves metrics.k8s.io, lists it
-// in aggregated discovery (what clients such as the console read), and has
-// the metrics of every node and of every Running pod in namespaces.
-func waitForMetrics(ctx context.Context, client kubernetes.Interface, metrics metricsclient.Interface, nodes int, namespaces ...string) error {
+// waitForMetrics waits until kube-apiserver serves metrics.k8s.io (it
+// answers a list of node metrics, and aggregated discovery, what clients
+// such as the console read, lists it) with the usage of every Running pod
+// in namespaces and of every node those pods run on.
+//
+// Only those nodes: kwok's node usage is the sum of its pods', and
+// metrics-server drops a node whose memory reads 0, so a node that runs no
+// pod never has metrics. Without --seed no pod runs, and metrics.k8s.io
+// serving is all there is to wait for.
+func waitForMetrics(ctx context.Context, client kubernetes.Interface, metrics metricsclient.Interface, namespaces ...string) error {
 	return poll(ctx, time.Second, "metrics.k8s.io", func(ctx context.Context) (bool, string, error) {
-		nodeMetrics, err := metrics.MetricsV1beta1().NodeMetricses().List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return false, "listing node metrics: " + err.Error(), nil
-		}
-		have := map[string]bool{}
-		for _, m := range nodeMetrics.Items {
-			have[m.Name] = true
-		}
-		for i := range nodes {
-			if !have[kwokNodeName(i)] {
-				return false, "no metrics yet for node " + kwokNodeName(i), nil
-			}
-		}
+		var s metricsSnapshot
 		for _, ns := range namespaces {
 			pods, err := client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{FieldSelector: "status.phase=Running"})
 			if err != nil {
 				return false, "", err
 			}
+			s.runningPods = append(s.runningPods, pods.Items...)
+		}
+		nodeMetrics, err := metrics.MetricsV1beta1().NodeMetricses().List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, "listing node metrics: " + err.Error(), nil
+		}
+		s.nodeMetrics = map[string]bool{}
+		for _, m := range nodeMetrics.Items {
+			s.nodeMetrics[m.Name] = true
+		}
+		s.podMetrics = map[string]bool{}
+		for _, ns := range namespaces {
 			podMetrics, err := metrics.MetricsV1beta1().PodMetricses(ns).List(ctx, metav1.ListOptions{})
 			if err != nil {
 				return false, "listing pod metrics in " + ns + ": " + err.Error(), nil
 			}
-			have := map[string]bool{}
 			for _, m := range podMetrics.Items {
-				have[m.Name] = true
-			}
-			for _, p := range pods.Items {
-				if !have[p.Name] {
-					return false, fmt.Sprintf("no metrics yet for pod %s/%s", ns, p.Name), nil
-				}
+				s.podMetrics[m.Namespace+"/"+m.Name] = true
 			}
 		}
 		raw, err := client.Discovery().RESTClient().Get().AbsPath("/apis").SetHeader("Accept", discovery.AcceptV2).DoRaw(ctx)
@@ -304,10 +305,35 @@ func waitForMetrics(ctx context.Context, client kubernetes.Interface, metrics me
 			return false, "", fmt.Errorf("aggregated discovery: %w", err)
 		}
 		for _, g := range list.Items {
-			if g.Name == metricsGroup {
-				return true, "", nil
-			}
+			s.discovered = s.discovered || g.Name == metricsGroup
 		}
-		return false, "aggregated discovery does not list " + metricsGroup + " yet", nil
+		ready, reason := s.ready()
+		return ready, reason, nil
 	})
+}
+
+// metricsSnapshot is what one poll of waitForMetrics saw, metrics.k8s.io
+// having answered.
+type metricsSnapshot struct {
+	runningPods []corev1.Pod    // of the namespaces waited for
+	nodeMetrics map[string]bool // node names with usage
+	podMetrics  map[string]bool // namespace/name of pods with usage
+	discovered  bool            // aggregated discovery lists metrics.k8s.io
+}
+
+// ready says whether metrics.k8s.io serves what waitForMetrics waits for,
+// and if not, what is missing.
+func (s metricsSnapshot) ready() (bool, string) {
+	for _, p := range s.runningPods {
+		if !s.podMetrics[p.Namespace+"/"+p.Name] {
+			return false, fmt.Sprintf("no metrics yet for pod %s/%s", p.Namespace, p.Name)
+		}
+		if !s.nodeMetrics[p.Spec.NodeName] {
+			return false, fmt.Sprintf("no metrics yet for node %s, which runs pod %s/%s", p.Spec.NodeName, p.Namespace, p.Name)
+		}
+	}
+	if !s.discovered {
+		return false, "aggregated discovery does not list " + metricsGroup + " yet"
+	}
+	return true, ""
 }

@@ -171,3 +171,40 @@ func TestKwokConfigHasMetrics(t *testing.T) {
 		t.Errorf("kinds in kwok's config: %v", kinds)
 	}
 }
+
+// Ready means metrics.k8s.io serves the pods waited for and the nodes they
+// run on. An idle node never has metrics (metrics-server drops a node whose
+// memory reads 0), so without pods, as without --seed, serving is enough.
+func TestMetricsReadyWaitsOnlyForNodesThatRunPods(t *testing.T) {
+	pod := func(name, node string) corev1.Pod {
+		return corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "demo", Name: name}, Spec: corev1.PodSpec{NodeName: node}}
+	}
+	for _, tc := range []struct {
+		name       string
+		snapshot   metricsSnapshot
+		wantReady  bool
+		wantReason string
+	}{
+		{"no pods, as without --seed: no node metrics needed",
+			metricsSnapshot{discovered: true}, true, ""},
+		{"no pods, not in discovery yet",
+			metricsSnapshot{}, false, "aggregated discovery does not list metrics.k8s.io yet"},
+		{"a pod without metrics",
+			metricsSnapshot{runningPods: []corev1.Pod{pod("web-1", "kwok-node-0")}, nodeMetrics: map[string]bool{"kwok-node-0": true}, discovered: true},
+			false, "no metrics yet for pod demo/web-1"},
+		{"the node of a pod without metrics",
+			metricsSnapshot{runningPods: []corev1.Pod{pod("web-1", "kwok-node-1")}, podMetrics: map[string]bool{"demo/web-1": true}, discovered: true},
+			false, "no metrics yet for node kwok-node-1, which runs pod demo/web-1"},
+		{"pods and their node served; the idle node kwok-node-0 is not waited for",
+			metricsSnapshot{runningPods: []corev1.Pod{pod("web-1", "kwok-node-1"), pod("web-2", "kwok-node-1")},
+				podMetrics: map[string]bool{"demo/web-1": true, "demo/web-2": true}, nodeMetrics: map[string]bool{"kwok-node-1": true}, discovered: true},
+			true, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ready, reason := tc.snapshot.ready()
+			if ready != tc.wantReady || reason != tc.wantReason {
+				t.Errorf("ready() = %v %q, want %v %q", ready, reason, tc.wantReady, tc.wantReason)
+			}
+		})
+	}
+}

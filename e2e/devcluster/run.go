@@ -248,7 +248,7 @@ func bringUp(runCtx context.Context, opts *options, cp *controlPlane, tokens map
 	if err := execs.syncAll(ctx, cfg, client); err != nil {
 		return fmt.Errorf("exec into demo pods: %w", err)
 	}
-	if err := waitForMetricsServed(ctx, cfg, client, opts); err != nil {
+	if err := waitForMetricsServed(ctx, cfg, client); err != nil {
 		return err
 	}
 	if opts.logBenchMB > 0 {
@@ -285,19 +285,16 @@ func startMetrics(ctx context.Context, cp *controlPlane, cfg *rest.Config, clien
 	return nil
 }
 
-// waitForMetricsServed waits until metrics.k8s.io serves every node and,
-// with --seed, every Running pod of the demo namespaces.
-func waitForMetricsServed(ctx context.Context, cfg *rest.Config, client kubernetes.Interface, opts *options) error {
+// waitForMetricsServed waits until metrics.k8s.io serves, with the usage
+// of every Running pod of the demo namespaces (with --seed) and of their
+// nodes.
+func waitForMetricsServed(ctx context.Context, cfg *rest.Config, client kubernetes.Interface) error {
 	t := time.Now()
 	metrics, err := metricsclient.NewForConfig(cfg)
 	if err != nil {
 		return err
 	}
-	var namespaces []string
-	if opts.seed {
-		namespaces = demoNamespaces
-	}
-	if err := waitForMetrics(ctx, client, metrics, opts.nodes, namespaces...); err != nil {
+	if err := waitForMetrics(ctx, client, metrics, demoNamespaces...); err != nil {
 		return fmt.Errorf("waiting for metrics: %w", err)
 	}
 	slog.Info("metrics.k8s.io serves usage", "after", time.Since(t).Round(time.Millisecond))

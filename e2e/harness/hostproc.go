@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // ExecDirEnv is the variable devcluster sets, to the work directory, in the
@@ -50,42 +49,35 @@ func ProcessesIn(dir string) ([]HostProcess, error) {
 	return processesIn("/proc", dir, os.Getpid())
 }
 
-// WaitProcesses polls until at least one process is in dir (see
-// ProcessesIn) and returns them, or fails after timeout.
-func WaitProcesses(dir string, timeout time.Duration) ([]HostProcess, error) {
-	deadline := time.Now().Add(timeout)
-	for {
-		procs, err := ProcessesIn(dir)
-		if err != nil || len(procs) > 0 {
-			return procs, err
-		}
-		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("no process in %s after %s", dir, timeout)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-// WaitNoProcesses polls until no process is in dir (see ProcessesIn), or
-// fails after timeout naming those still there.
-func WaitNoProcesses(dir string, timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
-	for {
+// ProcessesFoundIn is a condition for apitest.WaitFor: nil once a process
+// is in dir (see ProcessesIn), which it then stores in *found.
+func ProcessesFoundIn(dir string, found *[]HostProcess) func() error {
+	return func() error {
 		procs, err := ProcessesIn(dir)
 		if err != nil {
 			return err
 		}
 		if len(procs) == 0 {
-			return nil
+			return fmt.Errorf("no process in %s", dir)
 		}
-		if time.Now().After(deadline) {
-			lines := make([]string, len(procs))
-			for i, p := range procs {
-				lines[i] = p.String()
-			}
-			return fmt.Errorf("%d process(es) still in %s after %s: %s", len(procs), dir, timeout, strings.Join(lines, "; "))
+		*found = procs
+		return nil
+	}
+}
+
+// NoProcessesIn is a condition for apitest.WaitFor: nil once no process is
+// in dir (see ProcessesIn), else an error naming those still there.
+func NoProcessesIn(dir string) func() error {
+	return func() error {
+		procs, err := ProcessesIn(dir)
+		if err != nil || len(procs) == 0 {
+			return err
 		}
-		time.Sleep(50 * time.Millisecond)
+		lines := make([]string, len(procs))
+		for i, p := range procs {
+			lines[i] = p.String()
+		}
+		return fmt.Errorf("%d process(es) still in %s: %s", len(procs), dir, strings.Join(lines, "; "))
 	}
 }
 

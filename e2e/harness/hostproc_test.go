@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tabula-console/tabula/apiclient/apitest"
 )
 
 // fakeProc writes a /proc-like entry: cwd as a symlink, environ and cmdline
@@ -73,38 +75,35 @@ func TestProcessesInMatchesCwdOrEnvironment(t *testing.T) {
 	}
 }
 
-func TestWaitNoProcessesSeesARealProcessLeave(t *testing.T) {
+func TestProcessConditionsSeeARealProcessComeAndLeave(t *testing.T) {
 	dir := t.TempDir()
+	var procs []HostProcess
+	if err := ProcessesFoundIn(dir, &procs)(); err == nil {
+		t.Fatalf("ProcessesFoundIn holds in an empty directory: %v", procs)
+	}
+	if err := NoProcessesIn(dir)(); err != nil {
+		t.Fatalf("NoProcessesIn in an empty directory: %v", err)
+	}
+
 	cmd := exec.Command("sleep", "60")
 	cmd.Dir = dir
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-
-	procs, err := WaitProcesses(dir, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
+	apitest.WaitFor(t, 5*time.Second, ProcessesFoundIn(dir, &procs))
 	if len(procs) != 1 || procs[0].PID != cmd.Process.Pid || !slices.Equal(procs[0].Cmdline, []string{"sleep", "60"}) {
 		t.Fatalf("processes in %s: %v, want sleep 60 as %d", dir, procs, cmd.Process.Pid)
 	}
-
-	err = WaitNoProcesses(dir, 200*time.Millisecond)
-	if err == nil || !strings.Contains(err.Error(), "sleep 60") {
-		t.Fatalf("WaitNoProcesses with sleep running: %v, want an error naming it", err)
+	if err := NoProcessesIn(dir)(); err == nil || !strings.Contains(err.Error(), "sleep 60") {
+		t.Fatalf("NoProcessesIn with sleep running: %v, want an error naming it", err)
 	}
 
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	_ = cmd.Wait()
-	if err := WaitNoProcesses(dir, 5*time.Second); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := WaitProcesses(dir, 100*time.Millisecond); err == nil {
-		t.Fatal("WaitProcesses found a process in an empty directory")
-	}
+	apitest.WaitFor(t, 5*time.Second, NoProcessesIn(dir))
 }
 
 func TestPodWorkDir(t *testing.T) {

@@ -992,16 +992,16 @@ func TestTerminalWaitsForItsContainerToStart(t *testing.T) {
 // waitLog waits for a log record with msg and returns the last one.
 func waitLog(t *testing.T, logs *webtest.Log, msg string) map[string]any {
 	t.Helper()
-	deadline := time.Now().Add(termWait)
-	for {
-		if recs := logs.Records(t, msg); len(recs) > 0 {
-			return recs[len(recs)-1]
+	var last map[string]any
+	apitest.WaitFor(t, termWait, func() error {
+		recs := logs.Records(t, msg)
+		if len(recs) == 0 {
+			return fmt.Errorf("no %q log record in:\n%s", msg, logs.String())
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no %q log record in:\n%s", msg, logs.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		last = recs[len(recs)-1]
+		return nil
+	})
+	return last
 }
 
 // Each terminal's start and end are logged with who opened what and how it
@@ -1234,15 +1234,14 @@ func TestTerminalLeftBeforeItStartedStartsNothing(t *testing.T) {
 	c := b.open(b.terminal(termExec, nil), "", nil)
 	_ = c.ws.UnderlyingConn().Close()
 	// The socket's request is logged once its handler returned.
-	deadline := time.Now().Add(termWait)
-	for !slices.ContainsFunc(f.Log.Records(t, "http request"), func(r map[string]any) bool {
-		return r["path"] == termExec && r["status"] == float64(http.StatusSwitchingProtocols)
-	}) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the socket's handler did not return:\n%s", f.Log.String())
+	apitest.WaitFor(t, termWait, func() error {
+		if !slices.ContainsFunc(f.Log.Records(t, "http request"), func(r map[string]any) bool {
+			return r["path"] == termExec && r["status"] == float64(http.StatusSwitchingProtocols)
+		}) {
+			return fmt.Errorf("the socket's handler did not return:\n%s", f.Log.String())
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return nil
+	})
 	if ss := f.Fake.ExecSessions(); len(ss) != 0 {
 		t.Errorf("a session for a browser that had left: %+v", ss)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -252,21 +253,43 @@ func TestAHungServerGivesA504Page(t *testing.T) {
 func TestConcurrentPagesDoNotShareNamespaceOptions(t *testing.T) {
 	h, _ := webtest.Demo(t, apitest.Options{})
 	h.Get(t, "/c/dev/api/v1/namespaces/demo/pods", http.StatusOK) // fills the cache
+	type answer struct {
+		status int
+		body   string
+		err    error
+	}
+	answers := make([]answer, 8)
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	var wg sync.WaitGroup
-	for i := range 8 {
+	for i := range answers {
+		// Only the test's goroutine may stop the test: the pages are
+		// fetched here and checked below.
 		wg.Go(func() {
-			ns := fmt.Sprintf("ns-%d", i)
-			_, body := h.Get(t, "/c/dev/api/v1/namespaces/"+ns+"/pods", http.StatusOK)
-			var options []string
-			webtest.Parse(t, body).Find("[data-testid=namespace-select] option").Each(func(_ int, s *goquery.Selection) {
-				options = append(options, s.AttrOr("value", ""))
-			})
-			if options[len(options)-1] != ns {
-				t.Errorf("page for %s offers %v", ns, options)
+			resp, err := client.Get(fmt.Sprintf("%s/c/dev/api/v1/namespaces/ns-%d/pods", h.URL, i))
+			if err != nil {
+				answers[i].err = err
+				return
 			}
+			defer resp.Body.Close()
+			body, err := io.ReadAll(resp.Body)
+			answers[i] = answer{status: resp.StatusCode, body: string(body), err: err}
 		})
 	}
 	wg.Wait()
+	for i, a := range answers {
+		ns := fmt.Sprintf("ns-%d", i)
+		if a.err != nil || a.status != http.StatusOK {
+			t.Errorf("page for %s: status %d, %v; body:\n%s", ns, a.status, a.err, webtest.Clip(a.body))
+			continue
+		}
+		var options []string
+		webtest.Parse(t, a.body).Find("[data-testid=namespace-select] option").Each(func(_ int, s *goquery.Selection) {
+			options = append(options, s.AttrOr("value", ""))
+		})
+		if len(options) == 0 || options[len(options)-1] != ns {
+			t.Errorf("page for %s offers %v, want %s last", ns, options, ns)
+		}
+	}
 }
 
 // bodyCutShort serves the head of a pod Table and some rows, then stops:

@@ -7,7 +7,9 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -119,62 +121,63 @@ func TestOpenMergeTakesJoinersAndDoesNotWaitForeverOnQuietSources(t *testing.T) 
 	}
 }
 
+// endlessLog serves one timestamped line per Read, counting them, up to
+// limit lines and then EOF (so that a merge that never stops reading ends
+// too, and fails the test rather than hang it). One line per Read means
+// nothing is read ahead of the merge's demand.
+type endlessLog struct {
+	limit  int64
+	served atomic.Int64
+}
+
+func (e *endlessLog) Read(p []byte) (int, error) {
+	i := e.served.Load()
+	if i == e.limit {
+		return 0, io.EOF
+	}
+	line := fmt.Appendf(nil, "2026-11-21T10:00:00.%09dZ line %d\n", i, i)
+	if len(p) < len(line) {
+		return 0, io.ErrShortBuffer
+	}
+	e.served.Add(1)
+	return copy(p, line), nil
+}
+
 // A reader that stops reading stops the merge from reading upstream: the
-// sources block, nothing piles up beyond the bounded queues.
+// source blocks, nothing piles up beyond the bounded queues.
 func TestMergeBackpressureBoundsWhatIsRead(t *testing.T) {
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	var mu sync.Mutex
-	produced := 0
-	endless := logSource{Name: "loud/app", Open: func(context.Context) (io.ReadCloser, error) {
-		r, w := io.Pipe()
-		go func() {
-			for i := 0; ; i++ {
-				if _, err := fmt.Fprintf(w, "2026-11-21T10:00:00.%09dZ line %d\n", i, i); err != nil {
-					return
-				}
-				mu.Lock()
-				produced++
-				mu.Unlock()
-			}
-		}()
-		return r, nil
-	}}
-	block := make(chan struct{})
-	m := newLogMerger(func([]byte) error {
-		select {
-		case <-block:
-		case <-ctx.Done():
+	// What the merge may hold while its writer is blocked: the batch being
+	// written (32 KiB of lines of at least 47 bytes with their prefix, and
+	// the one that crossed 32 KiB), its queue, its channel, and the line
+	// the source's reader holds.
+	const bound = logBatch/47 + 1 + mergeQueued + 256 + 1
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		upstream := &endlessLog{limit: bound + 1}
+		loud := logSource{Name: "loud/app", Open: func(context.Context) (io.ReadCloser, error) {
+			return io.NopCloser(upstream), nil
+		}}
+		m := newLogMerger(func([]byte) error {
+			<-ctx.Done() // a reader that stops reading
+			return ctx.Err()
+		}, prefixFormat)
+		m.open = true
+		if cap(m.lines) != 256 {
+			t.Fatalf("the merge's channel holds %d lines: update the bound", cap(m.lines))
 		}
-		return ctx.Err()
-	}, prefixFormat)
-	m.open = true
-	done := make(chan error, 1)
-	go func() { done <- m.Run(ctx, []logSource{endless}) }()
-	// Once the writer blocks, production must stop at a bound.
-	var last int
-	deadline := time.Now().Add(10 * time.Second)
-	for stable := 0; stable < 20; {
-		if time.Now().After(deadline) {
-			t.Fatal("production never settled")
+		done := make(chan error, 1)
+		go func() { done <- m.Run(ctx, []logSource{loud}) }()
+		// Wait until every goroutine of the merge is blocked: the writer,
+		// and the source's reader on the full channel. Nothing is read
+		// after this.
+		synctest.Wait()
+		if n := upstream.served.Load(); n > bound {
+			t.Fatalf("%d lines were read while the writer was blocked, want at most %d", n, bound)
 		}
-		time.Sleep(25 * time.Millisecond)
-		mu.Lock()
-		n := produced
-		mu.Unlock()
-		if n == last && n > 0 {
-			stable++
-		} else {
-			stable, last = 0, n
-		}
-	}
-	// One batch (32 KiB of ~50-byte lines), the merge queue, the channel, the
-	// pipe and bufio's 64 KiB buffer: a few thousand lines at most.
-	if last > 6000 {
-		t.Fatalf("%d lines were read while the writer was blocked", last)
-	}
-	cancel()
-	<-done
+		cancel()
+		<-done
+	})
 }
 
 func TestPumpLinesSendsWholeLinesAndSplitsRunaways(t *testing.T) {
