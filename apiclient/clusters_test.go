@@ -99,7 +99,7 @@ func TestIdentityChangesTheCredentialsSent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := userClient.Ping(ctx, true); err != nil {
+	if err := userClient.Ping(ctx, false); err != nil {
 		t.Fatal(err)
 	}
 	last := fake.Requests()[len(fake.Requests())-1]
@@ -112,7 +112,7 @@ func TestIdentityChangesTheCredentialsSent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := imp.Ping(ctx, true); err != nil {
+	if err := imp.Ping(ctx, false); err != nil {
 		t.Fatal(err)
 	}
 	last = fake.Requests()[len(fake.Requests())-1]
