@@ -1,7 +1,10 @@
 package web_test
 
 import (
+	"bufio"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -118,5 +121,89 @@ func TestTheTokenIsTheFormsFirstField(t *testing.T) {
 	b.Do(formPost(t, f, webtest.WebPath+"/scale", strings.NewReader("_csrf="+token+"&replicas=3")), http.StatusSeeOther)
 	if got := f.Writes(http.MethodPatch); len(got) != 1 {
 		t.Errorf("the scale form made %d patches, want 1", len(got))
+	}
+}
+
+// withCookies gives req the browser's cookies, for requests the browser's
+// own client would not send as they are.
+func withCookies(b *webtest.Browser, req *http.Request) *http.Request {
+	u, _ := url.Parse(req.URL.String())
+	for _, c := range b.Client.Jar.Cookies(u) {
+		req.AddCookie(c)
+	}
+	return req
+}
+
+// A write that calls itself a WebSocket upgrade (which only a GET can
+// be) is a write like any other: its form is bounded, and it is never
+// routed to a live stream.
+func TestAWriteWithUpgradeHeadersIsAWrite(t *testing.T) {
+	f := webtest.Editable(t, apitest.Options{})
+	b := webtest.NewBrowser(t, f)
+	b.Get(webtest.WebPath+"/delete", http.StatusOK)
+	token := url.QueryEscape(b.CSRFToken())
+	for _, path := range []string{webtest.WebPath + "/delete", webtest.WebPath + "/edit"} {
+		body := io.MultiReader(strings.NewReader("_csrf="+token+"&x="), io.LimitReader(endless{}, web.MaxSmallForm+1))
+		if strings.HasSuffix(path, "/edit") {
+			body = strings.NewReader("_csrf=" + token + "&action=edit&yaml=kind")
+		}
+		req := formPost(t, f, path, body)
+		req.Header.Set("Connection", "Upgrade")
+		req.Header.Set("Upgrade", "websocket")
+		req.Header.Set("Origin", f.URL)
+		resp, err := http.DefaultClient.Do(withCookies(b, req))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		want := http.StatusRequestEntityTooLarge
+		if strings.HasSuffix(path, "/edit") {
+			want = http.StatusOK // the editor again, not its live stream
+		}
+		if resp.StatusCode != want {
+			t.Errorf("POST %s with upgrade headers: %d, want %d", path, resp.StatusCode, want)
+		}
+	}
+	f.NoWrites(t, "writes with upgrade headers")
+}
+
+// Only forms are taken: a multipart body (or any other) is refused with
+// 415 before a parser without the form's bound reads it.
+func TestWritesTakeOnlyForms(t *testing.T) {
+	f := webtest.Editable(t, apitest.Options{})
+	b := webtest.NewBrowser(t, f)
+	b.Get(webtest.WebPath+"/delete", http.StatusOK)
+	body := io.MultiReader(strings.NewReader("--XX\r\nContent-Disposition: form-data; name=\"f\"; filename=\"a\"\r\n\r\n"),
+		io.LimitReader(endless{}, 8<<20), strings.NewReader("\r\n--XX--\r\n"))
+	req, _ := http.NewRequest(http.MethodPost, f.URL+webtest.WebPath+"/delete", struct{ io.Reader }{body})
+	req.Header.Set("Content-Type", "multipart/form-data; boundary=XX")
+	req.Header.Set("X-CSRF-Token", b.CSRFToken())
+	b.Do(req, http.StatusUnsupportedMediaType)
+	f.NoWrites(t, "a multipart delete")
+}
+
+// A body that stalls is answered anyway, wherever the request ends: a
+// health check, a host the console refuses, a write without a token.
+func TestAStalledBodyHoldsNoAnswer(t *testing.T) {
+	f := webtest.Editable(t, apitest.Options{})
+	host := strings.TrimPrefix(f.URL, "http://")
+	for _, head := range []string{
+		"GET /healthz HTTP/1.1\r\nHost: " + host,
+		"POST /auth/logout HTTP/1.1\r\nHost: evil.example\r\nContent-Type: application/x-www-form-urlencoded",
+		"POST " + webtest.WebPath + "/delete HTTP/1.1\r\nHost: " + host + "\r\nContent-Type: application/x-www-form-urlencoded",
+	} {
+		conn, err := net.Dial("tcp", host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(conn, "%s\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n", head)
+		_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			t.Errorf("%q…: no answer while the body stalls: %v", strings.SplitN(head, "\r\n", 2)[0], err)
+		} else if !resp.Close {
+			t.Errorf("%q…: %d without Connection: close", strings.SplitN(head, "\r\n", 2)[0], resp.StatusCode)
+		}
+		conn.Close()
 	}
 }

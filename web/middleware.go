@@ -132,49 +132,48 @@ const (
 	bodyTimeout    = 30 * time.Second
 )
 
-// limitBody gives a request's body bodyTimeout to arrive, and refuses one
-// that claims more than maxRequestBody unread. Its form is read whole, and
-// bounded, only by readForm. A request refused before its body was read to
-// the end closes its connection: net/http would otherwise read on, to
-// reuse the connection, and a stalled body would hold the answer back.
+// limitBody gives any request's body bodyTimeout to arrive, whatever its
+// method and wherever it is answered (a refused host, a health check), and
+// refuses one that claims more than maxRequestBody unread. A form is read
+// whole, and bounded, only by readForm. A response to a request whose body
+// was not read to its end closes an HTTP/1 connection: net/http would
+// otherwise read on first, to reuse the connection, and a stalled body
+// would hold the answer back.
 func (s *Server) limitBody(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
-		if req.ContentLength > maxRequestBody {
-			c.Response().Header().Set(echo.HeaderConnection, "close")
-			return echo.NewHTTPError(http.StatusRequestEntityTooLarge, fmt.Sprintf("The form is larger than %d MiB; nothing was sent to the API server.", maxRequestBody>>20))
-		}
-		if req.Body == nil || req.Body == http.NoBody || safeMethod(req.Method) {
+		if req.ContentLength == 0 || req.Body == nil || req.Body == http.NoBody {
 			return next(c)
 		}
-		rc := http.NewResponseController(c.Response().Writer)
-		if err := rc.SetReadDeadline(time.Now().Add(s.bodyTimeout)); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		b := &bodyRead{ReadCloser: req.Body}
+		req.Body = b
+		c.Response().Before(func() {
+			if !b.ended && req.ProtoMajor == 1 {
+				c.Response().Header().Set(echo.HeaderConnection, "close")
+			}
+		})
+		if req.ContentLength > maxRequestBody {
+			return echo.NewHTTPError(http.StatusRequestEntityTooLarge, fmt.Sprintf("The form is larger than %d MiB; nothing was sent to the API server.", maxRequestBody>>20))
+		}
+		// net/http lifts the deadline itself once the body has ended, when
+		// it starts watching for the client going away.
+		if err := http.NewResponseController(c.Response().Writer).SetReadDeadline(time.Now().Add(s.bodyTimeout)); err != nil && !errors.Is(err, http.ErrNotSupported) {
 			return err
 		}
-		b := &timedBody{ReadCloser: req.Body, done: func() { _ = rc.SetReadDeadline(time.Time{}) }}
-		req.Body = b
-		err := next(c)
-		if !b.ended && !c.Response().Committed {
-			c.Response().Header().Set(echo.HeaderConnection, "close")
-		}
-		return err
+		return next(c)
 	}
 }
 
-// timedBody is a request body whose read deadline is lifted at its end,
-// so that net/http's watch for the client going away, which reads on after
-// the body, never hits it and cancels the request.
-type timedBody struct {
+// bodyRead is a request body that knows whether it was read to its end.
+type bodyRead struct {
 	io.ReadCloser
-	done  func()
 	ended bool
 }
 
-func (b *timedBody) Read(p []byte) (int, error) {
+func (b *bodyRead) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
-	if errors.Is(err, io.EOF) && !b.ended {
+	if errors.Is(err, io.EOF) {
 		b.ended = true
-		b.done()
 	}
 	return n, err
 }

@@ -2,6 +2,7 @@ package web
 
 import (
 	"fmt"
+	"mime"
 	"net/http"
 	"strings"
 
@@ -33,9 +34,10 @@ func (s *Server) routes() *echo.Echo {
 	// that is not a read, so no write can be routed around it, and
 	// UpgradeOrigin every WebSocket handshake, so no stream can; both run
 	// after the host check so their Origin checks compare with a
-	// vouched-for Host. A body is bounded and timed from the first byte
-	// (limitBody), and read whole only once CSRF vouched for it (readForm).
-	e.Use(headRestored, requestLog(s.log), s.metrics.middleware, s.idle.middleware, recoverPanics(s.log), securityHeaders(s.auth.FormActions()), s.hosts.check, s.env.UpgradeOrigin, s.limitBody, s.auth.Middleware, s.limitSignIn, csrf.Protect(s.origins), s.readForm, s.env.Flashes, page.Theme, page.CollectWarnings)
+	// vouched-for Host. A body is bounded and timed from its first byte,
+	// before the host check or anything after it may answer (limitBody),
+	// and read whole only once CSRF vouched for it (readForm).
+	e.Use(headRestored, requestLog(s.log), s.metrics.middleware, s.idle.middleware, recoverPanics(s.log), securityHeaders(s.auth.FormActions()), s.limitBody, s.hosts.check, s.env.UpgradeOrigin, s.auth.Middleware, s.limitSignIn, csrf.Protect(s.origins), s.readForm, s.env.Flashes, page.Theme, page.CollectWarnings)
 	bounded := s.env.Bounded
 
 	// Operations.
@@ -99,8 +101,14 @@ func (s *Server) limitSignIn(next echo.HandlerFunc) echo.HandlerFunc {
 func (s *Server) readForm(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
-		if safeMethod(req.Method) || streaming.IsUpgrade(req) {
+		if safeMethod(req.Method) {
 			return next(c)
+		}
+		// The console's pages send forms as this, and nothing else: any
+		// other body (multipart, JSON) is refused, never read by a parser
+		// that would ignore its bound.
+		if mt, _, _ := mime.ParseMediaType(req.Header.Get(echo.HeaderContentType)); req.ContentLength != 0 && mt != echo.MIMEApplicationForm {
+			return echo.NewHTTPError(http.StatusUnsupportedMediaType, "The console takes forms as "+echo.MIMEApplicationForm+"; nothing was sent to the API server.")
 		}
 		limit := int64(maxSmallForm)
 		if s.largeForm(c) {
@@ -221,7 +229,8 @@ func (s *Server) resource(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	rt, err := s.dispatch.route(c.Request().Method, t.Path, streaming.IsUpgrade(c.Request()))
+	req := c.Request()
+	rt, err := s.dispatch.route(req.Method, t.Path, req.Method == http.MethodGet && streaming.IsUpgrade(req))
 	if err != nil {
 		return err
 	}
