@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"slices"
@@ -29,8 +30,9 @@ func (h *Handler) Logout(c echo.Context) error {
 		h.revoked.add(s.ID, until, h.now())
 		if h.shared != nil {
 			// Before the answer: once the browser is told it is signed
-			// out, every replica's watch is about to say so too.
-			if err := h.shared.revoke(c.Request().Context(), s.ID, until); err != nil {
+			// out, every replica's watch is about to say so too. A browser
+			// that leaves meanwhile does not undo the logout.
+			if err := h.shared.revoke(context.WithoutCancel(c.Request().Context()), s.ID, until); err != nil {
 				h.log.Warn("the logout could not be shared with the other replicas: there, copies of this session's cookies open it until it times out", "session", s, "error", err)
 			}
 		}

@@ -103,11 +103,13 @@ const (
 	maxStateBytes    = 768 << 10
 	maxSharedRevoked = 20000
 	maxSharedRefresh = 4000
-	// claimTTL is how long a claimed refresh is waited for before another
-	// replica may take it over.
-	claimTTL = refreshTimeout + 5*time.Second
 	// stateTimeout bounds one read or write of the Secret.
 	stateTimeout = 10 * time.Second
+	// claimTTL is how long a claimed refresh is waited for before another
+	// replica may take it over: the provider's answer and the write of its
+	// outcome, with a margin for the replicas' clocks, so that no replica
+	// spends a refresh token another is still writing the successor of.
+	claimTTL = refreshTimeout + stateTimeout + 10*time.Second
 )
 
 // stateStore is the Secret the state lives in.
@@ -522,6 +524,12 @@ func (sh *shared) refresh(ctx context.Context, s Session, do func(context.Contex
 		if _, err := sh.update(context.WithoutCancel(ctx), func(d *sharedDoc, now time.Time) bool {
 			if e, ok := d.Refresh[key]; ok && (e.From > s.IssuedAt || e.Owner != sh.replica) {
 				return false // taken over, or superseded, meanwhile
+			}
+			if d.Refresh == nil {
+				// The state lost every refresh meanwhile (re-created, or
+				// trimmed): the outcome is still written, or the next
+				// request would spend the rotated refresh token again.
+				d.Refresh = map[string]refreshEntry{}
 			}
 			d.Refresh[key] = sh.entry(key, s, t, rerr, now, keepFailure)
 			return true
