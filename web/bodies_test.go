@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/PuerkitoBio/goquery"
 	"github.com/tabula-console/tabula/apiclient/apitest"
 	"github.com/tabula-console/tabula/web"
 	"github.com/tabula-console/tabula/web/webtest"
@@ -205,5 +206,27 @@ func TestAStalledBodyHoldsNoAnswer(t *testing.T) {
 			t.Errorf("%q…: %d without Connection: close", strings.SplitN(head, "\r\n", 2)[0], resp.StatusCode)
 		}
 		conn.Close()
+	}
+}
+
+// Every form that writes sends its CSRF token first, as the check reads
+// only a form's first field: the first named control of each is _csrf.
+// (webtest's Form posts fields in the page's order too, so every test that
+// submits a form checks its own.)
+func TestEveryFormSendsItsTokenFirst(t *testing.T) {
+	f := webtest.Editable(t, apitest.Options{})
+	b := webtest.NewBrowser(t, f)
+	forms := 0
+	for _, path := range []string{webtest.WebPath, webtest.WebPath + "/edit", webtest.WebPath + "/delete", webtest.WebPath + "/scale", webtest.ConfigMapsPath + "/new"} {
+		b.Get(path, http.StatusOK).Doc.Find(`form[method="post"]`).Each(func(_ int, form *goquery.Selection) {
+			forms++
+			first := form.Find("input[name], textarea[name], select[name], button[name]").First()
+			if name := first.AttrOr("name", ""); name != "_csrf" {
+				t.Errorf("%s: a form to %s sends %q first, not its token", path, form.AttrOr("action", ""), name)
+			}
+		})
+	}
+	if forms < 5 {
+		t.Errorf("found %d forms that write, want the restart, edit, delete, scale and create forms", forms)
 	}
 }

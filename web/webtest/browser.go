@@ -2,6 +2,7 @@ package webtest
 
 import (
 	"io"
+	"maps"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -90,7 +91,13 @@ func (b *Browser) GetWith(path string, want int, hdr map[string]string) Page {
 // sends them unless hdr overrides them ("" removes one).
 func (b *Browser) Post(path string, values url.Values, want int, hdr map[string]string) Page {
 	b.t.Helper()
-	req, err := http.NewRequest(http.MethodPost, b.Console.URL+path, strings.NewReader(values.Encode()))
+	return b.post(path, values.Encode(), want, hdr)
+}
+
+// post sends an encoded form body to path, as Post does.
+func (b *Browser) post(path, body string, want int, hdr map[string]string) Page {
+	b.t.Helper()
+	req, err := http.NewRequest(http.MethodPost, b.Console.URL+path, strings.NewReader(body))
 	if err != nil {
 		b.t.Fatal(err)
 	}
@@ -148,6 +155,9 @@ type Form struct {
 	b       *Browser
 	buttons []string // values of the submit buttons named "action"
 	areas   map[string]bool
+	// order is the fields' names as the page has them: a browser sends
+	// them in that order (the CSRF check reads the first one).
+	order []string
 }
 
 // Form reads the form matching sel (a CSS selector) of p.
@@ -158,22 +168,29 @@ func (b *Browser) Form(p Page, sel string) *Form {
 		b.t.Fatalf("%d forms match %q; page:\n%s", s.Length(), sel, Clip(p.Body))
 	}
 	f := &Form{b: b, Action: s.AttrOr("action", ""), Values: url.Values{}, areas: map[string]bool{}}
-	s.Find("input[name]").Each(func(_ int, in *goquery.Selection) {
+	add := func(name, value string) {
+		if _, seen := f.Values[name]; !seen {
+			f.order = append(f.order, name)
+		}
+		f.Values.Add(name, value)
+	}
+	s.Find("input[name], textarea[name]").Each(func(_ int, in *goquery.Selection) {
+		name := in.AttrOr("name", "")
+		if goquery.NodeName(in) == "textarea" {
+			add(name, in.Text())
+			f.areas[name] = true
+			return
+		}
 		switch in.AttrOr("type", "text") {
 		case "checkbox", "radio":
 			if _, checked := in.Attr("checked"); !checked {
 				return
 			}
-			f.Values.Add(in.AttrOr("name", ""), in.AttrOr("value", "on"))
+			add(name, in.AttrOr("value", "on"))
 		case "submit", "button":
 		default:
-			f.Values.Add(in.AttrOr("name", ""), in.AttrOr("value", ""))
+			add(name, in.AttrOr("value", ""))
 		}
-	})
-	s.Find("textarea[name]").Each(func(_ int, ta *goquery.Selection) {
-		name := ta.AttrOr("name", "")
-		f.Values.Add(name, ta.Text())
-		f.areas[name] = true
 	})
 	s.Find("button[name=action]").Each(func(_ int, btn *goquery.Selection) {
 		f.buttons = append(f.buttons, btn.AttrOr("value", ""))
@@ -207,21 +224,32 @@ func (f *Form) SubmitWith(action string, want int, hdr map[string]string) Page {
 }
 
 // Send posts the form with any action value, as a forged or scripted
-// request may.
+// request may. Fields go in the page's order, as a browser sends them,
+// then those a test added, then the action.
 func (f *Form) Send(action string, want int, hdr map[string]string) Page {
 	f.b.t.Helper()
-	v := url.Values{}
-	for k, vs := range f.Values {
-		for _, s := range vs {
+	names := slices.Clone(f.order)
+	for _, k := range slices.Sorted(maps.Keys(f.Values)) {
+		if !slices.Contains(names, k) {
+			names = append(names, k)
+		}
+	}
+	var body []string
+	field := func(k, v string) { body = append(body, url.QueryEscape(k)+"="+url.QueryEscape(v)) }
+	for _, k := range names {
+		if k == "action" && action != "" {
+			continue
+		}
+		for _, v := range f.Values[k] {
 			if f.areas[k] {
 				// Browsers send textarea line ends as CRLF.
-				s = strings.ReplaceAll(s, "\n", "\r\n")
+				v = strings.ReplaceAll(v, "\n", "\r\n")
 			}
-			v.Add(k, s)
+			field(k, v)
 		}
 	}
 	if action != "" {
-		v.Set("action", action)
+		field("action", action)
 	}
-	return f.b.Post(f.Action, v, want, hdr)
+	return f.b.post(f.Action, strings.Join(body, "&"), want, hdr)
 }
