@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"sort"
 	"strings"
@@ -165,10 +166,18 @@ func (r *readiness) check(ctx context.Context) error {
 		return err
 	}
 	r.mu.Unlock()
-	ch := r.flight.DoChan("ping", func() (any, error) {
-		// Shared by whoever asks meanwhile: no one caller's going away
-		// ends it; the page deadline of the one who started it bounds it.
-		err := r.ping(context.WithoutCancel(ctx))
+	ch := r.flight.DoChan("ping", func() (_ any, err error) {
+		// DoChan re-panics in a goroutine of its own, which would end the
+		// process: a panicking ping is not ready, and is logged.
+		defer func() {
+			if p := recover(); p != nil {
+				err = fmt.Errorf("readiness check panicked: %v", p)
+				r.log(err)
+			}
+		}()
+		// Shared by whoever asks meanwhile, so no one caller's going away
+		// ends it; ping bounds it with its own deadline.
+		err = r.ping(context.WithoutCancel(ctx))
 		if err != nil {
 			r.log(err)
 		}

@@ -308,3 +308,18 @@ func TestLiveListsTakeStreamSlots(t *testing.T) {
 		}
 	}
 }
+
+// In kubeconfig mode every visitor acts as the console's one identity: a
+// per-user share would be everyone's, so only the console's cap applies.
+func TestKubeconfigVisitorsShareOnlyTheConsolesCap(t *testing.T) {
+	fake := apitest.NewServer(t, apitest.CoreV1())
+	fake.Add(apitest.Pod("demo", "web-1", map[string]string{"app": "web"}))
+	h := webtest.Start(t, fake, webtest.Options{Deps: web.Deps{MaxStreams: 2, MaxStreamsPerUser: 1}})
+	const path = "/c/dev/api/v1/namespaces/demo/pods"
+	rv := h.ListRV(t, path)
+	h.Dial(t, path+"?labelSelector=app%3Dweb&resourceVersion="+rv)
+	h.Dial(t, path+"?labelSelector=app%3Ddb&resourceVersion="+rv)
+	if _, resp, err := h.TryDial(path+"?resourceVersion="+rv, h.URL); err == nil || resp == nil || resp.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("a third live list past the console's two slots: %s, want 503", webtest.StatusText(resp))
+	}
+}

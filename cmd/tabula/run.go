@@ -114,8 +114,14 @@ func run(ctx context.Context, cfg config, logOut io.Writer) error {
 		cancel()
 	}
 	syncCtx, stopSync := context.WithCancel(ctx)
-	defer stopSync()
-	go srv.SyncSessions(syncCtx)
+	synced := make(chan struct{})
+	go func() {
+		defer close(synced)
+		srv.SyncSessions(syncCtx)
+	}()
+	// The shared session state's watch ends with the server, before run
+	// returns.
+	defer func() { stopSync(); <-synced }()
 	return srv.Serve(ctx, web.Listen{Addr: cfg.Listen, CertFile: cfg.TLSCert, KeyFile: cfg.TLSKey}, func(s web.Serving) {
 		log.Info("serving", "url", s.URL)
 		if s.MetricsURL != "" {

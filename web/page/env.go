@@ -88,6 +88,10 @@ type Env struct {
 	userMu      sync.Mutex     // guards userStreams
 	userStreams map[string]int // slots held, by identity key
 	perUser     int            // 0: no per-identity cap
+	// shared is the key of the console's own identity, which every
+	// visitor in kubeconfig mode acts as: one identity there is everyone,
+	// so only the console's cap applies to it.
+	shared string
 	// refusedUser and refusedConsole count streams refused a slot.
 	refusedUser, refusedConsole atomic.Uint64
 }
@@ -146,6 +150,7 @@ func New(cfg Config) (*Env, error) {
 	}
 	e.streams = make(chan struct{}, n)
 	e.userStreams = map[string]int{}
+	e.shared = e.Clusters.IdentityKey(apiclient.Identity{})
 	switch {
 	case cfg.MaxStreamsPerUser == 0:
 		e.perUser = DefaultMaxStreamsPerUser

@@ -24,10 +24,12 @@ func (e *Env) userSlotsFull() error {
 // stream, or a live object page's watches) for the identity whose key
 // (apiclient.Client.IdentityKey) is given, or fails at once: 429 when that
 // identity holds its share (Config.MaxStreamsPerUser), so one user cannot
-// take every slot; 503 when all are taken. release gives it back.
+// take every slot (but the console's own identity, which in kubeconfig
+// mode every visitor shares); 503 when all are taken. release gives it
+// back.
 func (e *Env) AcquireStream(identityKey string) (release func(), err error) {
 	e.userMu.Lock()
-	if e.perUser > 0 && e.userStreams[identityKey] >= e.perUser {
+	if e.perUser > 0 && identityKey != e.shared && e.userStreams[identityKey] >= e.perUser {
 		e.userMu.Unlock()
 		e.refusedUser.Add(1)
 		return nil, e.userSlotsFull()
