@@ -601,3 +601,31 @@ func TestForgedNoticesAreNotShown(t *testing.T) {
 		t.Error("the forged cookie was not cleared")
 	}
 }
+
+// A notice sealed by the console for one browser opens in no other: a
+// user of a sibling site who got one (by writing themselves) cannot plant
+// it in another user's browser.
+func TestANoticeOpensOnlyInItsBrowser(t *testing.T) {
+	f := webtest.Editable(t, apitest.Options{})
+	mine, theirs := webtest.NewBrowser(t, f), webtest.NewBrowser(t, f)
+	p := mine.Get(webtest.WebPath+"/scale", http.StatusOK)
+	mine.Form(p, "[data-testid=scale-form]").Set("replicas", "4").Submit("", http.StatusSeeOther)
+	u, _ := url.Parse(f.URL)
+	var flash *http.Cookie
+	for _, c := range mine.Client.Jar.Cookies(u) {
+		if c.Name == "tabula_flash" {
+			flash = c
+		}
+	}
+	if flash == nil {
+		t.Fatal("the scale left no notice")
+	}
+	theirs.Get(webtest.WebPath, http.StatusOK) // a CSRF token of its own
+	theirs.Client.Jar.SetCookies(u, []*http.Cookie{{Name: "tabula_flash", Value: flash.Value, Path: "/"}})
+	if got := theirs.Get(webtest.WebPath, http.StatusOK).Text("notice"); got != "" {
+		t.Errorf("another browser shows the notice %q", got)
+	}
+	if got := mine.Get(webtest.WebPath, http.StatusOK).Text("notice"); !strings.Contains(got, "Scaled") {
+		t.Errorf("the browser it was for shows %q", got)
+	}
+}

@@ -6,6 +6,7 @@ package web
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -126,6 +127,19 @@ func New(d Deps) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	// One session key seals the sessions (web/auth) and the notices
+	// (web/page), so every replica given the key reads the others'.
+	keys := d.Auth.Keys
+	if len(keys) == 0 {
+		k := make([]byte, seal.MinKeyBytes)
+		if _, err := rand.Read(k); err != nil {
+			return nil, err
+		}
+		keys = [][]byte{k}
+		if d.Log != nil && d.Auth.Mode != "" && d.Auth.Mode != ModeKubeconfig {
+			d.Log.Warn("no session key given (--session-key-file or TABULA_SESSION_KEY): using a random one, so a restart signs everyone out and other replicas cannot read this one's sessions")
+		}
+	}
 	env, err := page.New(page.Config{
 		Clusters: d.Clusters,
 		Log:      d.Log,
@@ -140,8 +154,7 @@ func New(d Deps) (*Server, error) {
 		Mode:              d.Auth.Mode,
 		// Compression of what the console writes.
 		DisableCompression: d.DisableCompression,
-		// Flash cookies are sealed with the session key.
-		Keys: d.Auth.Keys,
+		Keys:               keys,
 	})
 	if err != nil {
 		return nil, err
@@ -150,6 +163,7 @@ func New(d Deps) (*Server, error) {
 	// Operations and static assets need no session; the route table says
 	// which paths they are.
 	authCfg := d.Auth
+	authCfg.Keys = keys
 	authCfg.Public = append(authCfg.Public, publicPaths...)
 	signIn, err := auth.New(env, authCfg)
 	if err != nil {

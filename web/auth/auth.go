@@ -18,7 +18,6 @@ package auth
 import (
 	"context"
 	"crypto/hkdf"
-	"crypto/rand"
 	"crypto/sha256"
 	"fmt"
 	"log/slog"
@@ -181,14 +180,6 @@ func New(env *page.Env, cfg Config) (*Handler, error) {
 		return nil, fmt.Errorf("auth: unknown sign-in mode %q: want %s, %s or %s", cfg.Mode, page.ModeKubeconfig, page.ModeOIDC, page.ModeToken)
 	}
 	keys := cfg.Keys
-	if len(keys) == 0 {
-		k := make([]byte, seal.MinKeyBytes)
-		if _, err := rand.Read(k); err != nil {
-			return nil, err
-		}
-		keys = [][]byte{k}
-		h.log.Warn("no session key given (--session-key-file or TABULA_SESSION_KEY): using a random one, so a restart signs everyone out and other replicas cannot read this one's sessions")
-	}
 	c, err := seal.New(keys)
 	if err != nil {
 		return nil, err

@@ -7,7 +7,6 @@ package page
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -64,7 +63,7 @@ type Config struct {
 	// browser accepts.
 	DisableCompression bool
 	// Keys are the session keys (web/auth's), which seal the flash
-	// cookie so every replica reads another's; none: a random key.
+	// cookie so every replica reads another's.
 	Keys [][]byte
 }
 
@@ -123,16 +122,8 @@ func New(cfg Config) (*Env, error) {
 	if !cfg.DisableCompression {
 		e.compressor = compress.New()
 	}
-	keys := cfg.Keys
-	if len(keys) == 0 {
-		k := make([]byte, seal.MinKeyBytes)
-		if _, err := rand.Read(k); err != nil {
-			return nil, err
-		}
-		keys = [][]byte{k}
-	}
 	var err error
-	if e.flashes, err = seal.New(keys); err != nil {
+	if e.flashes, err = seal.New(cfg.Keys); err != nil {
 		return nil, err
 	}
 	if e.Log == nil {

@@ -33,7 +33,7 @@ func TestClientFailsClosedWithoutAnIdentityInSignInModes(t *testing.T) {
 		{mode: page.ModeToken, who: page.Requester{Mode: page.ModeToken, Identity: apiclient.Identity{BearerToken: "t"}}, ok: true},
 		{mode: page.ModeOIDC, who: page.Requester{Mode: page.ModeOIDC, Identity: apiclient.Identity{Impersonate: apiclient.Impersonation{UserName: "alice"}}}, ok: true},
 	} {
-		env, err := page.New(page.Config{Clusters: clusters, Mode: tc.mode})
+		env, err := page.New(page.Config{Clusters: clusters, Mode: tc.mode, Keys: [][]byte{make([]byte, 32)}})
 		if err != nil {
 			t.Fatal(err)
 		}
