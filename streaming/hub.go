@@ -239,6 +239,8 @@ func (h *Hub[E]) run(ctx context.Context, st *stream[E], start Upstream[E]) {
 	})
 }
 
+// warn tells st's subscribers that the upstream failed and is retried; a
+// subscriber that has not read the last warning keeps that one.
 func (h *Hub[E]) warn(st *stream[E], err error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()

@@ -177,7 +177,3 @@ func (b *bodyRead) Read(p []byte) (int, error) {
 	}
 	return n, err
 }
-
-func safeMethod(m string) bool {
-	return m == http.MethodGet || m == http.MethodHead || m == http.MethodOptions
-}

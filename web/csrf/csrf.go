@@ -75,7 +75,7 @@ func Protect(origins []string) echo.MiddlewareFunc {
 					token = ck.Value
 				}
 			}
-			if !safeMethod(req.Method) {
+			if !SafeMethod(req.Method) {
 				if err := checkSameOrigin(req, origins); err != nil {
 					return err
 				}
@@ -250,7 +250,9 @@ func Unmask(s string) (secret []byte, ok bool) {
 	return secret, true
 }
 
-func safeMethod(m string) bool {
+// SafeMethod says whether a request of method m is a read, which CSRF
+// lets through: GET, HEAD and OPTIONS change nothing.
+func SafeMethod(m string) bool {
 	return m == http.MethodGet || m == http.MethodHead || m == http.MethodOptions
 }
 
@@ -268,8 +270,15 @@ func checkSameOrigin(req *http.Request, origins []string) error {
 	if site := req.Header.Get("Sec-Fetch-Site"); site == "cross-site" || site == "same-site" {
 		return forbidden
 	}
-	if origin := req.Header.Get("Origin"); origin != "" && !streaming.OriginAllowed(req, origins, origin) {
-		return forbidden
+	origin := req.Header.Get("Origin")
+	if origin == "" || streaming.OriginAllowed(req, origins, origin) {
+		return nil
 	}
-	return nil
+	if u, err := url.Parse(origin); err == nil && len(origins) == 0 && strings.EqualFold(u.Host, req.Host) {
+		// The console's host under another scheme: most likely a proxy
+		// that terminates TLS in front of a console that does not know it.
+		return echo.NewHTTPError(http.StatusForbidden, fmt.Sprintf(
+			"This request came from %s, which is not the origin the console was reached at (its scheme differs), so nothing was changed. Behind a proxy that terminates TLS, the console must be started with --external-url naming the URL browsers use.", origin))
+	}
+	return forbidden
 }

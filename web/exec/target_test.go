@@ -48,7 +48,7 @@ func TestParseCommand(t *testing.T) {
 func TestTerminalContainersAndTheDefault(t *testing.T) {
 	running := corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}
 	pod := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{kube.DefaultContainerAnnotation: "app"}},
+		ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{"kubectl.kubernetes.io/default-container": "app"}},
 		Spec: corev1.PodSpec{
 			InitContainers:      []corev1.Container{{Name: "setup"}, {Name: "proxy"}},
 			Containers:          []corev1.Container{{Name: "sidecar"}, {Name: "app", Stdin: true, TTY: true}},
@@ -71,7 +71,7 @@ func TestTerminalContainersAndTheDefault(t *testing.T) {
 		t.Errorf("terminalContainers = %+v, %q\nwant %+v, app", got, def, want)
 	}
 	// An annotation naming no container falls back to the first.
-	pod.Annotations[kube.DefaultContainerAnnotation] = "gone"
+	pod.Annotations["kubectl.kubernetes.io/default-container"] = "gone"
 	if _, def := terminalContainers(pod); def != "sidecar" {
 		t.Errorf("default = %q, want sidecar", def)
 	}

@@ -27,17 +27,17 @@ func (p Permits) Denied(check apiclient.AccessCheck) string {
 			continue
 		}
 		if d := p.decisions[i]; d.Known && !d.Allowed {
-			return DeniedReason(check, d.Reason)
+			return deniedReason(check, d.Reason)
 		}
 		return ""
 	}
 	return ""
 }
 
-// DeniedReason is the tooltip of an action the server would refuse: "You
+// deniedReason is the tooltip of an action the server would refuse: "You
 // may not delete deployments.apps in namespace demo (verb delete)", with the
 // authorizer's reason when it gave one.
-func DeniedReason(check apiclient.AccessCheck, reason string) string {
+func deniedReason(check apiclient.AccessCheck, reason string) string {
 	where := "at the cluster scope"
 	if check.Namespace != "" {
 		where = "in namespace " + check.Namespace
@@ -163,10 +163,10 @@ func ListDenied(r apiclient.Resource, namespace string) string {
 	check := apiclient.AccessCheck{Verb: "list", Group: r.Group, Resource: r.Name}
 	switch {
 	case !r.Namespaced:
-		return DeniedReason(check, "")
+		return deniedReason(check, "")
 	case namespace == "":
 		return deniedPhrase(check, "across all namespaces", "")
 	}
 	check.Namespace = namespace
-	return DeniedReason(check, "")
+	return deniedReason(check, "")
 }

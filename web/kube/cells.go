@@ -29,7 +29,7 @@ func FormatCell(v any, colType string, now time.Time) views.Cell {
 			c.Text = duration.HumanDuration(now.Sub(t))
 			c.Title = t.UTC().Format(time.RFC3339)
 			c.Time = true
-		} else if d, ok := ParseHumanDuration(val); ok {
+		} else if d, ok := parseHumanDuration(val); ok {
 			// kube-apiserver sends CRD date columns as ages already; the
 			// time they stand for is only as exact as the age.
 			c.Title = "≈ " + now.Add(-d).UTC().Truncate(time.Second).Format(time.RFC3339)
@@ -50,9 +50,9 @@ func FormatCell(v any, colType string, now time.Time) views.Cell {
 	return c
 }
 
-// ParseHumanDuration reads the ages kubectl and kube-apiserver print
+// parseHumanDuration reads the ages kubectl and kube-apiserver print
 // ("45s", "5m3s", "3h", "12d", "2y51d").
-func ParseHumanDuration(s string) (time.Duration, bool) {
+func parseHumanDuration(s string) (time.Duration, bool) {
 	units := map[byte]time.Duration{'s': time.Second, 'm': time.Minute, 'h': time.Hour, 'd': 24 * time.Hour, 'y': 365 * 24 * time.Hour}
 	var total time.Duration
 	n, digits := 0, 0

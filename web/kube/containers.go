@@ -4,13 +4,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// DefaultContainerAnnotation names the container kubectl logs, exec and
+// defaultContainerAnnotation names the container kubectl logs, exec and
 // attach pick when none is given (KEP 2227).
-const DefaultContainerAnnotation = "kubectl.kubernetes.io/default-container"
+const defaultContainerAnnotation = "kubectl.kubernetes.io/default-container"
 
-// Container kinds, as kubectl marks them when it lists a pod's containers.
+// Container kinds, as kubectl marks them when it lists a pod's
+// containers; an app container's Kind is "".
 const (
-	AppContainer       = ""
 	InitContainer      = "init"
 	EphemeralContainer = "ephemeral"
 )
@@ -18,7 +18,7 @@ const (
 // Container is one of a pod's containers and what its status says of it.
 type Container struct {
 	Name string
-	// Kind is AppContainer, InitContainer or EphemeralContainer.
+	// Kind is "" (an app container), InitContainer or EphemeralContainer.
 	Kind    string
 	Running bool
 	// Started: it has run (running now, or terminated), so the API serves
@@ -29,9 +29,10 @@ type Container struct {
 	Attachable bool
 }
 
-// PodContainers lists a pod's containers in the order kubectl looks a name
-// up in (k8s.io/kubectl podcmd.FindContainerByName): app containers, then
-// init containers, then ephemeral ones. Names are unique across the three.
+// PodContainers lists a pod's containers in the console's order: app
+// containers, then init containers (which run first, and beside the app
+// as sidecars), then ephemeral ones (added later, for debugging). Names
+// are unique across the three, so the order only says how lists read.
 func PodContainers(pod *corev1.Pod) []Container {
 	type state struct{ running, started bool }
 	states := map[string]state{}
@@ -49,7 +50,7 @@ func PodContainers(pod *corev1.Pod) []Container {
 		out = append(out, Container{Name: name, Kind: kind, Running: st.running, Started: st.started, Attachable: stdin && tty})
 	}
 	for _, c := range pod.Spec.Containers {
-		add(c.Name, AppContainer, c.Stdin, c.TTY)
+		add(c.Name, "", c.Stdin, c.TTY)
 	}
 	for _, c := range pod.Spec.InitContainers {
 		add(c.Name, InitContainer, c.Stdin, c.TTY)
@@ -67,7 +68,7 @@ func PodContainers(pod *corev1.Pod) []Container {
 // container, so a stale annotation never hides a pod's logs or terminal.
 // "" for a pod without containers.
 func DefaultContainer(pod *corev1.Pod) string {
-	if want := pod.Annotations[DefaultContainerAnnotation]; want != "" && hasContainer(pod, want) {
+	if want := pod.Annotations[defaultContainerAnnotation]; want != "" && hasContainer(pod, want) {
 		return want
 	}
 	if len(pod.Spec.Containers) > 0 {

@@ -46,7 +46,7 @@ func TestDefaultContainerIsKubectls(t *testing.T) {
 			Containers:     []corev1.Container{{Name: "sidecar"}, {Name: "app"}},
 		}}
 		if annotation != "" {
-			p.ObjectMeta = metav1.ObjectMeta{Annotations: map[string]string{DefaultContainerAnnotation: annotation}}
+			p.ObjectMeta = metav1.ObjectMeta{Annotations: map[string]string{defaultContainerAnnotation: annotation}}
 		}
 		return p
 	}

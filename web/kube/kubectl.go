@@ -32,19 +32,19 @@ func (k KubectlGet) String() string {
 		case value == "":
 		case strings.HasPrefix(value, "-"):
 			// -n -x would read as two flags to a person, if not to kubectl.
-			args = append(args, ShellQuote("--"+long+"="+value))
+			args = append(args, shellQuote("--"+long+"="+value))
 		case short != "":
-			args = append(args, "-"+short, ShellQuote(value))
+			args = append(args, "-"+short, shellQuote(value))
 		default:
-			args = append(args, "--"+long, ShellQuote(value))
+			args = append(args, "--"+long, shellQuote(value))
 		}
 	}
 	flag("", "context", k.Context)
-	args = append(args, "get", ShellQuote(k.Resource))
+	args = append(args, "get", shellQuote(k.Resource))
 	// A name kubectl would take for a flag goes after "--", the flags before.
 	dashed := strings.HasPrefix(k.Name, "-")
 	if k.Name != "" && !dashed {
-		args = append(args, ShellQuote(k.Name))
+		args = append(args, shellQuote(k.Name))
 	}
 	switch {
 	case !k.Namespaced:
@@ -58,15 +58,15 @@ func (k KubectlGet) String() string {
 	flag("", "field-selector", k.FieldSelector)
 	flag("o", "output", k.Output)
 	if dashed {
-		args = append(args, "--", ShellQuote(k.Name))
+		args = append(args, "--", shellQuote(k.Name))
 	}
 	return strings.Join(args, " ")
 }
 
-// ShellQuote quotes s for a POSIX shell: as is when it is made only of
+// shellQuote quotes s for a POSIX shell: as is when it is made only of
 // characters no shell treats specially, else in single quotes, each single
 // quote inside closing them, escaped, and opening them again.
-func ShellQuote(s string) string {
+func shellQuote(s string) string {
 	if s == "" {
 		return "''"
 	}

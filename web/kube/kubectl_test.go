@@ -48,7 +48,7 @@ func TestShellQuoteRoundTripsThroughAShell(t *testing.T) {
 	words := []string{"", "plain", "a b", "it's", `"double"`, "$HOME", "`id`", "a\nb", "back\\slash", "!bang", "*", "~user", "#hash", "é", "''"}
 	script := "printf '%s\\0'"
 	for _, w := range words {
-		script += " " + ShellQuote(w)
+		script += " " + shellQuote(w)
 	}
 	out, err := exec.Command(sh, "-c", script).Output()
 	if err != nil {
@@ -64,7 +64,7 @@ func TestShellQuoteRoundTripsThroughAShell(t *testing.T) {
 	if !slices.Equal(got, words) {
 		t.Errorf("through sh: %q, want %q", got, words)
 	}
-	if ShellQuote("app=web,tier") != "app=web,tier" {
+	if shellQuote("app=web,tier") != "app=web,tier" {
 		t.Error("a safe word was quoted")
 	}
 }

@@ -1,8 +1,6 @@
 package object
 
 import (
-	corev1 "k8s.io/api/core/v1"
-
 	"encoding/base64"
 	"fmt"
 	"maps"
@@ -12,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/duration"
 

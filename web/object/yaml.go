@@ -1,10 +1,9 @@
 package object
 
 import (
-	corev1 "k8s.io/api/core/v1"
-
 	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 )

@@ -25,9 +25,9 @@ const maxPlain = 256 << 10
 // MinKeyBytes is the shortest key accepted.
 const MinKeyBytes = 32
 
-// ErrInvalid is a value this console did not seal (tampered, from
+// errInvalid is a value this console did not seal (tampered, from
 // another key, or cut short); it reads as no cookie at all.
-var ErrInvalid = errors.New("cookie is not valid")
+var errInvalid = errors.New("cookie is not valid")
 
 // Codec seals values into cookie values: JSON, compressed (DEFLATE),
 // encrypted and authenticated with AES-256-GCM under a key derived from
@@ -90,16 +90,16 @@ func (c *Codec) Seal(name string, v any) (string, error) {
 }
 
 // Open decodes a value Seal made for the cookie named name into v; any
-// other value is ErrInvalid.
+// other value is errInvalid.
 func (c *Codec) Open(name, value string, v any) error {
 	raw, err := base64.RawURLEncoding.DecodeString(value)
 	if err != nil {
-		return ErrInvalid
+		return errInvalid
 	}
 	for _, aead := range c.aeads {
 		n := aead.NonceSize()
 		if len(raw) < n+aead.Overhead() {
-			return ErrInvalid
+			return errInvalid
 		}
 		z, err := aead.Open(nil, raw[:n], raw[n:], []byte(name))
 		if err != nil {
@@ -107,11 +107,11 @@ func (c *Codec) Open(name, value string, v any) error {
 		}
 		plain, err := io.ReadAll(io.LimitReader(flate.NewReader(bytes.NewReader(z)), maxPlain))
 		if err != nil || json.Unmarshal(plain, v) != nil {
-			return ErrInvalid
+			return errInvalid
 		}
 		return nil
 	}
-	return ErrInvalid
+	return errInvalid
 }
 
 // CookieName is the name a cookie goes by: over TLS __Host- prefixed, so

@@ -32,7 +32,7 @@ func TestCodecSealsAndOpens(t *testing.T) {
 		t.Fatalf("open: %v %v", out, err)
 	}
 	// Another cookie's value is not this one's (the name is authenticated).
-	if err := c.Open("tabula_login", v, &out); !errors.Is(err, ErrInvalid) {
+	if err := c.Open("tabula_login", v, &out); !errors.Is(err, errInvalid) {
 		t.Errorf("a session value opened as a login cookie: %v", err)
 	}
 	// Sealing twice gives two values (a fresh nonce each time).
