@@ -79,7 +79,7 @@ func BenchmarkCompressListLoopback(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	env, err := page.New(page.Config{Clusters: clusters})
+	env, err := page.New(page.Config{Clusters: clusters, Keys: [][]byte{make([]byte, 32)}})
 	if err != nil {
 		b.Fatal(err)
 	}

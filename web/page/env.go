@@ -102,10 +102,10 @@ const DefaultMaxStreams = 256
 // merged log of 20 containers and a dozen live pages.
 const DefaultMaxStreamsPerUser = 32
 
-// New builds an Env; Clusters is required.
+// New builds an Env; Clusters and Keys are required.
 func New(cfg Config) (*Env, error) {
-	if cfg.Clusters == nil {
-		return nil, errors.New("page: Clusters is required")
+	if cfg.Clusters == nil || len(cfg.Keys) == 0 {
+		return nil, errors.New("page: Clusters and Keys are required")
 	}
 	e := &Env{
 		Clusters: cfg.Clusters,
