@@ -44,3 +44,24 @@ func (e *Env) Render(c echo.Context, status int, component templ.Component) erro
 	}
 	return e.Blob(c, status, echo.MIMETextHTMLCharsetUTF8, buf.Bytes())
 }
+
+// Stream writes a page as it renders, for a page whose parts arrive over
+// seconds (a search): each part the component flushes (templ.Flush) is
+// shown at once. What can fail must fail before Stream is called: once the
+// head is sent, the status is too, so the component reports its parts'
+// failures in the page itself. A write that fails means the browser went
+// away; it is logged, not answered.
+func (e *Env) Stream(c echo.Context, status int, component templ.Component) error {
+	w := c.Response()
+	w.Header().Set(echo.HeaderContentType, echo.MIMETextHTMLCharsetUTF8)
+	// A buffering proxy (nginx) would hold the parts back until the end.
+	w.Header().Set("X-Accel-Buffering", "no")
+	w.WriteHeader(status)
+	if isHead(c) {
+		return nil
+	}
+	if err := component.Render(c.Request().Context(), w); err != nil {
+		e.Log.Debug("streaming page", "path", c.Request().URL.Path, "error", err)
+	}
+	return nil
+}
