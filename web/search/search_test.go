@@ -2,6 +2,7 @@ package search_test
 
 import (
 	"bufio"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"io"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/andybalholm/brotli"
 
 	"github.com/tabula-console/tabula/apiclient/apitest"
 	"github.com/tabula-console/tabula/web"
@@ -433,50 +435,78 @@ func TestTotalDeadline(t *testing.T) {
 	}
 }
 
-// The first kind is on the page while the slowest has not answered.
+// The first kind is on the page while the slowest has not answered, in
+// every coding the console sends.
 func TestResultsStreamBeforeTheSlowestKind(t *testing.T) {
-	h, fake := webtest.Demo(t, apitest.Options{})
-	release := make(chan struct{})
-	fake.Override("/apis/apps/v1/replicasets", func(_ http.ResponseWriter, r *http.Request) {
-		select {
-		case <-release:
-		case <-r.Context().Done():
-		}
-	})
-	defer func() {
-		select {
-		case <-release:
-		default:
+	for _, enc := range []string{"identity", "gzip", "br"} {
+		t.Run(enc, func(t *testing.T) {
+			h, fake := webtest.Demo(t, apitest.Options{})
+			release, ended := make(chan struct{}), make(chan struct{})
+			fake.Override("/apis/apps/v1/replicasets", func(_ http.ResponseWriter, r *http.Request) {
+				defer close(ended)
+				select {
+				case <-release:
+				case <-r.Context().Done():
+				}
+			})
+			released := false
+			defer func() {
+				if !released {
+					close(release)
+				}
+			}()
+			req, err := http.NewRequest(http.MethodGet, h.URL+"/c/dev/search?"+q("web ns:*"), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Accept-Encoding", enc)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("status %d", resp.StatusCode)
+			}
+			var body io.Reader = resp.Body
+			switch got := resp.Header.Get("Content-Encoding"); {
+			case enc == "identity" && got == "":
+			case enc == "gzip" && got == "gzip":
+				if body, err = gzip.NewReader(resp.Body); err != nil {
+					t.Fatal(err)
+				}
+			case enc == "br" && got == "br":
+				body = brotli.NewReader(resp.Body)
+			default:
+				t.Fatalf("asked for %s, got Content-Encoding %q", enc, got)
+			}
+			page := bufio.NewReader(body)
+			var seen strings.Builder
+			for !strings.Contains(seen.String(), `data-testid="search-group"`) {
+				part, err := page.ReadString('>')
+				if err != nil {
+					t.Fatalf("the page ended before any group: %v\n%s", err, webtest.Clip(seen.String()))
+				}
+				seen.WriteString(part)
+			}
+			select {
+			case <-ended:
+				t.Fatal("the first group came only once the slowest kind had ended")
+			default:
+			}
+			if strings.Contains(seen.String(), "search-summary") {
+				t.Fatal("the summary came before the slowest kind answered")
+			}
 			close(release)
-		}
-	}()
-	resp, err := http.Get(h.URL + "/c/dev/search?" + q("web ns:*"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("status %d", resp.StatusCode)
-	}
-	lines := bufio.NewReader(resp.Body)
-	var seen strings.Builder
-	for !strings.Contains(seen.String(), `data-testid="search-group"`) {
-		line, err := lines.ReadString('>')
-		if err != nil {
-			t.Fatalf("the page ended before any group: %v\n%s", err, webtest.Clip(seen.String()))
-		}
-		seen.WriteString(line)
-	}
-	if strings.Contains(seen.String(), "search-summary") {
-		t.Fatal("the summary came before the slowest kind answered")
-	}
-	close(release)
-	rest, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(rest), `data-testid="search-summary"`) {
-		t.Error("the page did not finish")
+			released = true
+			rest, err := io.ReadAll(page)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(rest), `data-testid="search-summary"`) || !strings.HasSuffix(strings.TrimSpace(string(rest)), "</html>") {
+				t.Errorf("the page did not finish: …%s", webtest.Clip(string(rest)))
+			}
+		})
 	}
 }
 
