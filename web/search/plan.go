@@ -20,6 +20,9 @@ const (
 	FieldRefused Reason = "field-refused"
 	Expired      Reason = "expired"
 	Failed       Reason = "failed"
+	// SameObjects: another API serves the same objects (core and
+	// events.k8s.io Events), and they were searched there.
+	SameObjects Reason = "same-objects"
 )
 
 // reasons is the order the page lists them in, and their headings.
@@ -34,6 +37,7 @@ var reasons = []struct {
 	{Expired, "The list expired while paging"},
 	{Failed, "The server failed the list"},
 	{NoList, "Not listable: the server serves no list verb"},
+	{SameObjects, "Served by another API too: searched there"},
 }
 
 // Skip is a kind not searched, or cut short, and why.
@@ -51,6 +55,9 @@ type Kind struct {
 	// cluster-scoped kind).
 	Namespace string
 	Check     *apiclient.AccessCheck
+	// Twin is a kind searched before this one with the same kind and
+	// resource names in another group: maybe the same objects served twice.
+	Twin *apiclient.Resource
 }
 
 // Plan is what a search will ask, decided before any list request.
@@ -108,6 +115,12 @@ func MakePlan(d *apiclient.Discovery, q Query, namespace string, rules *apiclien
 		exact := rules != nil && ns != "" && ns == rules.Namespace && !rules.Incomplete && rules.EvaluationError == ""
 		if !exact || !rules.Allows("list", r.Group, r.Name, "", "") {
 			k.Check = &apiclient.AccessCheck{Verb: "list", Group: r.Group, Resource: r.Name, Namespace: ns}
+		}
+		for _, earlier := range p.Kinds {
+			if r := earlier.Resource; r.Kind == k.Resource.Kind && r.Name == k.Resource.Name && r.Namespaced == k.Resource.Namespaced {
+				k.Twin = &r
+				break
+			}
 		}
 		p.Kinds = append(p.Kinds, k)
 	}
