@@ -64,7 +64,8 @@ type Kind struct {
 type Plan struct {
 	Kinds   []Kind
 	Skipped []Skip
-	// OutOfScope counts cluster-scoped kinds a namespace left out.
+	// OutOfScope counts the cluster-scoped kinds a namespace left out that
+	// the user may list.
 	OutOfScope int
 	// Undiscovered are the group versions discovery could not describe,
 	// whose kinds no one can search: "metrics.k8s.io/v1beta1" → why.
@@ -98,7 +99,11 @@ func MakePlan(d *apiclient.Discovery, q Query, namespace string, rules *apiclien
 		ns := namespace
 		if !r.Namespaced {
 			if namespace != "" && !explicit {
-				p.OutOfScope++
+				// Offered across namespaces only if the user may list it:
+				// a namespace's rules hold every cluster-wide grant.
+				if r.Can("list") && (rules == nil || !rules.Denies("list", r.Group, r.Name, "", "")) {
+					p.OutOfScope++
+				}
 				continue
 			}
 			ns = "" // named in kind:, it is listed whatever the namespace

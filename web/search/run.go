@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -218,8 +219,13 @@ func (s *searcher) scan(stream *apiclient.TableStream, status int, o *outcome) {
 			continue
 		}
 		if status >= 0 && status < len(row.Cells) {
-			if v, ok := row.Cells[status].(string); ok {
+			switch v := row.Cells[status].(type) {
+			case string:
 				m.Status = v
+			case float64: // a ReplicaSet's Ready
+				m.Status = strconv.FormatFloat(v, 'f', -1, 64)
+			case bool:
+				m.Status = strconv.FormatBool(v)
 			}
 		}
 		// Copied out of the decoder's memory, which the next row reuses.

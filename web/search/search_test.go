@@ -132,6 +132,9 @@ func TestNameSearchAcrossKinds(t *testing.T) {
 	if got := r.doc.Find(`[data-resource="deployments.apps"] [data-testid=search-row-status]`).Text(); got != "2/2" {
 		t.Errorf("the deployment's Ready cell %q", got)
 	}
+	if got := r.doc.Find(`[data-resource="replicasets.apps"] [data-testid=search-row-status]`).Text(); got != "2" {
+		t.Errorf("the replica set's Ready cell (a number) %q", got)
+	}
 	if got := r.doc.Find(`[data-resource="deployments.apps"] [data-testid=search-group-count]`).Text(); got != "1" {
 		t.Errorf("deployment count %q", got)
 	}
@@ -334,11 +337,15 @@ func TestAccessIsCheckedBeforeListing(t *testing.T) {
 	if r.attr(t, "data-reviews") != 0 {
 		t.Errorf("%d access reviews in a namespace the rules decide", r.attr(t, "data-reviews"))
 	}
+	// No cluster-scoped kind is the viewer's to list: no offer to widen.
+	if r.doc.Find("[data-testid=search-wider]").Length() != 0 {
+		t.Error("the viewer is offered a search of cluster-scoped kinds they may not list")
+	}
 
 	// The admin finds the Secret the viewer may not list.
 	admin := read(t, h.GetAs(t, webtest.ConsoleToken, "/c/dev/search?"+q("creds ns:demo"), http.StatusOK))
-	if !slices.Equal(admin.groups["secrets"], []string{"creds"}) {
-		t.Errorf("the admin's search: %v", admin.groups)
+	if !slices.Equal(admin.groups["secrets"], []string{"creds"}) || admin.doc.Find("[data-testid=search-wider]").Length() != 1 {
+		t.Errorf("the admin's search: %v, wider link %d", admin.groups, admin.doc.Find("[data-testid=search-wider]").Length())
 	}
 
 	// Across namespaces the viewer, bound in demo only, may list nothing,
@@ -675,6 +682,9 @@ func TestHostileQueries(t *testing.T) {
 			r := get(t, h, q(text), http.StatusBadRequest)
 			if r.doc.Find("[data-testid=search-error]").Text() == "" {
 				t.Error("no reason given")
+			}
+			if r.doc.Find(`[data-testid=search-input][aria-invalid=true]`).Length() != 1 {
+				t.Error("the box is not marked invalid")
 			}
 			if got := r.doc.Find("[data-testid=search-input]").AttrOr("value", ""); got != strings.ReplaceAll(text, "\x00", "\uFFFD") {
 				t.Errorf("the box holds %q", webtest.Clip(got))
