@@ -195,7 +195,7 @@ func Search(p SearchPage) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, "\" placeholder=\"name words, app=web, ns:demo, kind:deploy,sts, field:status.phase=Running\" autocomplete=\"off\" spellcheck=\"false\" data-testid=\"search-input\" aria-describedby=\"search-syntax\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, "\" placeholder=\"name words, app=web, ns:demo, kind:deploy,sts, field:status.phase=Running\" autocomplete=\"off\" spellcheck=\"false\" data-testid=\"search-input\" data-search-input aria-describedby=\"search-syntax\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -8,8 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
-
-	"github.com/tabula-console/tabula/apiclient"
+	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 // Bounds of a query: a search box is typed into, and nothing typed is
@@ -152,7 +151,7 @@ func (q *Query) setNamespace(ns string) error {
 	case ns == "":
 		return queryError("ns: needs a namespace, such as ns:demo, or ns:* for all of them.")
 	case ns == AllNamespaces:
-	case !apiclient.ValidPathSegment(ns) || len(ns) > 63:
+	case len(validation.IsDNS1123Label(ns)) > 0:
 		return queryError("“%s” is not a namespace name.", ns)
 	}
 	if q.Namespace != "" && q.Namespace != ns {
