@@ -2,6 +2,8 @@ package search
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"net/url"
 	"strconv"
 	"strings"
@@ -167,6 +169,11 @@ func (l links) summaryView(t tally, p Plan, elapsed time.Duration) views.SearchS
 				k.ListHref = l.list(sk.Kind)
 			}
 			grp.Kinds = append(grp.Kinds, k)
+		}
+		if r.reason == Failed {
+			for _, gv := range slices.Sorted(maps.Keys(p.Undiscovered)) {
+				grp.Kinds = append(grp.Kinds, views.SearchSkip{Kind: gv, Resource: gv, Detail: "discovery of this group version failed, so its kinds are unknown: " + p.Undiscovered[gv]})
+			}
 		}
 		if len(grp.Kinds) > 0 {
 			s.Skipped = append(s.Skipped, grp)

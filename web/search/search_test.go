@@ -16,6 +16,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/andybalholm/brotli"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/tabula-console/tabula/apiclient/apitest"
 	"github.com/tabula-console/tabula/web"
@@ -238,6 +239,20 @@ func TestFieldSelectorRefusedIsReported(t *testing.T) {
 	detail := r.doc.Find(`[data-testid=search-skipped][data-resource="deployments.apps"]`).Text()
 	if !strings.Contains(detail, "status.phase") {
 		t.Errorf("the refusal does not say what the server said: %q", detail)
+	}
+}
+
+// A group version discovery could not describe is said to be unsearched,
+// with why; the rest is searched.
+func TestUndiscoveredGroupsAreReported(t *testing.T) {
+	h, fake := webtest.Demo(t, apitest.Options{LegacyDiscovery: true})
+	fake.FailPath("/apis/policy.example.com/v1", metav1.Status{Status: metav1.StatusFailure, Code: http.StatusServiceUnavailable, Reason: metav1.StatusReasonServiceUnavailable, Message: "the backend is down"})
+	r := get(t, h, q("o ns:*"), http.StatusOK)
+	if r.skipped["policy.example.com/v1"] != string(search.Failed) {
+		t.Errorf("skipped %v", r.skipped)
+	}
+	if len(r.groups["pods"]) != 1 {
+		t.Errorf("groups %v", r.groups)
 	}
 }
 
