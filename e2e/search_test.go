@@ -45,8 +45,12 @@ type searchResults struct {
 		KindsAsked, KindsSkipped, Matches, Requests string
 		Title                                       string
 	}
-	Skipped []struct{ Reason, Resource, Group string }
+	Skipped []searchSkip
 }
+
+// searchSkip is a kind the summary lists as not searched: its reason, and
+// the reason of the heading it sits under.
+type searchSkip struct{ Reason, Resource, Group string }
 
 type searchGroup struct {
 	Kind, Resource, List string
@@ -77,7 +81,7 @@ func (r searchResults) resources() []string {
 }
 
 func (r searchResults) skipped(reason, resource string) bool {
-	return slices.ContainsFunc(r.Skipped, func(s struct{ Reason, Resource, Group string }) bool {
+	return slices.ContainsFunc(r.Skipped, func(s searchSkip) bool {
 		return s.Reason == reason && s.Resource == resource
 	})
 }
@@ -124,11 +128,13 @@ func readSearch(t *testing.T, page playwright.Page) searchResults {
 	must(t, err)
 	var r searchResults
 	must(t, json.Unmarshal([]byte(out.(string)), &r))
+	t.Logf("search %s: %s; groups %v", page.URL(), r.Summary.Title, r.resources())
 	return r
 }
 
 // checkSearchInvariants holds on every results page: each group's count is
-// at least its rows, the summary adds the groups up, every row links to an
+// at least its rows, the summary adds the groups and skipped kinds up and
+// made a request at least for each kind it asked, every row links to an
 // object of its group's kind and to the group's list, and says its age.
 func checkSearchInvariants(t *testing.T, r searchResults) {
 	t.Helper()
@@ -152,6 +158,14 @@ func checkSearchInvariants(t *testing.T, r searchResults) {
 	}
 	if got := r.Summary.Matches; got != strconv.Itoa(total) {
 		t.Errorf("the summary counts %s matches, the groups %d", got, total)
+	}
+	if got := r.Summary.KindsSkipped; got != strconv.Itoa(len(r.Skipped)) {
+		t.Errorf("the summary counts %s kinds skipped and lists %d", got, len(r.Skipped))
+	}
+	asked, err1 := strconv.Atoi(r.Summary.KindsAsked)
+	requests, err2 := strconv.Atoi(r.Summary.Requests)
+	if err1 != nil || err2 != nil || asked < len(r.Groups) || requests < asked {
+		t.Errorf("the summary asked %q kinds with %q requests, for %d groups", r.Summary.KindsAsked, r.Summary.Requests, len(r.Groups))
 	}
 }
 
