@@ -94,6 +94,9 @@ type SearchSummary struct {
 	Skipped []SearchSkipGroup
 	// Cost says it in a sentence.
 	Cost string
+	// Shared says the search joined an identical one already running for
+	// the same identity, whose requests it shared.
+	Shared bool
 }
 
 // SearchSkipGroup is the kinds skipped for one reason.

@@ -5,12 +5,14 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -698,5 +700,148 @@ func TestHostileQueries(t *testing.T) {
 	empty := get(t, h, "", http.StatusOK)
 	if empty.doc.Find("[data-testid=search-syntax]").Length() != 1 || empty.summary.Length() != 0 {
 		t.Error("an empty search shows no help, or ran")
+	}
+}
+
+// open starts a search and reads it up to its first group; the rest is
+// read with finish. hdr are extra request headers (webtest.As).
+func open(t *testing.T, h *webtest.Console, query string, hdr map[string]string) (*bufio.Reader, func() result) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, h.URL+"/c/dev/search?"+query, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	page := bufio.NewReader(resp.Body)
+	var seen strings.Builder
+	for !strings.Contains(seen.String(), `data-testid="search-group"`) {
+		part, err := page.ReadString('>')
+		if err != nil {
+			t.Fatalf("the page ended before any group: %v", err)
+		}
+		seen.WriteString(part)
+	}
+	return page, func() result {
+		rest, err := io.ReadAll(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return read(t, seen.String()+string(rest))
+	}
+}
+
+// hold makes a kind's list hang until the returned release is called.
+func hold(t *testing.T, fake *apitest.Server, path string) (release func(), asked func() int) {
+	t.Helper()
+	ch := make(chan struct{})
+	var mu sync.Mutex
+	n := 0
+	fake.Override(path, func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		n++
+		mu.Unlock()
+		select {
+		case <-ch:
+		case <-r.Context().Done():
+			return
+		}
+		apitest.WriteStatus(w, metav1.Status{Status: metav1.StatusFailure, Code: http.StatusServiceUnavailable, Reason: metav1.StatusReasonServiceUnavailable, Message: "held"})
+	})
+	var once sync.Once
+	release = func() { once.Do(func() { close(ch) }) }
+	t.Cleanup(release)
+	return release, func() int { mu.Lock(); defer mu.Unlock(); return n }
+}
+
+// Identical searches of one identity at the same time share one run: the
+// one that joins sees what already finished at once, the server is asked
+// once, and both pages finish. Once the run ended, the next runs afresh.
+func TestIdenticalSearchesShareOneRun(t *testing.T) {
+	h, fake := webtest.Demo(t, apitest.Options{})
+	release, asked := hold(t, fake, "/apis/apps/v1/replicasets")
+	fake.ResetRequests()
+	_, finishA := open(t, h, q("web ns:*"), nil)
+	_, finishB := open(t, h, q("web ns:*"), nil) // before the held kind answered
+	release()
+	a, b := finishA(), finishB()
+	if asked() != 1 {
+		t.Errorf("the held kind was asked %d times, want once for both", asked())
+	}
+	pods := 0
+	for _, req := range lists(fake) {
+		if req.URL.Path == "/api/v1/pods" {
+			pods++
+		}
+	}
+	if pods != 1 {
+		t.Errorf("pods listed %d times, want once", pods)
+	}
+	if a.summary.AttrOr("data-shared", "") != "false" || b.summary.AttrOr("data-shared", "") != "true" {
+		t.Errorf("shared: first %q, second %q", a.summary.AttrOr("data-shared", ""), b.summary.AttrOr("data-shared", ""))
+	}
+	if !strings.Contains(b.doc.Find("[data-testid=search-cost]").Text(), "shared the run of an identical one") {
+		t.Errorf("the second search's cost does not say it shared: %q", b.doc.Find("[data-testid=search-cost]").Text())
+	}
+	for _, r := range []result{a, b} {
+		if len(r.groups["pods"]) != 2 || r.skipped["replicasets.apps"] != string(search.Failed) {
+			t.Errorf("groups %v, replicasets %q", r.groups, r.skipped["replicasets.apps"])
+		}
+	}
+	// Over: the same search again asks the server again.
+	again := get(t, h, q("web ns:*"), http.StatusOK)
+	if asked() != 2 || again.summary.AttrOr("data-shared", "") != "false" {
+		t.Errorf("a later search: held kind asked %d times in all, shared %q", asked(), again.summary.AttrOr("data-shared", ""))
+	}
+}
+
+// Searches of different identities never share, even when identical.
+func TestSearchesOfDifferentUsersDoNotShare(t *testing.T) {
+	h := webtest.WithAccess(t, webtest.AccessRules())
+	release, asked := hold(t, h.Fake, "/apis/apps/v1/namespaces/demo/replicasets")
+	_, finishAdmin := open(t, h, q("web ns:demo"), webtest.As(webtest.ConsoleToken))
+	_, finishEditor := open(t, h, q("web ns:demo"), webtest.As(webtest.EditorToken))
+	apitest.WaitFor(t, 10*time.Second, func() error {
+		if n := asked(); n != 2 {
+			return fmt.Errorf("the held kind was asked %d times, want once per user", n)
+		}
+		return nil
+	})
+	release()
+	admin, editor := finishAdmin(), finishEditor()
+	if admin.summary.AttrOr("data-shared", "") != "false" || editor.summary.AttrOr("data-shared", "") != "false" {
+		t.Error("searches of two users shared a run")
+	}
+}
+
+// A search that leaves a shared run does not stop it for the other.
+func TestLeavingASharedRunKeepsItForTheOther(t *testing.T) {
+	h, fake := webtest.Demo(t, apitest.Options{})
+	release, _ := hold(t, fake, "/apis/apps/v1/replicasets")
+	ctx, cancel := context.WithCancel(context.Background())
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, h.URL+"/c/dev/search?"+q("web ns:*"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, finish := open(t, h, q("web ns:*"), nil)
+	cancel() // the first browser goes away
+	resp.Body.Close()
+	release()
+	r := finish()
+	if r.skipped["replicasets.apps"] != string(search.Failed) || len(r.groups["pods"]) != 2 {
+		t.Errorf("the remaining search: groups %v, replicasets %q", r.groups, r.skipped["replicasets.apps"])
 	}
 }
