@@ -234,24 +234,20 @@ var searchInitScript = fmt.Sprintf(`(() => {
 // timeoutMs it returns what it has.
 const searchCollectScript = `(args) => new Promise(resolve => {
   const marks = window.__tabulaBenchSearch || {firstRow: null, summary: null};
-  const out = {firstRow: null, fcp: null};
-  let done = false;
+  let firstRow = null, done = false;
   const finish = () => {
     if (done) return;
     done = true;
     const nav = performance.getEntriesByType('navigation')[0] || {};
-    resolve({firstRow: out.firstRow, fcp: out.fcp, firstRowDOM: marks.firstRow, summaryDOM: marks.summary,
+    const fcp = performance.getEntriesByName('first-contentful-paint')[0];
+    resolve({firstRow, fcp: fcp ? fcp.startTime : null, firstRowDOM: marks.firstRow, summaryDOM: marks.summary,
       responseEnd: nav.responseEnd, rows: document.querySelectorAll(args.rows).length});
   };
-  const check = () => { if (out.firstRow !== null && marks.summary !== null) finish(); };
+  // Element Timing entries reach only observers, not the timeline.
   new PerformanceObserver(list => {
-    list.getEntries().forEach(e => { if (e.identifier === args.mark && out.firstRow === null) out.firstRow = e.renderTime || e.loadTime; });
-    check();
+    list.getEntries().forEach(e => { if (e.identifier === args.mark && firstRow === null) firstRow = e.renderTime || e.loadTime; });
+    if (firstRow !== null && marks.summary !== null) finish();
   }).observe({type: 'element', buffered: true});
-  new PerformanceObserver(list => {
-    list.getEntries().forEach(e => { if (e.name === 'first-contentful-paint') out.fcp = e.startTime; });
-  }).observe({type: 'paint', buffered: true});
-  check();
   setTimeout(finish, args.timeoutMs);
 })`
 
@@ -488,7 +484,7 @@ func reportSearch(w io.Writer, o options, res searchResult, err error) (targets 
 	fmt.Fprintf(w, "| %d at once, all of them | %s | %s | %s | |\n", o.searchConcurrent, count(res.upConc.listTotal()), count(res.upConc.all), count(res.consoleConc))
 	fmt.Fprintf(w, "| %d at once, per search | %s | %s | %s | |\n", o.searchConcurrent, count(perConc(res.upConc.listTotal())), count(perConc(res.upConc.all)), count(perConc(res.consoleConc)))
 	largestObjects := res.objects[largest]
-	fmt.Fprintf(w, "\n- kinds × pages = %d kinds asked × %d pages of the largest kind listed (%s: %.0f objects at %d a page) = **%d**; one search made %s LISTs (target: at most that). Paging every listed kind to its end needs %d.\n",
+	fmt.Fprintf(w, "\n- kinds × pages = %d kinds asked × %d, the pages of the largest kind listed (%s: %.0f objects at %d a page) = **%d**; one search made %s LISTs (target: at most that). Paging every listed kind to its end takes %d.\n",
 		last.kindsAsked, pageCount(largestObjects, o.limit), orNone(largest), largestObjects, o.limit, bound, count(lists1), need)
 	top := res.up1.byCount()
 	var most []string
