@@ -126,6 +126,7 @@ func (cs *Clusters) Client(contextName string, id Identity) (*Client, error) {
 	if cs.observer != nil {
 		cfg.Wrap(observeTransport(cs.observer))
 	}
+	cfg.Wrap(countRequests)
 	cfg.GroupVersion = nil
 	cfg.APIPath = ""
 	cfg.NegotiatedSerializer = scheme.Codecs.WithoutConversion()

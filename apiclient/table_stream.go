@@ -27,6 +27,7 @@ type TableStream struct {
 	d     *tableDecoder // nil once closed
 	row   *Row
 	err   error
+	read  int64 // bytes of the body decoded, once closed
 }
 
 // OpenTable starts reading one page of r as a server-side Table, with the
@@ -79,6 +80,16 @@ func (s *TableStream) Row() *Row { return s.row }
 // connection cut short, or the context's deadline.
 func (s *TableStream) Err() error { return s.err }
 
+// BytesRead is how many bytes of the response body were decoded so far (as
+// the transport delivered them, after any content coding): what a page of
+// the list cost to read.
+func (s *TableStream) BytesRead() int64 {
+	if s.d == nil {
+		return s.read
+	}
+	return s.d.input.read
+}
+
 // Close releases the response and the decoder's memory. It is safe to call
 // more than once, and after Close, Next is false.
 func (s *TableStream) Close() {
@@ -86,7 +97,7 @@ func (s *TableStream) Close() {
 	if d == nil {
 		return
 	}
-	s.d, s.row = nil, nil
+	s.d, s.row, s.read = nil, nil, d.input.read
 	if !d.ended && s.err == nil {
 		// Stopped early: a short rest is read so that the connection can
 		// serve the next request; a long one is cheaper to cut.

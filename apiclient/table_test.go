@@ -153,6 +153,14 @@ func TestOpenTableStreamsOverHTTP(t *testing.T) {
 	if err := s.Err(); err != nil || n != 300 {
 		t.Errorf("%d rows: %v", n, err)
 	}
+	// The whole body was decoded, and closing keeps the count.
+	if got := s.BytesRead(); got != int64(len(body)) {
+		t.Errorf("BytesRead %d, want the body's %d", got, len(body))
+	}
+	s.Close()
+	if got := s.BytesRead(); got != int64(len(body)) {
+		t.Errorf("BytesRead after Close %d, want %d", got, len(body))
+	}
 }
 
 // A body cut short because the page's deadline came is the deadline's

@@ -154,6 +154,38 @@ function clearSavedDraft() {
   }
 }
 
+// Search results (web/search) can be walked from the keyboard: j and k,
+// when not typing, move between result links, as do ArrowDown and ArrowUp
+// on one; ArrowDown in the search box goes to the first. Modules run once
+// the page is parsed, which for a streamed search is when it finished: the
+// status line then says what was found.
+function initSearchKeys() {
+  const results = document.querySelector("[data-search-results]");
+  if (!results) return;
+  const status = document.querySelector("[data-search-status]");
+  const found = document.querySelector("[data-search-summary] h2");
+  const hits = [...results.querySelectorAll("[data-search-hit]")];
+  if (status && found) {
+    status.textContent = `Done: ${found.textContent.trim()}.` + (hits.length ? " Walk the results with j and k." : "");
+  }
+  if (!hits.length) return;
+  document.addEventListener("keydown", (e) => {
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    const t = e.target instanceof HTMLElement ? e.target : null;
+    const onHit = t?.matches("[data-search-hit]") ?? false;
+    const typing = t !== null && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName));
+    let step = 0;
+    if ((e.key === "j" || e.key === "k") && !typing) step = e.key === "j" ? 1 : -1;
+    else if ((e.key === "ArrowDown" || e.key === "ArrowUp") && onHit) step = e.key === "ArrowDown" ? 1 : -1;
+    else if (e.key === "ArrowDown" && t?.matches("[data-search-input]")) step = 1;
+    if (!step) return;
+    const at = onHit ? hits.indexOf(t) : -1;
+    const next = at < 0 ? (step > 0 ? 0 : hits.length - 1) : Math.min(hits.length - 1, Math.max(0, at + step));
+    e.preventDefault();
+    hits[next].focus();
+  });
+}
+
 clearSavedDraft();
 initThemeToggle();
 initCopyButtons();
@@ -163,3 +195,4 @@ initAutosubmit();
 initContextSwitcher();
 initSidebarMenu();
 initDeniedTips();
+initSearchKeys();

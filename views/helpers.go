@@ -10,6 +10,16 @@ import (
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
+func itoa64(n int64) string { return strconv.FormatInt(n, 10) }
+
+// plural picks the form of a word for n.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
 func joinComma(s []string) string { return strings.Join(s, ", ") }
 
 func pageTitle(l Layout) string {

@@ -795,7 +795,7 @@ func jumpBox(j JumpBox) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 75, "\" role=\"search\" data-testid=\"jump-form\"><label for=\"jump-input\" class=\"visually-hidden\">Jump to a resource</label> <input id=\"jump-input\" name=\"q\" value=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 75, "\" role=\"search\" data-testid=\"jump-form\"><label for=\"jump-input\" class=\"visually-hidden\">Jump to a kind, or search</label> <input id=\"jump-input\" name=\"q\" value=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -808,7 +808,7 @@ func jumpBox(j JumpBox) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 76, "\" placeholder=\"Jump to…  ( / )\" list=\"jump-names\" autocomplete=\"off\" data-jump data-testid=\"jump-input\" spellcheck=\"false\"> ")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 76, "\" placeholder=\"Jump or search…  ( / )\" list=\"jump-names\" autocomplete=\"off\" data-jump data-testid=\"jump-input\" spellcheck=\"false\"> ")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -70,7 +70,8 @@ func TestBasePathEveryPageURLCarriesThePrefix(t *testing.T) {
 		{c + "/apis/apps/v1/namespaces/demo/deployments/web/log", http.StatusOK},
 		{c + "/logs/demo?labelSelector=app%3Dweb", http.StatusOK},
 		{c + "/apis/maritime.tabula.dev/v1alpha1/namespaces/demo/lighthouses/beacon", http.StatusOK},
-		{c + "/jump?q=nothing-is-called-this", http.StatusNotFound},
+		{c + "/search?q=web+ns:demo", http.StatusOK},
+		{c + "/search?q=%28", http.StatusBadRequest},
 		{c + "/api/v1/namespaces/demo/nothings", http.StatusNotFound},
 		{base + "/c/no-such-context/", http.StatusNotFound},
 	} {
@@ -120,6 +121,7 @@ func TestBasePathRedirectsStayUnderIt(t *testing.T) {
 		base + "/":           c + "/",
 		c:                    c + "/",
 		c + "/jump?q=deploy": c + "/apis/apps/v1/deployments",
+		c + "/jump?q=web":    c + "/search?q=web",
 		c + "/namespace?group=apps&version=v1&resource=deployments&namespace=demo": c + "/apis/apps/v1/namespaces/demo/deployments",
 	} {
 		resp, err := b.Client.Get(f.URL + path)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"sort"
 	"strings"
 	"sync"
@@ -96,8 +97,16 @@ func (s *Server) jump(c echo.Context) error {
 	}
 	matches := d.Resolve(q)
 	u := page.URLsOf(ctx)
-	if len(matches) == 1 {
+	switch len(matches) {
+	case 1:
 		return c.Redirect(http.StatusSeeOther, string(u.Resource(matches[0], ns, "")))
+	case 0:
+		// Not a kind: the box searches for it, in the same namespace.
+		v := url.Values{"q": {q}}
+		if ns != "" {
+			v.Set("namespace", ns)
+		}
+		return c.Redirect(http.StatusSeeOther, string(page.WithQuery(u.Path("/search"), v)))
 	}
 	p := views.JumpPage{
 		Layout: s.env.ContextLayout(ctx, client, "Jump", nil, ns),

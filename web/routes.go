@@ -63,7 +63,8 @@ func (s *Server) routes() *echo.Echo {
 	c := e.Group("/c/:context", s.env.RequireContext) // 404 for a context the kubeconfig lacks
 	c.GET("", s.contextRoot)                          // → /c/{context}/
 	c.GET("/", bounded(s.home))                       // API groups and resources, from discovery
-	c.GET("/jump", bounded(s.jump))                   // kubectl-style name ("deploy", "sts.apps") → its list
+	c.GET("/jump", bounded(s.jump))                   // kubectl-style name ("deploy", "sts.apps") → its list; anything else → search
+	c.GET("/search", bounded(s.search.Page))          // ?q=: objects of every kind the user may list, streamed kind by kind (web/search)
 	c.GET("/namespace", bounded(s.list.Namespace))    // namespace picker → the same list in another namespace
 	c.GET("/logs/:namespace", s.logs.Selector)        // stream: merged logs of ?labelSelector= (page, WebSocket, ?download=1)
 	c.GET("/schema/*", bounded(s.schema))             // the OpenAPI v3 schema of a collection's kind, trimmed for the editor (JSON)

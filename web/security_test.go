@@ -255,11 +255,13 @@ func TestAHungLogDownloadEndsAtThePageDeadline(t *testing.T) {
 // pages, lists, objects and their YAML, subresources, logs, every write
 // page, redirects, error pages, and the operational endpoints.
 var hardeningPages = map[string]int{
-	"/":                 http.StatusFound,
-	"/c/dev":            http.StatusMovedPermanently,
-	"/c/dev/":           http.StatusOK,
-	"/c/dev/jump?q=po":  http.StatusSeeOther,
-	"/c/dev/jump?q=zzz": http.StatusNotFound,
+	"/":                           http.StatusFound,
+	"/c/dev":                      http.StatusMovedPermanently,
+	"/c/dev/":                     http.StatusOK,
+	"/c/dev/jump?q=po":            http.StatusSeeOther,
+	"/c/dev/jump?q=zzz":           http.StatusSeeOther,
+	"/c/dev/search?q=web+ns:demo": http.StatusOK,
+	"/c/dev/search?q=%28":         http.StatusBadRequest,
 	"/c/dev/namespace?group=apps&version=v1&resource=deployments&namespace=demo": http.StatusSeeOther,
 	"/c/dev/api/v1/pods":                                      http.StatusOK,
 	"/c/dev/api/v1/namespaces/demo/pods":                      http.StatusOK,

@@ -5,6 +5,7 @@
 package web
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -27,6 +28,7 @@ import (
 	"github.com/tabula-console/tabula/web/object"
 	"github.com/tabula-console/tabula/web/page"
 	"github.com/tabula-console/tabula/web/seal"
+	"github.com/tabula-console/tabula/web/search"
 )
 
 // Clusters is what the console needs from apiclient.
@@ -74,7 +76,12 @@ type Deps struct {
 	// DisableCompression sends pages and assets uncompressed whatever the
 	// browser accepts (--compress=false).
 	DisableCompression bool
+	// Search bounds each search (zero: search.DefaultBudget()).
+	Search SearchBudget
 }
+
+// SearchBudget bounds one search (web/search).
+type SearchBudget = search.Budget
 
 // DefaultReleaseIdleMemory is how quiet the console must be before it
 // returns spare heap memory.
@@ -111,6 +118,7 @@ type Server struct {
 	logs   *logs.Handler
 	edit   *edit.Handler
 	exec   *exec.Handler
+	search *search.Handler
 	// dispatch is what the /api/* and /apis/* routes lead to.
 	dispatch resourceRoutes
 }
@@ -187,6 +195,7 @@ func New(d Deps) (*Server, error) {
 		logs:   logs.New(env),
 		edit:   edit.New(env),
 		exec:   exec.New(env, d.Terminal),
+		search: search.New(env, cmp.Or(d.Search, search.DefaultBudget())),
 	}
 	quiet := d.ReleaseIdleMemory
 	if quiet == 0 {

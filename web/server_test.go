@@ -400,7 +400,11 @@ func TestJumpResolvesLikeKubectl(t *testing.T) {
 	if n := webtest.Parse(t, body).Find("[data-testid=jump-results] li").Length(); n < 3 {
 		t.Errorf("category all matched %d resources", n)
 	}
-	h.Get(t, "/c/dev/jump?q=nonsense", http.StatusNotFound)
+	// Anything else is a search, in the same namespace.
+	resp, _ := h.Get(t, "/c/dev/jump?namespace=demo&q="+url.QueryEscape("web app=x"), http.StatusSeeOther)
+	if got, want := resp.Header.Get("Location"), "/c/dev/search?namespace=demo&q=web+app%3Dx"; got != want {
+		t.Errorf("jump to a non-kind → %q, want %q", got, want)
+	}
 }
 
 // A WebSocket is counted as the 101 it was, not as a 200 page, and its

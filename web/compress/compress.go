@@ -5,6 +5,7 @@ package compress
 
 import (
 	"bytes"
+	"io"
 	"strconv"
 	"strings"
 	"sync"
@@ -94,6 +95,46 @@ func (c *Compressor) Compress(dst *bytes.Buffer, enc Encoding, body []byte) erro
 		return w.Close()
 	}
 	_, err := dst.Write(body)
+	return err
+}
+
+// Stream is a body compressed as it is written, in parts: Flush sends what
+// was written so far (a sync flush, which a browser decodes at once), and
+// Close ends the coding and returns the writer to its pool.
+type Stream struct {
+	w interface {
+		io.Writer
+		Flush() error
+		Close() error
+	}
+	release func()
+}
+
+// Stream starts writing a body to dst in enc at the page levels; nil for
+// Identity, which needs no writer.
+func (c *Compressor) Stream(dst io.Writer, enc Encoding) *Stream {
+	switch enc {
+	case Brotli:
+		w := c.br.get()
+		w.Reset(dst)
+		return &Stream{w: w, release: func() { c.br.put(w) }}
+	case Gzip:
+		w := c.gz.get()
+		w.Reset(dst)
+		return &Stream{w: w, release: func() { c.gz.put(w) }}
+	}
+	return nil
+}
+
+func (s *Stream) Write(p []byte) (int, error) { return s.w.Write(p) }
+
+// Flush writes out what was written so far.
+func (s *Stream) Flush() error { return s.w.Flush() }
+
+// Close ends the body; the Stream must not be used after.
+func (s *Stream) Close() error {
+	err := s.w.Close()
+	s.release()
 	return err
 }
 

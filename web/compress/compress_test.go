@@ -84,6 +84,53 @@ func TestCompressorRoundTrips(t *testing.T) {
 	}
 }
 
+// A stream's flushed part decodes before the stream ends, and the whole
+// stream decodes to what was written.
+func TestStreamFlushesParts(t *testing.T) {
+	c := New()
+	first, second := strings.Repeat("<section>deployments</section>\n", 50), strings.Repeat("<section>pods</section>\n", 50)
+	for enc, decode := range map[Encoding]func(io.Reader) (io.Reader, error){
+		Brotli: func(r io.Reader) (io.Reader, error) { return brotli.NewReader(r), nil },
+		Gzip:   func(r io.Reader) (io.Reader, error) { return gzip.NewReader(r) },
+	} {
+		for range 2 { // the second through a pooled writer
+			var out bytes.Buffer
+			s := c.Stream(&out, enc)
+			if _, err := io.WriteString(s, first); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			// What was sent so far decodes to the first part.
+			r, err := decode(bytes.NewReader(out.Bytes()))
+			if err != nil {
+				t.Fatalf("%q: %v", enc, err)
+			}
+			part := make([]byte, len(first))
+			if _, err := io.ReadFull(r, part); err != nil || string(part) != first {
+				t.Fatalf("%q: the flushed part decoded as %q (%v)", enc, part, err)
+			}
+			if _, err := io.WriteString(s, second); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			r, err = decode(&out)
+			if err != nil {
+				t.Fatalf("%q: %v", enc, err)
+			}
+			if all, err := io.ReadAll(r); err != nil || string(all) != first+second {
+				t.Fatalf("%q: the stream decoded as %d bytes (%v)", enc, len(all), err)
+			}
+		}
+	}
+	if c.Stream(io.Discard, Identity) != nil {
+		t.Error("identity needs no stream")
+	}
+}
+
 // The pool keeps at most its bound, and nothing once dropped.
 func TestWriterPoolIsBoundedAndDrops(t *testing.T) {
 	made := 0

@@ -96,7 +96,7 @@ func (e *Env) ContextLayout(ctx context.Context, client *apiclient.Client, title
 		// The page itself reports discovery failures; the frame goes without.
 		return l
 	}
-	l.Nav = navGroups(u, d, current, namespace, e.navRules(ctx, client, namespace))
+	l.Nav = navGroups(u, d, current, namespace, e.Rules(ctx, client, namespace))
 	l.Jump = views.JumpBox{
 		Action:    u.Path("/jump"),
 		Namespace: namespace,
@@ -127,9 +127,11 @@ func (e *Env) StartContextLayout(ctx context.Context, client *apiclient.Client, 
 // own RoleBindings can only make the sidebar dim less, never wrongly more.
 const rulesProbe = "default"
 
-// navRules is what the user may do in the namespace in view, from one
-// SelfSubjectRulesReview (cached); nil when the server could not say.
-func (e *Env) navRules(ctx context.Context, client *apiclient.Client, namespace string) *apiclient.Rules {
+// Rules is what the user may do in namespace ("" for all: the probe's
+// rules, a superset of every cluster-wide grant), from one
+// SelfSubjectRulesReview kept briefly per user; nil when the server could
+// not say. The sidebar reads the same answer.
+func (e *Env) Rules(ctx context.Context, client *apiclient.Client, namespace string) *apiclient.Rules {
 	if namespace == "" {
 		namespace = rulesProbe
 	}

@@ -37,6 +37,13 @@ func New(t testing.TB, contexts ...string) *Console {
 // cluster-scoped group with two sessions.
 func Demo(t testing.TB, opts apitest.Options) (*Console, *apitest.Server) {
 	t.Helper()
+	return DemoWith(t, opts, Options{})
+}
+
+// DemoWith is Demo with the console built from console (a search budget,
+// say).
+func DemoWith(t testing.TB, opts apitest.Options, console Options) (*Console, *apitest.Server) {
+	t.Helper()
 	fake := apitest.NewServerWith(t, opts, apitest.CoreV1(), apitest.AppsV1(), apitest.EventsV1(), apitest.CSMGroup())
 	deploy := apitest.Deployment("demo", "web", 2, map[string]string{"app": "web"})
 	rs := apitest.ReplicaSet("demo", "web-5d9", 2, map[string]string{"app": "web"}, deploy)
@@ -48,7 +55,7 @@ func Demo(t testing.TB, opts apitest.Options) (*Console, *apitest.Server) {
 		apitest.CSMSession("boot-x3000", "boot", "compute-23.7", "running"),
 		apitest.CSMSession("shutdown-x3001", "shutdown", "compute-23.7", "complete"),
 	)
-	return Start(t, fake, Options{}), fake
+	return Start(t, fake, console), fake
 }
 
 // PodGVK is the kind of the pods fixtures seed, for the fake's Modify and
