@@ -41,6 +41,9 @@ type searchBudget struct {
 	kindsAsked, kindsSkipped, requests, matches int
 	bytes                                       int64
 	elapsedMs                                   float64
+	// reviews are the access reviews among requests; -1 when the page
+	// does not say (data-reviews is not part of the bench's contract).
+	reviews int
 	// rows are the result rows on the page.
 	rows    int
 	skipped []skippedKind
@@ -90,6 +93,12 @@ func parseSearchPage(body []byte) (searchBudget, error) {
 				errs = append(errs, fmt.Errorf("the summary's %s is %q, not a count", f.name, v))
 			}
 			*f.dst = n
+		}
+	}
+	b.reviews = -1
+	if v, ok := summary.Attr("data-reviews"); ok {
+		if b.reviews, err = strconv.Atoi(strings.TrimSpace(v)); err != nil || b.reviews < 0 {
+			errs = append(errs, fmt.Errorf("the summary's data-reviews is %q, not a count", v))
 		}
 	}
 	if v, ok := attr("data-bytes"); ok {

@@ -38,6 +38,12 @@ func TestParseSearchPage(t *testing.T) {
 	if b.kindsAsked != 254 || b.kindsSkipped != 4 || b.requests != 291 || b.bytes != 18734120 || b.matches != 3 || b.elapsedMs != 1234.5 || b.rows != 3 {
 		t.Errorf("budget %+v", b)
 	}
+	if b.reviews != -1 {
+		t.Errorf("reviews %d from a page that does not state them, want -1", b.reviews)
+	}
+	if r, err := parseSearchPage([]byte(strings.Replace(searchPageFixture, `data-requests="291"`, `data-requests="291" data-reviews="37"`, 1))); err != nil || r.reviews != 37 {
+		t.Errorf("data-reviews: %d, %v", r.reviews, err)
+	}
 	if len(b.skipped) != 4 || b.skipped[1] != (skippedKind{resource: "events", reason: "too-many"}) {
 		t.Errorf("skipped %+v", b.skipped)
 	}
@@ -180,7 +186,7 @@ func TestReportSearch(t *testing.T) {
 	}{
 		{"450 ms", true},
 		{"1850 ms", true},
-		{"82 of 10414", true}, // 254 kinds asked × 41 pages of pods
+		{"300 of 10414", true}, // every verb; 254 kinds asked × 41 pages of pods
 		{"20.0 MiB", true},
 		{"50.0 MiB", true},
 		{"3.10×", false}, // 3,100 ms against the p50 of 900 and 1,100
@@ -193,7 +199,7 @@ func TestReportSearch(t *testing.T) {
 			t.Errorf("target %q = %q, %v; want %q, %v", targets[i].name, targets[i].value, targets[i].ok, w.value, w.ok)
 		}
 	}
-	for _, s := range []string{"| too-many | 2 | events, events.events.k8s.io |", "pods 41, events 40", "+10.0 MiB"} {
+	for _, s := range []string{"| too-many | 2 | events, events.events.k8s.io |", "LIST pods 41, LIST events 40, LIST probe000s.bench.tabula.dev 1. Its other requests: none.", "| 254 | 4 | 291 | not stated |", "+10.0 MiB"} {
 		if !strings.Contains(out.String(), s) {
 			t.Errorf("the report lacks %q:\n%s", s, out.String())
 		}

@@ -143,11 +143,13 @@ func parseMetricKey(key string) (name string, labels map[string]string, ok bool)
 type upstreamDelta struct {
 	all   float64            // requests of every verb
 	lists map[string]float64 // LIST requests by resource
+	// others are the requests of other verbs.
+	others map[verbResource]float64
 }
 
 // since is the requests served between before and s.
 func (s apiserverSample) since(before apiserverSample) upstreamDelta {
-	d := upstreamDelta{lists: map[string]float64{}}
+	d := upstreamDelta{lists: map[string]float64{}, others: map[verbResource]float64{}}
 	for k, v := range s.requests {
 		n := v - before.requests[k]
 		if n <= 0 {
@@ -156,6 +158,8 @@ func (s apiserverSample) since(before apiserverSample) upstreamDelta {
 		d.all += n
 		if k.verb == "LIST" {
 			d.lists[k.resource] += n
+		} else {
+			d.others[k] += n
 		}
 	}
 	return d
@@ -170,25 +174,38 @@ func (d upstreamDelta) listTotal() float64 {
 	return n
 }
 
-// resourceCount is one resource's LIST requests.
-type resourceCount struct {
-	resource string
-	n        float64
+// requestCount is the requests of one verb and resource.
+type requestCount struct {
+	verbResource
+	n float64
 }
 
-// byCount is d's LISTs by resource, most first, then by name.
-func (d upstreamDelta) byCount() []resourceCount {
-	out := make([]resourceCount, 0, len(d.lists))
+// String is "LIST pods 40"; a path outside the resources has no resource.
+func (c requestCount) String() string {
+	return strings.TrimSpace(fmt.Sprintf("%s %s", c.verb, c.resource)) + fmt.Sprintf(" %.0f", c.n)
+}
+
+// byCount is d's LISTs by resource, then its other requests, each most
+// first, then by name.
+func (d upstreamDelta) byCount() (lists, others []requestCount) {
 	for r, n := range d.lists {
-		out = append(out, resourceCount{r, n})
+		lists = append(lists, requestCount{verbResource{"LIST", r}, n})
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].n != out[j].n {
-			return out[i].n > out[j].n
-		}
-		return out[i].resource < out[j].resource
-	})
-	return out
+	for k, n := range d.others {
+		others = append(others, requestCount{k, n})
+	}
+	for _, cs := range [][]requestCount{lists, others} {
+		sort.Slice(cs, func(i, j int) bool {
+			if cs[i].n != cs[j].n {
+				return cs[i].n > cs[j].n
+			}
+			if cs[i].resource != cs[j].resource {
+				return cs[i].resource < cs[j].resource
+			}
+			return cs[i].verb < cs[j].verb
+		})
+	}
+	return lists, others
 }
 
 // pagesBound is the "kinds × pages" for the resources listed: the

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"maps"
 	"testing"
 )
@@ -84,8 +85,12 @@ func TestSince(t *testing.T) {
 	if !maps.Equal(d.lists, map[string]float64{"pods": 40, "probe000s.bench.tabula.dev": 1}) {
 		t.Errorf("lists %v", d.lists)
 	}
-	if top := d.byCount(); len(top) != 2 || top[0].resource != "pods" || top[1].n != 1 {
-		t.Errorf("byCount %v", top)
+	lists, others := d.byCount()
+	if fmt.Sprint(lists) != "[LIST pods 40 LIST probe000s.bench.tabula.dev 1]" {
+		t.Errorf("LISTs by count %v", lists)
+	}
+	if fmt.Sprint(others) != "[CREATE selfsubjectaccessreviews.authorization.k8s.io 3 GET 1]" {
+		t.Errorf("others by count %v", others)
 	}
 }
 
