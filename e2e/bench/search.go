@@ -487,6 +487,9 @@ func reportSearch(w io.Writer, o options, res searchResult, err error) (targets 
 	largestObjects := res.objects[largest]
 	fmt.Fprintf(w, "\n- kinds × pages = %d kinds asked × %d, the pages of the largest kind listed (%s: %.0f objects at %d a page) = **%d**; kube-apiserver served %s requests during one search, background included (target: at most kinds × pages). Paging every listed kind to its end takes %d LISTs; it made %s.\n",
 		last.kindsAsked, pageCount(largestObjects, o.limit), orNone(largest), largestObjects, o.limit, bound, count(all1), need, count(lists1))
+	if over := overPaged(res.up1.lists, res.objects, o.limit); len(over) > 0 {
+		fmt.Fprintf(w, "- Listed more often than their objects take pages: %s.\n", strings.Join(over, ", "))
+	}
 	lists, others := res.up1.byCount()
 	fmt.Fprintf(w, "- One search listed %d resources; the most LISTs: %s. Its other requests: %s.\n",
 		len(lists), joinCounts(lists, 8), joinCounts(others, 8))

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -223,4 +224,18 @@ func pagesBound(lists, objects map[string]float64, kindsAsked, pageSize int) (bo
 		}
 	}
 	return kindsAsked * most, need, largest
+}
+
+// overPaged are the resources listed more often than their objects take
+// pages of pageSize: re-listed, retried, or counted by the server before
+// they grew.
+func overPaged(lists, objects map[string]float64, pageSize int) []string {
+	var out []string
+	for r, n := range lists {
+		if p := pageCount(objects[r], pageSize); n > float64(p) {
+			out = append(out, fmt.Sprintf("%s (%.0f LISTs, %.0f objects)", r, n, objects[r]))
+		}
+	}
+	slices.Sort(out)
+	return out
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"testing"
 )
 
@@ -105,6 +106,9 @@ func TestPagesBound(t *testing.T) {
 	}
 	if bound, need, largest := pagesBound(nil, objects, 250, 500); bound != 0 || need != 0 || largest != "" {
 		t.Errorf("nothing listed: %d, %d, %q", bound, need, largest)
+	}
+	if got := overPaged(map[string]float64{"pods": 42, "events": 40, "secrets": 2}, objects, 500); !slices.Equal(got, []string{"pods (42 LISTs, 20012 objects)", "secrets (2 LISTs, 0 objects)"}) {
+		t.Errorf("overPaged = %q", got)
 	}
 	for _, tc := range []struct {
 		n    float64
