@@ -40,15 +40,19 @@ type searchResult struct {
 	path string
 	// warm is the unmeasured first search.
 	warm searchFetch
-	// one is the search measured alone, with the console's VmRSS sampled.
-	one     searchFetch
-	onePeak peakResult
+	// one is the search measured alone, with the console's VmRSS sampled,
+	// and the budget its page states.
+	one       searchFetch
+	oneBudget searchBudget
+	onePeak   peakResult
 	// seq are the sequential searches and the budgets their pages state.
 	seq     []searchFetch
 	budgets []searchBudget
-	// conc are the searches made at once, in the order they ended.
-	conc     []searchFetch
-	concPeak peakResult
+	// conc are the searches made at once, in the order they ended, and
+	// their budgets.
+	conc        []searchFetch
+	concBudgets []searchBudget
+	concPeak    peakResult
 	// Console memory at rest: before the measured search, -rest-wait after
 	// it, and -rest-wait after the concurrent ones.
 	before, afterOne, afterConc memReading
@@ -151,6 +155,9 @@ func measureSearch(ctx context.Context, o options, kube *http.Client, server str
 	}); err != nil {
 		return res, fmt.Errorf("one search: %w", err)
 	}
+	if res.oneBudget, err = parseSearchPage(res.one.body); err != nil {
+		return res, fmt.Errorf("one search: %w", err)
+	}
 	if err := rest(); err != nil {
 		return res, err
 	}
@@ -188,6 +195,13 @@ func measureSearch(ctx context.Context, o options, kube *http.Client, server str
 		return err
 	}); err != nil {
 		return res, fmt.Errorf("%d searches at once: %w", o.searchConcurrent, err)
+	}
+	for _, f := range res.conc {
+		b, err := parseSearchPage(f.body)
+		if err != nil {
+			return res, fmt.Errorf("%d searches at once: %w", o.searchConcurrent, err)
+		}
+		res.concBudgets = append(res.concBudgets, b)
 	}
 	res.objects = after.objects
 	if err := rest(); err != nil {
@@ -431,62 +445,65 @@ func reportSearch(w io.Writer, o options, res searchResult, err error) (targets 
 	fmt.Fprintf(w, "| HTTP, %d at once: complete, each | %s |\n", len(res.conc), msCells(msOf(res.conc, func(f searchFetch) time.Duration { return f.complete })))
 	fmt.Fprintf(w, "| HTTP, the first search (unmeasured, cold caches): first row / complete | %s / %s | | | |\n",
 		msOr(res.warm.firstRow), msOr(res.warm.complete))
-
-	// The budget the page states, from the last search in a row.
-	last := res.budgets[len(res.budgets)-1]
-	span := func(f func(searchBudget) float64) string {
-		xs := make([]float64, len(res.budgets))
-		for i, b := range res.budgets {
-			xs[i] = f(b)
-		}
-		lo, hi := slices.Min(xs), slices.Max(xs)
-		if lo == hi {
-			return fmt.Sprintf("%.0f", lo)
-		}
-		return fmt.Sprintf("%.0f (%.0f–%.0f)", f(last), lo, hi)
+	if len(res.navs) > 0 && !slices.ContainsFunc(res.navs, func(n searchNav) bool { return !math.IsNaN(n.firstRowPaint) }) {
+		fmt.Fprintf(w, "\nChromium reported no Element Timing entry `%s`: it reports one for the element whose text it paints, a cell, not a row or a link, so the page must put `elementtiming=\"%s\"` on the first row's name cell (as the list puts `%s` on its first cell).\n",
+			searchFirstRowMark, searchFirstRowMark, firstRowMark)
 	}
-	fmt.Fprintf(w, "\nThe budget the page states (its summary's data attributes; the last of the %d in a row, their range in brackets):\n\n", len(res.budgets))
-	fmt.Fprintln(w, "| kinds asked | kinds skipped | requests | access reviews among them | bytes | matches | result rows | elapsed (the page's own) |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
-	fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s ms |\n",
-		span(func(b searchBudget) float64 { return float64(b.kindsAsked) }),
-		span(func(b searchBudget) float64 { return float64(b.kindsSkipped) }),
-		span(func(b searchBudget) float64 { return float64(b.requests) }),
-		strings.Replace(span(func(b searchBudget) float64 { return float64(b.reviews) }), "-1", "not stated", 1),
-		span(func(b searchBudget) float64 { return float64(b.bytes) }),
-		span(func(b searchBudget) float64 { return float64(b.matches) }),
-		span(func(b searchBudget) float64 { return float64(b.rows) }),
-		span(func(b searchBudget) float64 { return b.elapsedMs }))
-	fmt.Fprintln(w, "\n| kinds skipped because | kinds | e.g. |")
-	fmt.Fprintln(w, "|---|---|---|")
-	for _, c := range last.byReason() {
+
+	// The budget the pages state.
+	last := res.budgets[len(res.budgets)-1]
+	fmt.Fprintln(w, "\nThe budget the page states (its summary's data attributes; for several searches the last, and the range in brackets):")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| search | kinds asked | kinds skipped | requests | access reviews among them | bytes | matches | result rows | elapsed (the page's own) |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
+	for _, r := range []struct {
+		name string
+		bs   []searchBudget
+	}{
+		{"one, after a rest", []searchBudget{res.oneBudget}},
+		{fmt.Sprintf("%d in a row", len(res.budgets)), res.budgets},
+		{fmt.Sprintf("%d at once", len(res.concBudgets)), res.concBudgets},
+	} {
+		fmt.Fprintf(w, "| %s | %s |\n", r.name, budgetCells(r.bs))
+	}
+	fmt.Fprintln(w, "\n| kinds skipped because | one | in a row: the last | at once: all of them | e.g. |")
+	fmt.Fprintln(w, "|---|---|---|---|---|")
+	oneR, lastR, concR := res.oneBudget.byReason(), last.byReason(), skippedOf(res.concBudgets).byReason()
+	for _, c := range skippedOf(append([]searchBudget{res.oneBudget, last}, res.concBudgets...)).byReason() {
 		reason := c.reason
 		if !c.known {
 			reason += " (not a reason the bench knows)"
 		}
-		fmt.Fprintf(w, "| %s | %d | %s |\n", reason, c.n, strings.Join(c.examples, ", "))
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", reason, reasonN(oneR, c.reason), reasonN(lastR, c.reason), reasonN(concR, c.reason), strings.Join(c.examples, ", "))
 	}
-	if len(last.skipped) != last.kindsSkipped {
-		fmt.Fprintf(w, "\nThe summary says %d kinds were skipped, but the page lists %d.\n", last.kindsSkipped, len(last.skipped))
+	for _, b := range append([]searchBudget{res.oneBudget, last}, res.concBudgets...) {
+		if len(b.skipped) != b.kindsSkipped {
+			fmt.Fprintf(w, "\nA summary says %d kinds were skipped, but its page lists %d.\n", b.kindsSkipped, len(b.skipped))
+			break
+		}
 	}
 
 	// Upstream requests.
 	perSeq := func(v float64) float64 { return v / float64(len(res.seq)) }
 	perConc := func(v float64) float64 { return v / float64(o.searchConcurrent) }
-	bound, need, largest := pagesBound(res.up1.lists, res.objects, last.kindsAsked, o.limit)
+	bound, need, uncounted, largest := pagesBound(res.up1.lists, res.objects, res.oneBudget.kindsAsked, o.limit)
 	lists1, all1 := res.up1.listTotal(), res.up1.all
 	fmt.Fprintf(w, "\nUpstream requests per search (kube-apiserver's `%s` summed before and after each window, admin credentials; the console's `%s`; the page's `data-requests`):\n\n", metricAPIRequests, metricConsoleUpstream)
 	fmt.Fprintln(w, "| window | kube-apiserver: LIST | kube-apiserver: every verb | the console's count | the page's count |")
 	fmt.Fprintln(w, "|---|---|---|---|---|")
 	fmt.Fprintf(w, "| the console idle for %s (background) | %s | %s | | |\n", res.idleFor.Round(time.Millisecond), count(res.idle.listTotal()), count(res.idle.all))
-	fmt.Fprintf(w, "| one search (its memory measured) | %s | **%s** | %s | %d |\n", count(lists1), count(all1), count(res.console1), last.requests)
+	fmt.Fprintf(w, "| one search (its memory measured) | %s | **%s** | %s | %d |\n", count(lists1), count(all1), count(res.console1), res.oneBudget.requests)
 	fmt.Fprintf(w, "| %d in a row, per search | %s | %s | %s | %s |\n", len(res.seq), count(perSeq(res.upSeq.listTotal())), count(perSeq(res.upSeq.all)), count(perSeq(res.consoleSeq)),
-		span(func(b searchBudget) float64 { return float64(b.requests) }))
-	fmt.Fprintf(w, "| %d at once, all of them | %s | %s | %s | |\n", o.searchConcurrent, count(res.upConc.listTotal()), count(res.upConc.all), count(res.consoleConc))
+		count(perSeq(float64(sumOf(res.budgets, func(b searchBudget) int { return b.requests })))))
+	fmt.Fprintf(w, "| %d at once, all of them | %s | %s | %s | %d |\n", o.searchConcurrent, count(res.upConc.listTotal()), count(res.upConc.all), count(res.consoleConc),
+		sumOf(res.concBudgets, func(b searchBudget) int { return b.requests }))
 	fmt.Fprintf(w, "| %d at once, per search | %s | %s | %s | |\n", o.searchConcurrent, count(perConc(res.upConc.listTotal())), count(perConc(res.upConc.all)), count(perConc(res.consoleConc)))
 	largestObjects := res.objects[largest]
 	fmt.Fprintf(w, "\n- kinds × pages = %d kinds asked × %d, the pages of the largest kind listed (%s: %.0f objects at %d a page) = **%d**; kube-apiserver served %s requests during one search, background included (target: at most kinds × pages). Paging every listed kind to its end takes %d LISTs; it made %s.\n",
-		last.kindsAsked, pageCount(largestObjects, o.limit), orNone(largest), largestObjects, o.limit, bound, count(all1), need, count(lists1))
+		res.oneBudget.kindsAsked, pageCount(largestObjects, o.limit), orNone(largest), largestObjects, o.limit, bound, count(all1), need, count(lists1))
+	if uncounted > 0 {
+		fmt.Fprintf(w, "- %d of the listed resources have no object count from kube-apiserver (events.k8s.io's events are stored as core events and counted there); each is counted as one page.\n", uncounted)
+	}
 	if over := overPaged(res.up1.lists, res.objects, o.limit); len(over) > 0 {
 		fmt.Fprintf(w, "- Listed more often than their objects take pages: %s.\n", strings.Join(over, ", "))
 	}
@@ -501,6 +518,9 @@ func reportSearch(w io.Writer, o options, res searchResult, err error) (targets 
 	ratio := slowest / one
 	fmt.Fprintf(w, "\n%d searches at once: the slowest ended %.0f ms after they started, **%.2f×** one search (%.0f ms, p50 of %d in a row); kube-apiserver served %s LISTs for them (%s per search).\n",
 		o.searchConcurrent, slowest, ratio, one, len(res.seq), count(res.upConc.listTotal()), count(perConc(res.upConc.listTotal())))
+	if cut := cutShort(res.concBudgets); cut > 0 {
+		fmt.Fprintf(w, "%d of them ran out of time (kinds skipped as timeout): they were cut short, so the ratio understates what complete searches would take.\n", cut)
+	}
 
 	// Memory.
 	fmt.Fprintf(w, "\nConsole memory (VmRSS read every %s during the searches; VmHWM reset before each round):\n\n", sampleEvery)
@@ -543,6 +563,78 @@ func reportSearch(w io.Writer, o options, res searchResult, err error) (targets 
 		{names[4], mib(res.afterOne.st.rssKiB), res.afterOne.st.rssKiB >= 0 && res.afterOne.st.rssKiB <= targetRestMiB*1024},
 		{names[5], fmt.Sprintf("%.2f×", ratio), ratio <= targetSearchConcurrentRatio},
 	}
+}
+
+// budgetCells are the table cells of one or more budgets: the last's
+// figures, with the range when they differ.
+func budgetCells(bs []searchBudget) string {
+	if len(bs) == 0 {
+		return "| | | | | | | |"
+	}
+	last := bs[len(bs)-1]
+	span := func(f func(searchBudget) float64) string {
+		xs := make([]float64, len(bs))
+		for i, b := range bs {
+			xs[i] = f(b)
+		}
+		lo, hi := slices.Min(xs), slices.Max(xs)
+		if f(last) < 0 {
+			return "not stated"
+		}
+		if lo == hi {
+			return fmt.Sprintf("%.0f", lo)
+		}
+		return fmt.Sprintf("%.0f (%.0f–%.0f)", f(last), lo, hi)
+	}
+	return strings.Join([]string{
+		span(func(b searchBudget) float64 { return float64(b.kindsAsked) }),
+		span(func(b searchBudget) float64 { return float64(b.kindsSkipped) }),
+		span(func(b searchBudget) float64 { return float64(b.requests) }),
+		span(func(b searchBudget) float64 { return float64(b.reviews) }),
+		span(func(b searchBudget) float64 { return float64(b.bytes) }),
+		span(func(b searchBudget) float64 { return float64(b.matches) }),
+		span(func(b searchBudget) float64 { return float64(b.rows) }),
+		span(func(b searchBudget) float64 { return b.elapsedMs }) + " ms",
+	}, " | ")
+}
+
+// skippedOf is one budget holding the skipped kinds of all of bs.
+func skippedOf(bs []searchBudget) searchBudget {
+	var all searchBudget
+	for _, b := range bs {
+		all.skipped = append(all.skipped, b.skipped...)
+	}
+	return all
+}
+
+// reasonN is the count of reason in rs, as a cell.
+func reasonN(rs []reasonCount, reason string) string {
+	for _, r := range rs {
+		if r.reason == reason {
+			return fmt.Sprint(r.n)
+		}
+	}
+	return "0"
+}
+
+// sumOf adds f over bs.
+func sumOf(bs []searchBudget, f func(searchBudget) int) int {
+	n := 0
+	for _, b := range bs {
+		n += f(b)
+	}
+	return n
+}
+
+// cutShort is how many of bs skipped a kind for running out of time.
+func cutShort(bs []searchBudget) int {
+	n := 0
+	for _, b := range bs {
+		if slices.ContainsFunc(b.skipped, func(k skippedKind) bool { return k.reason == "timeout" }) {
+			n++
+		}
+	}
+	return n
 }
 
 // joinCounts is the first n counts, and how many more there are.

@@ -127,7 +127,7 @@ type reasonCount struct {
 	reason string
 	known  bool // one of skipReasons
 	n      int
-	// examples are the first few resources, in page order.
+	// examples are the first few resources, in page order, each once.
 	examples []string
 }
 
@@ -147,7 +147,7 @@ func (b searchBudget) byReason() []reasonCount {
 			unknown = append(unknown, s.reason)
 		}
 		c.n++
-		if len(c.examples) < 3 {
+		if len(c.examples) < 3 && !slices.Contains(c.examples, s.resource) {
 			c.examples = append(c.examples, s.resource)
 		}
 	}

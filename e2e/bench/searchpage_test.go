@@ -8,6 +8,7 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -159,12 +160,18 @@ func TestReportSearch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// One of the searches at once ran out of time.
+	cut := budget
+	cut.skipped = append(slices.Clone(budget.skipped), skippedKind{"probe199s.bench.tabula.dev", "timeout"})
+	cut.kindsSkipped++
 	res := searchResult{
-		path:    searchPath("bulk-0001"),
-		warm:    searchFetch{firstRow: ms(300), complete: ms(2500)},
-		seq:     []searchFetch{{firstRow: ms(100), complete: ms(900)}, {firstRow: ms(120), complete: ms(1100)}},
-		budgets: []searchBudget{budget, budget},
-		conc:    []searchFetch{{complete: ms(2000)}, {complete: ms(3100)}},
+		path:        searchPath("bulk-0001"),
+		warm:        searchFetch{firstRow: ms(300), complete: ms(2500)},
+		seq:         []searchFetch{{firstRow: ms(100), complete: ms(900)}, {firstRow: ms(120), complete: ms(1100)}},
+		oneBudget:   budget,
+		budgets:     []searchBudget{budget, budget},
+		conc:        []searchFetch{{complete: ms(2000)}, {complete: ms(3100)}},
+		concBudgets: []searchBudget{budget, cut},
 		// 20 MiB of growth; 50 MiB at rest after it.
 		onePeak:  peakResult{k: 1, beforeKiB: 40 << 10, sampledKiB: 60 << 10, hwmKiB: 60 << 10, hwmReset: true, d: ms(1000)},
 		concPeak: peakResult{k: 10, beforeKiB: 50 << 10, sampledKiB: 90 << 10, hwmKiB: 90 << 10, hwmReset: true, d: ms(3100)},
@@ -199,18 +206,34 @@ func TestReportSearch(t *testing.T) {
 			t.Errorf("target %q = %q, %v; want %q, %v", targets[i].name, targets[i].value, targets[i].ok, w.value, w.ok)
 		}
 	}
-	for _, s := range []string{"| too-many | 2 | events, events.events.k8s.io |", "LIST pods 41, LIST events 40, LIST probe000s.bench.tabula.dev 1. Its other requests: none.", "| 254 | 4 | 291 | not stated |", "+10.0 MiB"} {
+	for _, s := range []string{
+		"| too-many | 2 | 2 | 4 | events, events.events.k8s.io |",
+		"| timeout | 0 | 0 | 1 | probe199s.bench.tabula.dev |",
+		"LIST pods 41, LIST events 40, LIST probe000s.bench.tabula.dev 1. Its other requests: none.",
+		"| one, after a rest | 254 | 4 | 291 | not stated |",
+		"| 2 at once | 254 | 5 (4–5) | 291 |",
+		"1 of them ran out of time",
+		"+10.0 MiB",
+	} {
 		if !strings.Contains(out.String(), s) {
 			t.Errorf("the report lacks %q:\n%s", s, out.String())
 		}
 	}
 
-	// Chromium reported no first-row paint: not met, and said so.
+	if strings.Contains(out.String(), "no Element Timing entry") {
+		t.Error("the report says no paint was reported")
+	}
+
+	// Chromium reported no first-row paint: not met, and said why.
 	for i := range res.navs {
 		res.navs[i].firstRowPaint = math.NaN()
 	}
-	if tg := reportSearch(io.Discard, o, res, nil); tg[0].value != "not reported" || tg[0].ok {
+	out.Reset()
+	if tg := reportSearch(&out, o, res, nil); tg[0].value != "not reported" || tg[0].ok {
 		t.Errorf("no paint: %+v", tg[0])
+	}
+	if !strings.Contains(out.String(), "no Element Timing entry `search-first-row`") {
+		t.Errorf("the report does not say why there is no paint:\n%s", out.String())
 	}
 	tg := reportSearch(io.Discard, o, searchResult{}, errors.New("GET /c/admin/search: 404"))
 	if len(tg) != len(want) || tg[2].value != "not measured" || tg[2].ok {

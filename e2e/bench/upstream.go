@@ -213,26 +213,32 @@ func (d upstreamDelta) byCount() (lists, others []requestCount) {
 // kinds the page asked times the pages the largest of them needs at
 // pageSize objects a page (at least one). need is the pages every listed
 // resource needs, summed: what paging each kind to its end takes. A
-// resource whose count the server has not reported counts one page.
-func pagesBound(lists, objects map[string]float64, kindsAsked, pageSize int) (bound, need int, largest string) {
+// resource the server reports no count for (events.k8s.io's events, stored
+// as core events, has none) counts one page; uncounted says how many did.
+func pagesBound(lists, objects map[string]float64, kindsAsked, pageSize int) (bound, need, uncounted int, largest string) {
 	most := 0
 	for r := range lists {
-		p := pageCount(objects[r], pageSize)
+		n, ok := objects[r]
+		if !ok {
+			uncounted++
+		}
+		p := pageCount(n, pageSize)
 		need += p
 		if p > most || (p == most && r < largest) {
 			most, largest = p, r
 		}
 	}
-	return kindsAsked * most, need, largest
+	return kindsAsked * most, need, uncounted, largest
 }
 
 // overPaged are the resources listed more often than their objects take
 // pages of pageSize: re-listed, retried, or counted by the server before
-// they grew.
+// they grew. Resources without a count are left out.
 func overPaged(lists, objects map[string]float64, pageSize int) []string {
 	var out []string
 	for r, n := range lists {
-		if p := pageCount(objects[r], pageSize); n > float64(p) {
+		objs, ok := objects[r]
+		if p := pageCount(objs, pageSize); ok && n > float64(p) {
 			out = append(out, fmt.Sprintf("%s (%.0f LISTs, %.0f objects)", r, n, objects[r]))
 		}
 	}

@@ -96,19 +96,20 @@ func TestSince(t *testing.T) {
 }
 
 func TestPagesBound(t *testing.T) {
-	lists := map[string]float64{"pods": 40, "events": 40, "probe000s.bench.tabula.dev": 1, "leases.coordination.k8s.io": 1}
-	objects := map[string]float64{"pods": 20012, "events": 20000, "probe000s.bench.tabula.dev": 3, "leases.coordination.k8s.io": -1}
-	bound, need, largest := pagesBound(lists, objects, 250, 500)
+	lists := map[string]float64{"pods": 40, "events": 40, "events.events.k8s.io": 40, "probe000s.bench.tabula.dev": 1, "leases.coordination.k8s.io": 1}
+	objects := map[string]float64{"pods": 20012, "events": 20000, "probe000s.bench.tabula.dev": 3, "leases.coordination.k8s.io": -1, "secrets": 0}
+	bound, need, uncounted, largest := pagesBound(lists, objects, 250, 500)
 	// pods: 41 pages at 500 (20,012 objects); events 40; the others one
-	// each, a count the server could not take (-1) too.
-	if bound != 250*41 || need != 41+40+1+1 || largest != "pods" {
-		t.Errorf("bound %d, need %d, largest %q", bound, need, largest)
+	// each, a count the server could not take (-1) and none at all too.
+	if bound != 250*41 || need != 41+40+1+1+1 || uncounted != 1 || largest != "pods" {
+		t.Errorf("bound %d, need %d, uncounted %d, largest %q", bound, need, uncounted, largest)
 	}
-	if bound, need, largest := pagesBound(nil, objects, 250, 500); bound != 0 || need != 0 || largest != "" {
-		t.Errorf("nothing listed: %d, %d, %q", bound, need, largest)
+	if bound, need, uncounted, largest := pagesBound(nil, objects, 250, 500); bound != 0 || need != 0 || uncounted != 0 || largest != "" {
+		t.Errorf("nothing listed: %d, %d, %d, %q", bound, need, uncounted, largest)
 	}
-	if got := overPaged(map[string]float64{"pods": 42, "events": 40, "secrets": 2}, objects, 500); !slices.Equal(got, []string{"pods (42 LISTs, 20012 objects)", "secrets (2 LISTs, 0 objects)"}) {
-		t.Errorf("overPaged = %q", got)
+	got := overPaged(map[string]float64{"pods": 42, "events": 40, "secrets": 2, "events.events.k8s.io": 41}, objects, 500)
+	if !slices.Equal(got, []string{"pods (42 LISTs, 20012 objects)", "secrets (2 LISTs, 0 objects)"}) {
+		t.Errorf("overPaged = %q, want pods and secrets (events.k8s.io has no count)", got)
 	}
 	for _, tc := range []struct {
 		n    float64
