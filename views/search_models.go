@@ -65,6 +65,9 @@ type SearchGroup struct {
 	MoreLabel string
 	// Note says why Count may be short (the kind was cut).
 	Note string
+	// SameAs names the group above that shows the same objects (by UID),
+	// served by another API: this group then has no rows.
+	SameAs string
 	// First marks the page's first group: its first row is timed.
 	First bool
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/views"
@@ -142,18 +143,49 @@ func (r *results) groups(yield func(views.SearchGroup) bool) {
 	out := make(chan outcome)
 	go r.run(ctx, r.plan.Kinds, out)
 	first, stopped := true, false
+	shown := map[types.UID]string{} // the group each shown object is in
 	for o := range out {
 		r.tally.add(o)
 		if stopped || o.Matches == 0 {
 			continue
 		}
-		if !yield(r.links.groupView(o, first, r.now)) {
+		g := r.links.groupView(o, first, r.now)
+		if same := sameObjects(o, shown); same != "" {
+			// One object served by two APIs (core and events.k8s.io
+			// Events): its UID says so, whatever the kinds.
+			g.Rows, g.SameAs, g.MoreHref = nil, same, ""
+			r.tally.duplicates += o.Matches
+		} else {
+			for _, m := range o.Rows {
+				if m.UID != "" {
+					shown[m.UID] = g.Kind + " (" + g.Resource + ")"
+				}
+			}
+		}
+		if !yield(g) {
 			stopped = true
 			cancel()
 		}
-		first = false
+		first = first && g.SameAs != ""
 	}
 	r.took = time.Since(start)
+}
+
+// sameObjects names the group that already shows every object o matched,
+// if one does.
+func sameObjects(o outcome, shown map[types.UID]string) string {
+	if len(o.Rows) != o.Matches {
+		return ""
+	}
+	same := ""
+	for _, m := range o.Rows {
+		g, ok := shown[m.UID]
+		if m.UID == "" || !ok || same != "" && g != same {
+			return ""
+		}
+		same = g
+	}
+	return same
 }
 
 func (r *results) summary() views.SearchSummary {

@@ -2,6 +2,8 @@ package search
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"net/url"
 	"strconv"
 	"strings"
@@ -119,6 +121,8 @@ func (q Query) textWith(kinds []string) string {
 // tally adds up a search's outcomes as they arrive.
 type tally struct {
 	asked, withMatches, matches int
+	// duplicates are matches already shown under another API.
+	duplicates int
 	requests, reviews, bytes    int64
 	skipped                     []Skip
 }
@@ -143,7 +147,7 @@ func (l links) summaryView(t tally, p Plan, elapsed time.Duration) views.SearchS
 	s := views.SearchSummary{
 		KindsAsked:       t.asked,
 		KindsWithMatches: t.withMatches,
-		Matches:          t.matches,
+		Matches:          t.matches - t.duplicates,
 		Requests:         t.requests,
 		Reviews:          t.reviews,
 		Bytes:            t.bytes,
@@ -151,9 +155,9 @@ func (l links) summaryView(t tally, p Plan, elapsed time.Duration) views.SearchS
 		ElapsedMS:        elapsed.Milliseconds(),
 		Elapsed:          elapsedText(elapsed),
 	}
-	s.Cost = fmt.Sprintf("Asked %s %s with %s %s (%s of them access %s) and read %s in %s, %d kinds at a time. Nothing was cached: every list was read from the server now.",
+	s.Cost = fmt.Sprintf("Asked %s %s with %s %s (%s of them access %s) and read %s in %s. Nothing was cached: every list was read from the server now. Budget: %s",
 		count(int64(t.asked)), plural(int64(t.asked), "kind", "kinds"), count(t.requests), plural(t.requests, "request", "requests"),
-		count(t.reviews), plural(t.reviews, "review", "reviews"), s.BytesText, s.Elapsed, l.budget.Concurrency)
+		count(t.reviews), plural(t.reviews, "review", "reviews"), s.BytesText, s.Elapsed, budgetText(l.budget))
 	all := append(append([]Skip(nil), p.Skipped...), t.skipped...)
 	for _, r := range reasons {
 		grp := views.SearchSkipGroup{Reason: string(r.reason), Label: r.label, Open: r.reason != NoList}
@@ -167,6 +171,11 @@ func (l links) summaryView(t tally, p Plan, elapsed time.Duration) views.SearchS
 				k.ListHref = l.list(sk.Kind)
 			}
 			grp.Kinds = append(grp.Kinds, k)
+		}
+		if r.reason == Failed {
+			for _, gv := range slices.Sorted(maps.Keys(p.Undiscovered)) {
+				grp.Kinds = append(grp.Kinds, views.SearchSkip{Kind: gv, Resource: gv, Detail: "discovery of this group version failed, so its kinds are unknown: " + p.Undiscovered[gv]})
+			}
 		}
 		if len(grp.Kinds) > 0 {
 			s.Skipped = append(s.Skipped, grp)

@@ -59,6 +59,9 @@ type Plan struct {
 	Skipped []Skip
 	// OutOfScope counts cluster-scoped kinds a namespace left out.
 	OutOfScope int
+	// Undiscovered are the group versions discovery could not describe,
+	// whose kinds no one can search: "metrics.k8s.io/v1beta1" → why.
+	Undiscovered map[string]string
 }
 
 // MakePlan picks the kinds a query searches in namespace ("" for all) and
@@ -76,6 +79,14 @@ func MakePlan(d *apiclient.Discovery, q Query, namespace string, rules *apiclien
 		return Plan{}, err
 	}
 	var p Plan
+	if !explicit {
+		for gv, err := range d.Failed {
+			if p.Undiscovered == nil {
+				p.Undiscovered = map[string]string{}
+			}
+			p.Undiscovered[gv] = err.Error()
+		}
+	}
 	for _, r := range resources {
 		ns := namespace
 		if !r.Namespaced {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/tabula-console/tabula/apiclient"
 )
@@ -44,6 +45,7 @@ func DefaultBudget() Budget {
 // match is an object found: what its row shows.
 type match struct {
 	Name, Namespace string
+	UID             types.UID
 	Created         time.Time
 	Status          string
 }
@@ -180,7 +182,7 @@ func (s *searcher) scan(stream *apiclient.TableStream, status int, o *outcome) {
 		o.Scanned++
 		m := match{}
 		if row.Object != nil {
-			m.Name, m.Namespace, m.Created = row.Object.Name, row.Object.Namespace, row.Object.CreationTimestamp
+			m.Name, m.Namespace, m.UID, m.Created = row.Object.Name, row.Object.Namespace, row.Object.UID, row.Object.CreationTimestamp
 		} else if nameCol >= 0 && nameCol < len(row.Cells) {
 			m.Name, _ = row.Cells[nameCol].(string)
 		}
@@ -197,7 +199,7 @@ func (s *searcher) scan(stream *apiclient.TableStream, status int, o *outcome) {
 			}
 		}
 		// Copied out of the decoder's memory, which the next row reuses.
-		m.Name, m.Namespace, m.Status = strings.Clone(m.Name), strings.Clone(m.Namespace), strings.Clone(m.Status)
+		m.Name, m.Namespace, m.Status, m.UID = strings.Clone(m.Name), strings.Clone(m.Namespace), strings.Clone(m.Status), types.UID(strings.Clone(string(m.UID)))
 		o.Rows = append(o.Rows, m)
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/andybalholm/brotli"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/tabula-console/tabula/apiclient/apitest"
 	"github.com/tabula-console/tabula/web"
@@ -238,6 +239,47 @@ func TestFieldSelectorRefusedIsReported(t *testing.T) {
 	detail := r.doc.Find(`[data-testid=search-skipped][data-resource="deployments.apps"]`).Text()
 	if !strings.Contains(detail, "status.phase") {
 		t.Errorf("the refusal does not say what the server said: %q", detail)
+	}
+}
+
+// One object served by two APIs (an Event, by core and events.k8s.io) is
+// listed once: the second kind to answer says it holds the same objects.
+func TestSameObjectsUnderTwoAPIsAreShownOnce(t *testing.T) {
+	h, fake := webtest.Demo(t, apitest.Options{})
+	fake.Add(
+		apitest.Object("v1", "Event", "demo", "web-5d9-a.17f", map[string]any{"reason": "Started"}),
+		apitest.Object("events.k8s.io/v1", "Event", "demo", "web-5d9-a.17f", map[string]any{"reason": "Started"}),
+	)
+	r := get(t, h, q("17f ns:demo"), http.StatusOK)
+	core, grouped := r.groups["events"], r.groups["events.events.k8s.io"]
+	if len(core)+len(grouped) != 1 {
+		t.Fatalf("the event is shown %d times (%v)", len(core)+len(grouped), r.groups)
+	}
+	same := r.doc.Find("[data-testid=search-group-same]")
+	if same.Length() != 1 || !strings.Contains(same.Text(), "The same object as Event") {
+		t.Errorf("the second API's group says %q", same.Text())
+	}
+	if r.attr(t, "data-matches") != 1 {
+		t.Errorf("%d matches counted, want 1", r.attr(t, "data-matches"))
+	}
+	// Objects that share names but not UIDs are not the same.
+	fake.Add(apitest.Object("v1", "Service", "demo", "web-5d9-a.17f", nil))
+	if r := get(t, h, q("17f ns:demo"), http.StatusOK); len(r.groups["services"]) != 1 {
+		t.Errorf("a ConfigMap of the same name: %v", r.groups)
+	}
+}
+
+// A group version discovery could not describe is said to be unsearched,
+// with why; the rest is searched.
+func TestUndiscoveredGroupsAreReported(t *testing.T) {
+	h, fake := webtest.Demo(t, apitest.Options{LegacyDiscovery: true})
+	fake.FailPath("/apis/policy.example.com/v1", metav1.Status{Status: metav1.StatusFailure, Code: http.StatusServiceUnavailable, Reason: metav1.StatusReasonServiceUnavailable, Message: "the backend is down"})
+	r := get(t, h, q("o ns:*"), http.StatusOK)
+	if r.skipped["policy.example.com/v1"] != string(search.Failed) {
+		t.Errorf("skipped %v", r.skipped)
+	}
+	if len(r.groups["pods"]) != 1 {
+		t.Errorf("groups %v", r.groups)
 	}
 }
 
