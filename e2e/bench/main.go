@@ -32,7 +32,7 @@
 //   - search: a name search for -search-query across every kind in all
 //     namespaces (with -crds bench CRDs in the cluster): Chromium's first
 //     result row paint and completion, the page over HTTP alone, in a row
-//     and -search-concurrent at once, kube-apiserver's requests per search
+//     (also compressed, as a browser asks) and -search-concurrent at once, kube-apiserver's requests per search
 //     against kinds × pages, the console's VmRSS during and after, and the
 //     budget the page states.
 //

@@ -170,6 +170,7 @@ func TestReportSearch(t *testing.T) {
 		seq:         []searchFetch{{firstRow: ms(100), complete: ms(900)}, {firstRow: ms(120), complete: ms(1100)}},
 		oneBudget:   budget,
 		budgets:     []searchBudget{budget, budget},
+		compressed:  []sample{{d: ms(950), wire: 900, encoding: "br", body: make([]byte, 10000)}},
 		conc:        []searchFetch{{complete: ms(2000)}, {complete: ms(3100)}},
 		concBudgets: []searchBudget{budget, cut},
 		// 20 MiB of growth; 50 MiB at rest after it.
@@ -211,6 +212,7 @@ func TestReportSearch(t *testing.T) {
 		"| timeout | 0 | 0 | 1 | probe199s.bench.tabula.dev |",
 		"LIST pods 41, LIST events 40, LIST probe000s.bench.tabula.dev 1. Its other requests: none.",
 		"| one, after a rest | 254 | 4 | 291 | not stated |",
+		"br, 900 bytes on the wire of 10000): complete | 950 ms |",
 		"| 2 at once | 254 | 5 (4–5) | 291 |",
 		"1 of them ran out of time",
 		"+10.0 MiB",
