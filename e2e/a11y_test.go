@@ -152,7 +152,8 @@ func TestAccessibilityOfEveryPageKind(t *testing.T) {
 		{"log", "/c/admin/api/v1/namespaces/demo/pods/" + pod.Name + "/log?tailLines=20&q=msg%3D", 200, "[data-testid=log-output] mark"},
 		{"log-merged", "/c/admin/apis/apps/v1/namespaces/demo/deployments/web/log?tailLines=10&timestamps=1", 200, "[data-testid=log-output] .log-line"},
 		{"jump-results", "/c/admin/jump?q=all&namespace=demo", 200, "[data-testid=jump-results]"},
-		{"jump-none", "/c/admin/jump?q=nosuchthing", 404, "[data-testid=jump-none]"},
+		{"search", "/c/admin/search?q=web&namespace=demo", 200, "[data-testid=search-summary]"},
+		{"search-refused", "/c/admin/search?q=app+in+%28web", 400, "[data-testid=search-error]"},
 		{"error-404", "/c/no-such-context/", 404, "[data-testid=error-page]"},
 		{"error-403", "/c/viewer/api/v1/namespaces/demo/secrets", 403, "[data-testid=error-page]"},
 	} {

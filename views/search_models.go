@@ -65,9 +65,6 @@ type SearchGroup struct {
 	MoreLabel string
 	// Note says why Count may be short (the kind was cut).
 	Note string
-	// SameAs names the group above that shows the same objects (by UID),
-	// served by another API: this group then has no rows.
-	SameAs string
 	// First marks the page's first group: its first row is timed.
 	First bool
 }
@@ -97,16 +94,19 @@ type SearchSummary struct {
 	Skipped []SearchSkipGroup
 	// Cost says it in a sentence.
 	Cost string
+	// Shared says the search joined an identical one already running for
+	// the same identity, whose requests it shared.
+	Shared bool
 }
 
 // SearchSkipGroup is the kinds skipped for one reason.
 type SearchSkipGroup struct {
 	// Reason is a stable code: forbidden, too-many, timeout, no-list,
-	// field-refused, expired or failed.
+	// field-refused, expired, failed or same-objects.
 	Reason string
 	Label  string
-	// Open shows the kinds without a click: every reason but no-list,
-	// which is expected and long.
+	// Open shows the kinds without a click: every reason but no-list and
+	// same-objects, which are expected and say nothing is missing.
 	Open  bool
 	Kinds []SearchSkip
 }

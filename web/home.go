@@ -79,7 +79,8 @@ func groupView(u page.URLs, g apiclient.Group) views.APIGroup {
 	return vg
 }
 
-// jump resolves a kubectl-style name to a list, keeping the namespace.
+// jump resolves a kubectl-style name to a list, keeping the namespace; a
+// name of several kinds lists them, and anything else is searched for.
 func (s *Server) jump(c echo.Context) error {
 	client, err := s.env.Client(c)
 	if err != nil {
@@ -124,11 +125,7 @@ func (s *Server) jump(c echo.Context) error {
 			Listable:   r.Can("list"),
 		})
 	}
-	status := http.StatusOK
-	if len(matches) == 0 {
-		status = http.StatusNotFound
-	}
-	return s.env.Render(c, status, views.Jump(p))
+	return s.env.Render(c, http.StatusOK, views.Jump(p))
 }
 
 func (s *Server) healthz(c echo.Context) error {

@@ -34,6 +34,9 @@ var lighthouses = []lighthouse{
 	{"demo", "bell-rock", "Scotland, Angus", "Robert Stevenson", 18, 1, false, false, "2025-11-20T11:00:00Z", "lamp replacement scheduled"},
 	{"demo", "cape-wrath", "Scotland, Sutherland", "Iain MacLeod", 22, 1, true, true, "2026-01-08T08:45:00Z", "beacon operating normally"},
 	{"demo", "hook-head", "Ireland, Wexford", "Aoife Kinsella", 23, 3, false, false, "2024-09-30T16:20:00Z", "storm damage to lantern room"},
+	// Named after the Deployment web (as is the ConfigMap web-config), so a
+	// search for "web" finds a custom resource beside the built-in kinds.
+	{"demo", "web-harbour", "Wales, Pembrokeshire", "Gwen Morgan", 10, 1, true, true, "2026-02-11T10:30:00Z", "beacon operating normally"},
 	{"team-a", "lindau", "Germany, Lake Constance", "Franziska Huber", 12, 1, true, true, "2026-06-01T10:00:00Z", "beacon operating normally"},
 	{"team-a", "peggys-point", "Canada, Nova Scotia", "Thomas Rafuse", 14, 2, true, true, "2026-04-17T13:15:00Z", "beacon operating normally"},
 }

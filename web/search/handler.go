@@ -7,11 +7,12 @@ package search
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"net/http"
 	"time"
 
 	"github.com/labstack/echo/v4"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/views"
@@ -20,8 +21,9 @@ import (
 
 // Handler serves the search page.
 type Handler struct {
-	env    *page.Env
-	budget Budget
+	env     *page.Env
+	budget  Budget
+	flights flights
 }
 
 // New builds the search feature with a budget (DefaultBudget for the
@@ -88,7 +90,8 @@ func (h *Handler) Page(c echo.Context) error {
 	if l.single {
 		s.shown = h.budget.ShownOne
 	}
-	r := &results{searcher: s, links: l, plan: plan, ctx: ctx, now: time.Now()}
+	r := &results{links: l, ctx: ctx, now: time.Now(), key: runKey(client, ns, q), flights: &h.flights, total: h.budget.Total,
+		run: func(ctx context.Context, out chan<- outcome) { s.run(ctx, plan.Kinds, out) }, plan: plan}
 	p.Groups, p.Summary = r.groups, r.summary
 	return h.env.Stream(c, http.StatusOK, views.Search(p))
 }
@@ -122,72 +125,64 @@ func scopeText(ns string) string {
 	return "namespace " + ns
 }
 
-// results runs a search as the page ranges over its groups.
-type results struct {
-	*searcher
-	links links
-	plan  Plan
-	ctx   context.Context
-	now   time.Time
-	tally tally
-	took  time.Duration
+// runKey names a search for sharing: the identity and context it acts as
+// and everything its run depends on.
+func runKey(client *apiclient.Client, ns string, q Query) string {
+	return strings.Join([]string{client.IdentityKey(), client.ContextName(), ns, q.textWith(q.Kinds)}, "\x00")
 }
 
-// groups runs the search, yielding each kind with matches as it finishes.
-// Should the page stop (the browser went away), the rest is cancelled and
-// drained, so no goroutine outlives the page.
+// results runs a search as the page ranges over its groups, or joins the
+// identical one already running for the same identity.
+type results struct {
+	links   links
+	plan    Plan
+	ctx     context.Context
+	now     time.Time
+	key     string
+	flights *flights
+	total   time.Duration
+	run     func(context.Context, chan<- outcome)
+
+	tally tally
+	took  time.Duration
+	// joined is how long before this search the run it shared began.
+	joined *time.Duration
+}
+
+// groups yields each kind with matches as it finishes. Should the page
+// stop (the browser went away), it leaves the run, which stops when no
+// search shares it any more.
 func (r *results) groups(yield func(views.SearchGroup) bool) {
 	start := time.Now()
-	ctx, cancel := context.WithTimeout(r.ctx, r.budget.Total)
-	defer cancel()
-	out := make(chan outcome)
-	go r.run(ctx, r.plan.Kinds, out)
-	first, stopped := true, false
-	shown := map[types.UID]string{} // the group each shown object is in
-	for o := range out {
+	f, shared := r.flights.join(r.ctx, r.key, r.total, r.run)
+	defer r.flights.leave(r.key, f)
+	if shared {
+		ago := start.Sub(f.started)
+		r.joined = &ago
+	}
+	first := true
+	for i := 0; ; i++ {
+		o, ok := f.next(r.ctx, i)
+		if !ok {
+			break
+		}
 		r.tally.add(o)
-		if stopped || o.Matches == 0 {
+		if o.Matches == 0 {
 			continue
 		}
-		g := r.links.groupView(o, first, r.now)
-		if same := sameObjects(o, shown); same != "" {
-			// One object served by two APIs (core and events.k8s.io
-			// Events): its UID says so, whatever the kinds.
-			g.Rows, g.SameAs, g.MoreHref = nil, same, ""
-			r.tally.duplicates += o.Matches
-		} else {
-			for _, m := range o.Rows {
-				if m.UID != "" {
-					shown[m.UID] = g.Kind + " (" + g.Resource + ")"
-				}
-			}
+		if !yield(r.links.groupView(o, first, r.now)) {
+			break
 		}
-		if !yield(g) {
-			stopped = true
-			cancel()
-		}
-		first = first && g.SameAs != ""
+		first = false
 	}
 	r.took = time.Since(start)
 }
 
-// sameObjects names the group that already shows every object o matched,
-// if one does.
-func sameObjects(o outcome, shown map[types.UID]string) string {
-	if len(o.Rows) != o.Matches {
-		return ""
-	}
-	same := ""
-	for _, m := range o.Rows {
-		g, ok := shown[m.UID]
-		if m.UID == "" || !ok || same != "" && g != same {
-			return ""
-		}
-		same = g
-	}
-	return same
-}
-
 func (r *results) summary() views.SearchSummary {
-	return r.links.summaryView(r.tally, r.plan, r.took)
+	s := r.links.summaryView(r.tally, r.plan, r.took)
+	if r.joined != nil {
+		s.Shared = true
+		s.Cost = fmt.Sprintf("This search shared the run of an identical one of yours that began %s before it: its requests were made once, for both. ", elapsedText(*r.joined)) + s.Cost
+	}
+	return s
 }

@@ -3,8 +3,8 @@ package search
 import (
 	"fmt"
 	"maps"
-	"slices"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -121,8 +121,6 @@ func (q Query) textWith(kinds []string) string {
 // tally adds up a search's outcomes as they arrive.
 type tally struct {
 	asked, withMatches, matches int
-	// duplicates are matches already shown under another API.
-	duplicates int
 	requests, reviews, bytes    int64
 	skipped                     []Skip
 }
@@ -147,7 +145,7 @@ func (l links) summaryView(t tally, p Plan, elapsed time.Duration) views.SearchS
 	s := views.SearchSummary{
 		KindsAsked:       t.asked,
 		KindsWithMatches: t.withMatches,
-		Matches:          t.matches - t.duplicates,
+		Matches:          t.matches,
 		Requests:         t.requests,
 		Reviews:          t.reviews,
 		Bytes:            t.bytes,
@@ -160,7 +158,7 @@ func (l links) summaryView(t tally, p Plan, elapsed time.Duration) views.SearchS
 		count(t.reviews), plural(t.reviews, "review", "reviews"), s.BytesText, s.Elapsed, budgetText(l.budget))
 	all := append(append([]Skip(nil), p.Skipped...), t.skipped...)
 	for _, r := range reasons {
-		grp := views.SearchSkipGroup{Reason: string(r.reason), Label: r.label, Open: r.reason != NoList}
+		grp := views.SearchSkipGroup{Reason: string(r.reason), Label: r.label, Open: r.reason != NoList && r.reason != SameObjects}
 		for _, sk := range all {
 			if sk.Reason != r.reason {
 				continue

@@ -20,6 +20,9 @@ const (
 	FieldRefused Reason = "field-refused"
 	Expired      Reason = "expired"
 	Failed       Reason = "failed"
+	// SameObjects: another API serves the same objects (core and
+	// events.k8s.io Events), and they were searched there.
+	SameObjects Reason = "same-objects"
 )
 
 // reasons is the order the page lists them in, and their headings.
@@ -34,6 +37,7 @@ var reasons = []struct {
 	{Expired, "The list expired while paging"},
 	{Failed, "The server failed the list"},
 	{NoList, "Not listable: the server serves no list verb"},
+	{SameObjects, "Served by another API too: searched there"},
 }
 
 // Skip is a kind not searched, or cut short, and why.
@@ -51,13 +55,17 @@ type Kind struct {
 	// cluster-scoped kind).
 	Namespace string
 	Check     *apiclient.AccessCheck
+	// Twin is a kind searched before this one with the same kind and
+	// resource names in another group: maybe the same objects served twice.
+	Twin *apiclient.Resource
 }
 
 // Plan is what a search will ask, decided before any list request.
 type Plan struct {
 	Kinds   []Kind
 	Skipped []Skip
-	// OutOfScope counts cluster-scoped kinds a namespace left out.
+	// OutOfScope counts the cluster-scoped kinds a namespace left out that
+	// the user may list.
 	OutOfScope int
 	// Undiscovered are the group versions discovery could not describe,
 	// whose kinds no one can search: "metrics.k8s.io/v1beta1" → why.
@@ -91,7 +99,11 @@ func MakePlan(d *apiclient.Discovery, q Query, namespace string, rules *apiclien
 		ns := namespace
 		if !r.Namespaced {
 			if namespace != "" && !explicit {
-				p.OutOfScope++
+				// Offered across namespaces only if the user may list it:
+				// a namespace's rules hold every cluster-wide grant.
+				if r.Can("list") && (rules == nil || !rules.Denies("list", r.Group, r.Name, "", "")) {
+					p.OutOfScope++
+				}
 				continue
 			}
 			ns = "" // named in kind:, it is listed whatever the namespace
@@ -108,6 +120,12 @@ func MakePlan(d *apiclient.Discovery, q Query, namespace string, rules *apiclien
 		exact := rules != nil && ns != "" && ns == rules.Namespace && !rules.Incomplete && rules.EvaluationError == ""
 		if !exact || !rules.Allows("list", r.Group, r.Name, "", "") {
 			k.Check = &apiclient.AccessCheck{Verb: "list", Group: r.Group, Resource: r.Name, Namespace: ns}
+		}
+		for _, earlier := range p.Kinds {
+			if r := earlier.Resource; r.Kind == k.Resource.Kind && r.Name == k.Resource.Name && r.Namespaced == k.Resource.Namespaced {
+				k.Twin = &r
+				break
+			}
 		}
 		p.Kinds = append(p.Kinds, k)
 	}

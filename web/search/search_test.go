@@ -5,18 +5,21 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/andybalholm/brotli"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/tabula-console/tabula/apiclient/apitest"
 	"github.com/tabula-console/tabula/web"
@@ -131,6 +134,9 @@ func TestNameSearchAcrossKinds(t *testing.T) {
 	if got := r.doc.Find(`[data-resource="deployments.apps"] [data-testid=search-row-status]`).Text(); got != "2/2" {
 		t.Errorf("the deployment's Ready cell %q", got)
 	}
+	if got := r.doc.Find(`[data-resource="replicasets.apps"] [data-testid=search-row-status]`).Text(); got != "2" {
+		t.Errorf("the replica set's Ready cell (a number) %q", got)
+	}
 	if got := r.doc.Find(`[data-resource="deployments.apps"] [data-testid=search-group-count]`).Text(); got != "1" {
 		t.Errorf("deployment count %q", got)
 	}
@@ -138,17 +144,22 @@ func TestNameSearchAcrossKinds(t *testing.T) {
 	if r.skipped["bindings"] != string(search.NoList) {
 		t.Errorf("bindings: %q, want no-list (skipped %v)", r.skipped["bindings"], r.skipped)
 	}
-	sent := lists(fake)
+	sent, pages := lists(fake), 0
 	for _, req := range sent {
 		if strings.Contains(req.URL.Path, "bindings") {
 			t.Errorf("a kind without list was listed: %s", req.URL)
 		}
-		if q := req.URL.Query(); q.Get("includeObject") != "Metadata" || q.Get("limit") != "500" || !strings.Contains(req.Header.Get("Accept"), "as=Table") {
+		q := req.URL.Query()
+		if q.Get("limit") == "1" && req.URL.Path == "/apis/events.k8s.io/v1/events" {
+			continue // whether core's twin serves the same objects: it has none
+		}
+		pages++
+		if q.Get("includeObject") != "Metadata" || q.Get("limit") != "500" || !strings.Contains(req.Header.Get("Accept"), "as=Table") {
 			t.Errorf("list request %s (Accept %s) is not a metadata Table page", req.URL, req.Header.Get("Accept"))
 		}
 	}
-	if got := r.attr(t, "data-requests"); got != len(sent) || got != r.attr(t, "data-kinds-asked") {
-		t.Errorf("summary says %d requests, the server saw %d lists of %d kinds", got, len(sent), r.attr(t, "data-kinds-asked"))
+	if got := r.attr(t, "data-requests"); got != len(sent) || pages != r.attr(t, "data-kinds-asked") || got != pages+1 {
+		t.Errorf("summary says %d requests; the server saw %d, %d of them pages, for %d kinds", got, len(sent), pages, r.attr(t, "data-kinds-asked"))
 	}
 	if r.attr(t, "data-matches") != 5 || r.attr(t, "data-bytes") <= 0 {
 		t.Errorf("summary: matches %s, bytes %s", r.summary.AttrOr("data-matches", ""), r.summary.AttrOr("data-bytes", ""))
@@ -211,7 +222,7 @@ func TestLabelSearch(t *testing.T) {
 	fake.ResetRequests()
 	r := get(t, h, q("app in (web, api) ns:*"), http.StatusOK)
 	for _, req := range lists(fake) {
-		if sel := req.URL.Query().Get("labelSelector"); sel != "app in (api,web)" {
+		if sel := req.URL.Query().Get("labelSelector"); sel != "app in (api,web)" && req.URL.Query().Get("limit") != "1" {
 			t.Errorf("%s: labelSelector %q", req.URL.Path, sel)
 		}
 	}
@@ -242,30 +253,38 @@ func TestFieldSelectorRefusedIsReported(t *testing.T) {
 	}
 }
 
-// One object served by two APIs (an Event, by core and events.k8s.io) is
-// listed once: the second kind to answer says it holds the same objects.
-func TestSameObjectsUnderTwoAPIsAreShownOnce(t *testing.T) {
+// Objects served by two APIs (Events, by core and events.k8s.io) are
+// searched once: their UIDs say they are the same, and the second kind is
+// reported as searched under the first, after one object of each.
+func TestSameObjectsUnderTwoAPIsAreSearchedOnce(t *testing.T) {
 	h, fake := webtest.Demo(t, apitest.Options{})
 	fake.Add(
 		apitest.Object("v1", "Event", "demo", "web-5d9-a.17f", map[string]any{"reason": "Started"}),
 		apitest.Object("events.k8s.io/v1", "Event", "demo", "web-5d9-a.17f", map[string]any{"reason": "Started"}),
 	)
+	fake.ResetRequests()
 	r := get(t, h, q("17f ns:demo"), http.StatusOK)
-	core, grouped := r.groups["events"], r.groups["events.events.k8s.io"]
-	if len(core)+len(grouped) != 1 {
-		t.Fatalf("the event is shown %d times (%v)", len(core)+len(grouped), r.groups)
+	if !slices.Equal(r.groups["events"], []string{"web-5d9-a.17f"}) || len(r.groups) != 1 {
+		t.Fatalf("groups %v", r.groups)
 	}
-	same := r.doc.Find("[data-testid=search-group-same]")
-	if same.Length() != 1 || !strings.Contains(same.Text(), "The same object as Event") {
-		t.Errorf("the second API's group says %q", same.Text())
+	if r.skipped["events.events.k8s.io"] != string(search.SameObjects) {
+		t.Errorf("events.k8s.io: %q", r.skipped["events.events.k8s.io"])
+	}
+	for _, req := range lists(fake) {
+		if strings.HasPrefix(req.URL.Path, "/apis/events.k8s.io/") && req.URL.Query().Get("limit") != "1" {
+			t.Errorf("the twin was listed: %s", req.URL)
+		}
 	}
 	if r.attr(t, "data-matches") != 1 {
 		t.Errorf("%d matches counted, want 1", r.attr(t, "data-matches"))
 	}
-	// Objects that share names but not UIDs are not the same.
-	fake.Add(apitest.Object("v1", "Service", "demo", "web-5d9-a.17f", nil))
-	if r := get(t, h, q("17f ns:demo"), http.StatusOK); len(r.groups["services"]) != 1 {
-		t.Errorf("a ConfigMap of the same name: %v", r.groups)
+
+	// Twins whose objects differ are both searched.
+	fake.Delete(schema.GroupVersionKind{Group: "events.k8s.io", Version: "v1", Kind: "Event"}, "demo", "web-5d9-a.17f")
+	fake.Add(apitest.Object("events.k8s.io/v1", "Event", "demo", "web-5d9-b.17f", nil))
+	r = get(t, h, q("17f ns:demo"), http.StatusOK)
+	if len(r.groups["events"]) != 1 || len(r.groups["events.events.k8s.io"]) != 1 {
+		t.Errorf("different objects under twin kinds: %v (skipped %v)", r.groups, r.skipped)
 	}
 }
 
@@ -320,11 +339,15 @@ func TestAccessIsCheckedBeforeListing(t *testing.T) {
 	if r.attr(t, "data-reviews") != 0 {
 		t.Errorf("%d access reviews in a namespace the rules decide", r.attr(t, "data-reviews"))
 	}
+	// No cluster-scoped kind is the viewer's to list: no offer to widen.
+	if r.doc.Find("[data-testid=search-wider]").Length() != 0 {
+		t.Error("the viewer is offered a search of cluster-scoped kinds they may not list")
+	}
 
 	// The admin finds the Secret the viewer may not list.
 	admin := read(t, h.GetAs(t, webtest.ConsoleToken, "/c/dev/search?"+q("creds ns:demo"), http.StatusOK))
-	if !slices.Equal(admin.groups["secrets"], []string{"creds"}) {
-		t.Errorf("the admin's search: %v", admin.groups)
+	if !slices.Equal(admin.groups["secrets"], []string{"creds"}) || admin.doc.Find("[data-testid=search-wider]").Length() != 1 {
+		t.Errorf("the admin's search: %v, wider link %d", admin.groups, admin.doc.Find("[data-testid=search-wider]").Length())
 	}
 
 	// Across namespaces the viewer, bound in demo only, may list nothing,
@@ -662,6 +685,9 @@ func TestHostileQueries(t *testing.T) {
 			if r.doc.Find("[data-testid=search-error]").Text() == "" {
 				t.Error("no reason given")
 			}
+			if r.doc.Find(`[data-testid=search-input][aria-invalid=true]`).Length() != 1 {
+				t.Error("the box is not marked invalid")
+			}
 			if got := r.doc.Find("[data-testid=search-input]").AttrOr("value", ""); got != strings.ReplaceAll(text, "\x00", "\uFFFD") {
 				t.Errorf("the box holds %q", webtest.Clip(got))
 			}
@@ -674,5 +700,148 @@ func TestHostileQueries(t *testing.T) {
 	empty := get(t, h, "", http.StatusOK)
 	if empty.doc.Find("[data-testid=search-syntax]").Length() != 1 || empty.summary.Length() != 0 {
 		t.Error("an empty search shows no help, or ran")
+	}
+}
+
+// open starts a search and reads it up to its first group; the rest is
+// read with finish. hdr are extra request headers (webtest.As).
+func open(t *testing.T, h *webtest.Console, query string, hdr map[string]string) (*bufio.Reader, func() result) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, h.URL+"/c/dev/search?"+query, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	page := bufio.NewReader(resp.Body)
+	var seen strings.Builder
+	for !strings.Contains(seen.String(), `data-testid="search-group"`) {
+		part, err := page.ReadString('>')
+		if err != nil {
+			t.Fatalf("the page ended before any group: %v", err)
+		}
+		seen.WriteString(part)
+	}
+	return page, func() result {
+		rest, err := io.ReadAll(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return read(t, seen.String()+string(rest))
+	}
+}
+
+// hold makes a kind's list hang until the returned release is called.
+func hold(t *testing.T, fake *apitest.Server, path string) (release func(), asked func() int) {
+	t.Helper()
+	ch := make(chan struct{})
+	var mu sync.Mutex
+	n := 0
+	fake.Override(path, func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		n++
+		mu.Unlock()
+		select {
+		case <-ch:
+		case <-r.Context().Done():
+			return
+		}
+		apitest.WriteStatus(w, metav1.Status{Status: metav1.StatusFailure, Code: http.StatusServiceUnavailable, Reason: metav1.StatusReasonServiceUnavailable, Message: "held"})
+	})
+	var once sync.Once
+	release = func() { once.Do(func() { close(ch) }) }
+	t.Cleanup(release)
+	return release, func() int { mu.Lock(); defer mu.Unlock(); return n }
+}
+
+// Identical searches of one identity at the same time share one run: the
+// one that joins sees what already finished at once, the server is asked
+// once, and both pages finish. Once the run ended, the next runs afresh.
+func TestIdenticalSearchesShareOneRun(t *testing.T) {
+	h, fake := webtest.Demo(t, apitest.Options{})
+	release, asked := hold(t, fake, "/apis/apps/v1/replicasets")
+	fake.ResetRequests()
+	_, finishA := open(t, h, q("web ns:*"), nil)
+	_, finishB := open(t, h, q("web ns:*"), nil) // before the held kind answered
+	release()
+	a, b := finishA(), finishB()
+	if asked() != 1 {
+		t.Errorf("the held kind was asked %d times, want once for both", asked())
+	}
+	pods := 0
+	for _, req := range lists(fake) {
+		if req.URL.Path == "/api/v1/pods" {
+			pods++
+		}
+	}
+	if pods != 1 {
+		t.Errorf("pods listed %d times, want once", pods)
+	}
+	if a.summary.AttrOr("data-shared", "") != "false" || b.summary.AttrOr("data-shared", "") != "true" {
+		t.Errorf("shared: first %q, second %q", a.summary.AttrOr("data-shared", ""), b.summary.AttrOr("data-shared", ""))
+	}
+	if !strings.Contains(b.doc.Find("[data-testid=search-cost]").Text(), "shared the run of an identical one") {
+		t.Errorf("the second search's cost does not say it shared: %q", b.doc.Find("[data-testid=search-cost]").Text())
+	}
+	for _, r := range []result{a, b} {
+		if len(r.groups["pods"]) != 2 || r.skipped["replicasets.apps"] != string(search.Failed) {
+			t.Errorf("groups %v, replicasets %q", r.groups, r.skipped["replicasets.apps"])
+		}
+	}
+	// Over: the same search again asks the server again.
+	again := get(t, h, q("web ns:*"), http.StatusOK)
+	if asked() != 2 || again.summary.AttrOr("data-shared", "") != "false" {
+		t.Errorf("a later search: held kind asked %d times in all, shared %q", asked(), again.summary.AttrOr("data-shared", ""))
+	}
+}
+
+// Searches of different identities never share, even when identical.
+func TestSearchesOfDifferentUsersDoNotShare(t *testing.T) {
+	h := webtest.WithAccess(t, webtest.AccessRules())
+	release, asked := hold(t, h.Fake, "/apis/apps/v1/namespaces/demo/replicasets")
+	_, finishAdmin := open(t, h, q("web ns:demo"), webtest.As(webtest.ConsoleToken))
+	_, finishEditor := open(t, h, q("web ns:demo"), webtest.As(webtest.EditorToken))
+	apitest.WaitFor(t, 10*time.Second, func() error {
+		if n := asked(); n != 2 {
+			return fmt.Errorf("the held kind was asked %d times, want once per user", n)
+		}
+		return nil
+	})
+	release()
+	admin, editor := finishAdmin(), finishEditor()
+	if admin.summary.AttrOr("data-shared", "") != "false" || editor.summary.AttrOr("data-shared", "") != "false" {
+		t.Error("searches of two users shared a run")
+	}
+}
+
+// A search that leaves a shared run does not stop it for the other.
+func TestLeavingASharedRunKeepsItForTheOther(t *testing.T) {
+	h, fake := webtest.Demo(t, apitest.Options{})
+	release, _ := hold(t, fake, "/apis/apps/v1/replicasets")
+	ctx, cancel := context.WithCancel(context.Background())
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, h.URL+"/c/dev/search?"+q("web ns:*"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, finish := open(t, h, q("web ns:*"), nil)
+	cancel() // the first browser goes away
+	resp.Body.Close()
+	release()
+	r := finish()
+	if r.skipped["replicasets.apps"] != string(search.Failed) || len(r.groups["pods"]) != 2 {
+		t.Errorf("the remaining search: groups %v, replicasets %q", r.groups, r.skipped["replicasets.apps"])
 	}
 }
