@@ -515,9 +515,9 @@ func reportSearch(w io.Writer, o options, res searchResult, err error) (targets 
 	fmt.Fprintf(w, "| one search (its memory measured) | %s | **%s** | %s | %d |\n", count(lists1), count(all1), count(res.console1), res.oneBudget.requests)
 	fmt.Fprintf(w, "| %d in a row, per search | %s | %s | %s | %s |\n", len(res.seq), count(perSeq(res.upSeq.listTotal())), count(perSeq(res.upSeq.all)), count(perSeq(res.consoleSeq)),
 		count(perSeq(float64(sumOf(res.budgets, func(b searchBudget) int { return b.requests })))))
-	fmt.Fprintf(w, "| %d at once, all of them | %s | %s | %s | %d |\n", o.searchConcurrent, count(res.upConc.listTotal()), count(res.upConc.all), count(res.consoleConc),
-		sumOf(res.concBudgets, func(b searchBudget) int { return b.requests }))
-	fmt.Fprintf(w, "| %d at once, per search | %s | %s | %s | |\n", o.searchConcurrent, count(perConc(res.upConc.listTotal())), count(perConc(res.upConc.all)), count(perConc(res.consoleConc)))
+	fmt.Fprintf(w, "| %d at once, all of them | %s | %s | %s | |\n", o.searchConcurrent, count(res.upConc.listTotal()), count(res.upConc.all), count(res.consoleConc))
+	fmt.Fprintf(w, "| %d at once, per search | %s | %s | %s | %s each |\n", o.searchConcurrent, count(perConc(res.upConc.listTotal())), count(perConc(res.upConc.all)), count(perConc(res.consoleConc)),
+		rangeOf(res.concBudgets, func(b searchBudget) int { return b.requests }))
 	largestObjects := res.objects[largest]
 	fmt.Fprintf(w, "\n- kinds × pages = %d kinds asked × %d, the pages of the largest kind listed (%s: %.0f objects at %d a page) = **%d**; kube-apiserver served %s requests during one search, background included (target: at most kinds × pages). Paging every listed kind to its end takes %d LISTs; it made %s.\n",
 		res.oneBudget.kindsAsked, pageCount(largestObjects, o.limit), orNone(largest), largestObjects, o.limit, bound, count(all1), need, count(lists1))
@@ -538,6 +538,9 @@ func reportSearch(w io.Writer, o options, res searchResult, err error) (targets 
 	ratio := slowest / one
 	fmt.Fprintf(w, "\n%d searches at once: the slowest ended %.0f ms after they started, **%.2f×** one search (%.0f ms, p50 of %d in a row); kube-apiserver served %s LISTs for them (%s per search).\n",
 		o.searchConcurrent, slowest, ratio, one, len(res.seq), count(res.upConc.listTotal()), count(perConc(res.upConc.listTotal())))
+	if stated := sumOf(res.concBudgets, func(b searchBudget) int { return b.requests }); float64(stated) > 1.5*res.upConc.all {
+		fmt.Fprintf(w, "Their pages state %d requests in all, more than kube-apiserver served: searches that share one run each state its cost.\n", stated)
+	}
 	if cut := cutShort(res.concBudgets); cut > 0 {
 		fmt.Fprintf(w, "%d of them ran out of time (kinds skipped as timeout): they were cut short, so the ratio understates what complete searches would take.\n", cut)
 	}
@@ -635,6 +638,21 @@ func reasonN(rs []reasonCount, reason string) string {
 		}
 	}
 	return "0"
+}
+
+// rangeOf is "min–max" of f over bs, or the one value.
+func rangeOf(bs []searchBudget, f func(searchBudget) int) string {
+	if len(bs) == 0 {
+		return "none"
+	}
+	lo, hi := f(bs[0]), f(bs[0])
+	for _, b := range bs {
+		lo, hi = min(lo, f(b)), max(hi, f(b))
+	}
+	if lo == hi {
+		return fmt.Sprint(lo)
+	}
+	return fmt.Sprintf("%d–%d", lo, hi)
 }
 
 // sumOf adds f over bs.

@@ -32,8 +32,10 @@ const (
 )
 
 // skipReasons are the reasons the page may give for a kind it did not
-// search, in the order the report prints them.
-var skipReasons = []string{"forbidden", "too-many", "timeout", "no-list", "field-refused", "expired", "failed"}
+// search (web/search's Reason), in the order the report prints them;
+// same-objects is a kind another API serves too (events.k8s.io's Events),
+// searched there.
+var skipReasons = []string{"forbidden", "too-many", "timeout", "no-list", "field-refused", "expired", "failed", "same-objects"}
 
 // searchBudget is what the search page states it spent, from its summary's
 // data attributes and its skipped kinds.

@@ -215,6 +215,8 @@ func TestReportSearch(t *testing.T) {
 		"br, 900 bytes on the wire of 10000): complete | 950 ms |",
 		"| 2 at once | 254 | 5 (4–5) | 291 |",
 		"1 of them ran out of time",
+		"| 291 each |",
+		"Their pages state 582 requests in all, more than kube-apiserver served",
 		"+10.0 MiB",
 	} {
 		if !strings.Contains(out.String(), s) {
