@@ -8,11 +8,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/views"
@@ -44,8 +45,8 @@ func (h *Handler) Page(c echo.Context) error {
 	u := page.URLsOf(ctx)
 	text := c.QueryParam("q")
 	picker := c.QueryParam("namespace")
-	if !apiclient.ValidPathSegment(picker) {
-		picker = ""
+	if len(validation.IsDNS1123Label(picker)) > 0 {
+		picker = "" // not a namespace: all of them, as the page says
 	}
 	p := views.SearchPage{Form: views.SearchForm{Action: u.Path("/search"), Query: text, Namespace: picker}}
 	q, err := ParseQuery(text)
@@ -72,12 +73,25 @@ func (h *Handler) Page(c echo.Context) error {
 	}
 	p.Running = true
 	l := links{urls: u, query: q, namespace: picker, budget: h.budget, single: len(plan.Kinds) == 1}
-	p.Plan = views.SearchPlan{Scope: scopeText(ns), Kinds: len(plan.Kinds), Budget: budgetText(h.budget), OutOfScope: plan.OutOfScope}
+	p.Plan = planView(l, plan, ns)
+	r := h.start(ctx, client, q, ns, plan, l)
+	p.Groups, p.Summary = r.groups, r.summary
+	return h.env.Stream(c, http.StatusOK, views.Search(p))
+}
+
+// planView is what the page says it will ask.
+func planView(l links, plan Plan, ns string) views.SearchPlan {
+	v := views.SearchPlan{Scope: scopeText(ns), Kinds: len(plan.Kinds), Budget: budgetText(l.budget), OutOfScope: plan.OutOfScope}
 	if plan.OutOfScope > 0 {
-		wider := q
+		wider := l.query
 		wider.Namespace = AllNamespaces
-		p.Plan.WiderHref = l.search(wider.textWith(q.Kinds))
+		v.WiderHref = l.search(wider.textWith(wider.Kinds))
 	}
+	return v
+}
+
+// start readies the search the page runs as it ranges over its groups.
+func (h *Handler) start(ctx context.Context, client *apiclient.Client, q Query, ns string, plan Plan, l links) *results {
 	s := &searcher{
 		client: client,
 		denied: func(ctx context.Context, check apiclient.AccessCheck) string {
@@ -90,10 +104,11 @@ func (h *Handler) Page(c echo.Context) error {
 	if l.single {
 		s.shown = h.budget.ShownOne
 	}
-	r := &results{links: l, ctx: ctx, now: time.Now(), key: runKey(client, ns, q), flights: &h.flights, total: h.budget.Total,
-		run: func(ctx context.Context, out chan<- outcome) { s.run(ctx, plan.Kinds, out) }, plan: plan}
-	p.Groups, p.Summary = r.groups, r.summary
-	return h.env.Stream(c, http.StatusOK, views.Search(p))
+	return &results{
+		links: l, plan: plan, ctx: ctx, now: time.Now(),
+		key: runKey(client, ns, q), flights: &h.flights, total: h.budget.Total,
+		run: func(ctx context.Context, out chan<- outcome) { s.run(ctx, plan.Kinds, out) },
+	}
 }
 
 // plan is what a query will ask: discovery's kinds, decided against the
