@@ -108,38 +108,11 @@ const floorPage = `<!doctype html><html lang="en"><head><meta charset="utf-8"><t
 // each in a fresh tab of one browser context.
 func measureBrowser(ctx context.Context, o options, consoleURL string) (browserResult, error) {
 	res := browserResult{limits: o.browserLimits, navs: map[int][]navigation{}}
-	runOpts := &playwright.RunOptions{SkipInstallBrowsers: true}
-	if os.Getenv("PLAYWRIGHT_DRIVER_PATH") == "" {
-		// `make deps` puts the driver in .cache/playwright-driver.
-		if bin, err := harness.BinDir(); err == nil {
-			runOpts.DriverDirectory = filepath.Join(filepath.Dir(bin), ".cache", "playwright-driver")
-		}
-	}
-	pw, err := playwright.Run(runOpts)
-	if err != nil {
-		return res, fmt.Errorf("starting playwright (run `make deps`): %w", err)
-	}
-	defer func() { _ = pw.Stop() }()
-	b, err := pw.Chromium.Launch(playwright.BrowserTypeLaunchOptions{
-		ExecutablePath: playwright.String(o.chromium),
-		Headless:       playwright.Bool(true),
-		Args: []string{
-			"--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-			"--disable-background-networking", "--disable-component-update", "--disable-sync",
-			"--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1",
-		},
-	})
-	if err != nil {
-		return res, fmt.Errorf("launching %s: %w", o.chromium, err)
-	}
-	defer func() { _ = b.Close() }()
-	bctx, err := b.NewContext(playwright.BrowserNewContextOptions{
-		Viewport: &playwright.Size{Width: 1280, Height: 720},
-	})
+	bctx, closeBrowser, err := launchChromium(o)
 	if err != nil {
 		return res, err
 	}
-	defer func() { _ = bctx.Close() }()
+	defer closeBrowser()
 	floor := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		_, _ = io.WriteString(w, floorPage)
@@ -189,6 +162,49 @@ func measureBrowser(ctx context.Context, o options, consoleURL string) (browserR
 		res.navs[limit] = navs
 	}
 	return res, nil
+}
+
+// launchChromium starts Playwright's driver and headless Chromium as the
+// e2e tests launch it, and returns a fresh browser context and what closes
+// all three.
+func launchChromium(o options) (playwright.BrowserContext, func(), error) {
+	runOpts := &playwright.RunOptions{SkipInstallBrowsers: true}
+	if os.Getenv("PLAYWRIGHT_DRIVER_PATH") == "" {
+		// `make deps` puts the driver in .cache/playwright-driver.
+		if bin, err := harness.BinDir(); err == nil {
+			runOpts.DriverDirectory = filepath.Join(filepath.Dir(bin), ".cache", "playwright-driver")
+		}
+	}
+	pw, err := playwright.Run(runOpts)
+	if err != nil {
+		return nil, nil, fmt.Errorf("starting playwright (run `make deps`): %w", err)
+	}
+	b, err := pw.Chromium.Launch(playwright.BrowserTypeLaunchOptions{
+		ExecutablePath: playwright.String(o.chromium),
+		Headless:       playwright.Bool(true),
+		Args: []string{
+			"--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+			"--disable-background-networking", "--disable-component-update", "--disable-sync",
+			"--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1",
+		},
+	})
+	if err != nil {
+		_ = pw.Stop()
+		return nil, nil, fmt.Errorf("launching %s: %w", o.chromium, err)
+	}
+	bctx, err := b.NewContext(playwright.BrowserNewContextOptions{
+		Viewport: &playwright.Size{Width: 1280, Height: 720},
+	})
+	if err != nil {
+		_ = b.Close()
+		_ = pw.Stop()
+		return nil, nil, err
+	}
+	return bctx, func() {
+		_ = bctx.Close()
+		_ = b.Close()
+		_ = pw.Stop()
+	}, nil
 }
 
 // navigate loads url in a new tab and reads the Performance API and CDP.

@@ -5,9 +5,10 @@
 //
 // It starts the dev control plane seeded with -pods kwok pods in namespace
 // bulk (and, for the log measurement, the -log-mb MiB log of pod
-// logbench/big) and waits until they are all Running, or, with -kubeconfig,
-// uses a running cluster; it starts the console, then runs the measurements
-// chosen with -measure, in this order:
+// logbench/big, and for the search measurement -crds CRDs with a few
+// objects each) and waits until the pods are all Running, or, with
+// -kubeconfig, uses a running cluster; it starts the console, then runs the
+// measurements chosen with -measure, in this order:
 //
 //   - list: the namespaced and all-namespaces list pages against the raw
 //     Table GETs (includeObject None and Metadata), and the pages as a
@@ -28,6 +29,12 @@
 //   - exec: the keystroke echo round trip into a shell in a demo pod, through
 //     the console's terminal socket against kubectl exec -i -t (on a pty)
 //     and client-go's executor, -exec-keys keystrokes each, taking turns.
+//   - search: a name search for -search-query across every kind in all
+//     namespaces (with -crds bench CRDs in the cluster): Chromium's first
+//     result row paint and completion, the page over HTTP alone, in a row
+//     (also compressed, as a browser asks) and -search-concurrent at once, kube-apiserver's requests per search
+//     against kinds × pages, the console's VmRSS during and after, and the
+//     budget the page states.
 //
 // A live measurement that fails (the console may not serve WebSockets yet)
 // is reported as not measured, the others still run, and the exit code is 1.
@@ -75,7 +82,7 @@ const (
 )
 
 // measurements, in the order they run.
-var measurements = []string{"list", "memory", "browser", "logs", "watch", "clients", "exec"}
+var measurements = []string{"list", "memory", "browser", "logs", "watch", "clients", "exec", "search"}
 
 type options struct {
 	requests       int
@@ -115,6 +122,11 @@ type options struct {
 	execKeys   int
 	execWarmup int
 	execPod    string
+
+	crds             int
+	searchQuery      string
+	searchRuns       int
+	searchConcurrent int
 }
 
 func main() {
@@ -150,6 +162,10 @@ func main() {
 	flag.IntVar(&o.execKeys, "exec-keys", 1000, "measured keystrokes per path for the keystroke echo")
 	flag.IntVar(&o.execWarmup, "exec-warmup", 20, "unmeasured keystrokes per path first")
 	flag.StringVar(&o.execPod, "exec-pod", "", "pod of namespace "+execNamespace+" to type into (default: the first Running one by name)")
+	flag.IntVar(&o.crds, "crds", 200, "bench CRDs with 3 objects each the cluster gets for the search measurement (devcluster --crds)")
+	flag.StringVar(&o.searchQuery, "search-query", "bulk-0001", "what the search measurement searches for, in all namespaces (devcluster's probe objects and bulk pods bulk-00010…19 hold bulk-0001)")
+	flag.IntVar(&o.searchRuns, "search-runs", 10, "searches in a row over HTTP")
+	flag.IntVar(&o.searchConcurrent, "search-concurrent", 10, "searches at once over HTTP")
 	flag.Parse()
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, nil)))
 	usage := func(msg string) {
@@ -189,6 +205,8 @@ func main() {
 		usage("-clients and -clients-namespaces must not be empty")
 	case o.execKeys < 1 || o.execWarmup < 0:
 		usage("-exec-keys must be positive and -exec-warmup not negative")
+	case o.crds < 0 || o.searchQuery == "" || o.searchRuns < 1 || o.searchConcurrent < 1:
+		usage("-crds must not be negative, -search-query not empty, -search-runs and -search-concurrent positive")
 	case o.bigLimit < 1 || o.restWait < 0 || o.browserRuns < 1:
 		usage("-big-limit and -browser-runs must be positive and -rest-wait not negative")
 	}
@@ -276,6 +294,9 @@ func run(ctx context.Context, o options) (err error) {
 		}
 		if o.measure["logs"] {
 			dcOpts.LogBenchMB = o.logMB
+		}
+		if o.measure["search"] {
+			dcOpts.CRDs = o.crds
 		}
 		dc, err := harness.StartDevCluster(ctx, dcOpts)
 		if err != nil {
@@ -415,6 +436,17 @@ func run(ctx context.Context, o options) (err error) {
 			err = fmt.Errorf("keystroke echo: %w", err)
 		}
 		errs = append(errs, err)
+	}
+	if o.measure["search"] {
+		slog.Info("measuring the search", "query", o.searchQuery, "runs", o.searchRuns, "concurrent", o.searchConcurrent)
+		res, err := measureSearch(ctx, o, kube, server, browser, console)
+		targets = append(targets, reportSearch(out, o, res, err)...)
+		if err == nil {
+			err = res.browserErr
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("search: %w", err))
+		}
 	}
 	if len(targets) > 0 {
 		reportTargets(out, targets)

@@ -18,6 +18,7 @@ type options struct {
 	metricsServerBinary string
 	nodes               int
 	pods                int
+	crds                int
 	seed                bool
 	port                int
 	logInterval         time.Duration
@@ -41,6 +42,7 @@ func parseFlags(args []string) (*options, error) {
 	fs.StringVar(&o.metricsServerBinary, "metrics-server-binary", "", "path of the metrics-server binary (default: 'metrics-server' next to this executable)")
 	fs.IntVar(&o.nodes, "nodes", 2, "number of kwok fake nodes (kwok-node-0..N-1)")
 	fs.IntVar(&o.pods, "pods", 0, "number of extra bare pods to create in namespace 'bulk'")
+	fs.IntVar(&o.crds, "crds", 0, "number of bench CustomResourceDefinitions (kinds Probe000…, group "+probeGroup+") to create, with 3 objects each in namespace '"+probeNamespace+"'")
 	fs.BoolVar(&o.seed, "seed", false, "create demo content (namespaces demo and team-a, workloads, Lighthouse CRD and instances)")
 	fs.IntVar(&o.port, "port", 0, "kube-apiserver secure port on 127.0.0.1 (0 = pick a free port)")
 	fs.DurationVar(&o.logInterval, "log-interval", time.Second, "how often a line is appended to the demo container log")
@@ -65,6 +67,9 @@ func parseFlags(args []string) (*options, error) {
 	}
 	if o.pods < 0 {
 		return nil, errors.New("--pods must not be negative")
+	}
+	if o.crds < 0 {
+		return nil, errors.New("--crds must not be negative")
 	}
 	if o.logBenchMB < 0 {
 		return nil, errors.New("--log-bench-mb must not be negative")

@@ -219,6 +219,14 @@ func bringUp(runCtx context.Context, opts *options, cp *controlPlane, tokens map
 			return fmt.Errorf("creating the log bench pod: %w", err)
 		}
 	}
+	// Before the bulk pods, whose becoming Running is the long wait.
+	if opts.crds > 0 {
+		t := time.Now()
+		if err := ensureProbes(ctx, cfg, client, ext, opts.crds); err != nil {
+			return fmt.Errorf("creating probe CRDs: %w", err)
+		}
+		slog.Info("probe CRDs served", "crds", opts.crds, "objects", opts.crds*probesPerKind, "after", time.Since(t).Round(time.Millisecond))
+	}
 	if opts.pods > 0 {
 		t := time.Now()
 		if err := createBulkPods(ctx, client, opts.pods); err != nil {

@@ -173,6 +173,9 @@ type DevClusterOptions struct {
 	// LogBenchMB > 0 serves a log of that many MiB for pod logbench/big
 	// (devcluster --log-bench-mb).
 	LogBenchMB int
+	// CRDs > 0 adds that many bench CRDs with a few objects each
+	// (devcluster --crds).
+	CRDs int
 	// OIDC, when set, makes kube-apiserver accept that issuer's ID tokens
 	// (devcluster --oidc-issuer-url, --oidc-ca-file, --oidc-client-id).
 	OIDC *OIDCTrust
@@ -211,6 +214,9 @@ func StartDevCluster(ctx context.Context, opts DevClusterOptions) (*DevCluster, 
 	}
 	if opts.LogBenchMB > 0 {
 		args = append(args, fmt.Sprintf("--log-bench-mb=%d", opts.LogBenchMB))
+	}
+	if opts.CRDs > 0 {
+		args = append(args, fmt.Sprintf("--crds=%d", opts.CRDs))
 	}
 	if opts.ReadyTimeout > 0 {
 		args = append(args, "--ready-timeout="+opts.ReadyTimeout.String())
