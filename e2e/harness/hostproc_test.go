@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -91,10 +92,17 @@ func TestProcessConditionsSeeARealProcessComeAndLeave(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	apitest.WaitFor(t, 5*time.Second, ProcessesFoundIn(dir, &procs))
-	if len(procs) != 1 || procs[0].PID != cmd.Process.Pid || !slices.Equal(procs[0].Cmdline, []string{"sleep", "60"}) {
-		t.Fatalf("processes in %s: %v, want sleep 60 as %d", dir, procs, cmd.Process.Pid)
-	}
+	// The child is in dir from its chdir, before its exec: until then its
+	// command line is the test's, or empty. Wait for the exec too.
+	apitest.WaitFor(t, 5*time.Second, func() error {
+		if err := ProcessesFoundIn(dir, &procs)(); err != nil {
+			return err
+		}
+		if len(procs) != 1 || procs[0].PID != cmd.Process.Pid || !slices.Equal(procs[0].Cmdline, []string{"sleep", "60"}) {
+			return fmt.Errorf("processes in %s: %v, want sleep 60 as %d", dir, procs, cmd.Process.Pid)
+		}
+		return nil
+	})
 	if err := NoProcessesIn(dir)(); err == nil || !strings.Contains(err.Error(), "sleep 60") {
 		t.Fatalf("NoProcessesIn with sleep running: %v, want an error naming it", err)
 	}
