@@ -107,7 +107,14 @@ func (term *terminal) typeAndWait(input, wantOutput string) {
 			term.t.Fatal(err)
 		}
 	case err := <-term.done:
-		term.t.Fatalf("Stream ended before reading %q: %v", input, err)
+		// The stream may end right after it read the input ("exit 2"):
+		// closing the pipe ends a write still blocked, and a write that
+		// went through says the input was read.
+		_ = term.in.CloseWithError(errors.New("the stream ended"))
+		if werr := <-written; werr != nil {
+			term.t.Fatalf("Stream ended before reading %q: %v", input, err)
+		}
+		term.done <- err // for result
 	}
 	waitSession(term.t, term.fake, func(e apitest.ExecSession) bool { return strings.HasSuffix(e.Output, wantOutput) })
 }
