@@ -45,6 +45,14 @@ func TestParseSearchPage(t *testing.T) {
 	if r, err := parseSearchPage([]byte(strings.Replace(searchPageFixture, `data-requests="291"`, `data-requests="291" data-reviews="37"`, 1))); err != nil || r.reviews != 37 {
 		t.Errorf("data-reviews: %d, %v", r.reviews, err)
 	}
+	if b.shared != "" {
+		t.Errorf("shared %q from a page that does not say, want empty", b.shared)
+	}
+	for _, v := range []string{"true", "false"} {
+		if r, err := parseSearchPage([]byte(strings.Replace(searchPageFixture, `data-matches="3"`, `data-matches="3" data-shared="`+v+`"`, 1))); err != nil || r.shared != v {
+			t.Errorf("data-shared=%q: %q, %v", v, r.shared, err)
+		}
+	}
 	if len(b.skipped) != 4 || b.skipped[1] != (skippedKind{resource: "events", reason: "too-many"}) {
 		t.Errorf("skipped %+v", b.skipped)
 	}
@@ -71,6 +79,7 @@ func TestParseSearchPageRefusesWhatItCannotRead(t *testing.T) {
 		{"a count that is not one", strings.Replace(summary, `data-requests="2"`, `data-requests="two"`, 1), `data-requests is "two"`},
 		{"a negative count", strings.Replace(summary, `data-matches="0"`, `data-matches="-1"`, 1), `data-matches is "-1"`},
 		{"elapsed not a number", strings.Replace(summary, `data-elapsed-ms="5"`, `data-elapsed-ms="5ms"`, 1), `data-elapsed-ms is "5ms"`},
+		{"shared neither true nor false", strings.Replace(summary, `data-matches="0"`, `data-matches="0" data-shared="yes"`, 1), `data-shared is "yes"`},
 		{"a skipped kind without its reason", summary + `<li data-testid="search-skipped" data-resource="pods"></li>`, "skipped kind 1 lacks"},
 	} {
 		if _, err := parseSearchPage([]byte(tc.page)); err == nil || !strings.Contains(err.Error(), tc.want) {
