@@ -156,13 +156,12 @@ type searchResult struct {
 // once (each of the last three between two scrapes of kube-apiserver's and
 // the console's metrics, and with -rest-wait and a memory reading after the
 // first and the last; between the last two, o.searchRuns more as a browser
-// asks, compressed), then o.browserRuns loads in Chromium after an
-// unmeasured one, and last o.searchConcurrent different searches at once
-// (distinctQueries; after one unmeasured search, so that the access
-// reviews are kept as for the searches they are held against, and with
-// -rest-wait and a memory reading after). An error of the HTTP part up to
-// Chromium ends it; one of Chromium or of the different searches is kept
-// in the result.
+// asks, compressed), then o.searchConcurrent different searches at once
+// (distinctQueries, after one unmeasured search; with the console's VmRSS
+// sampled, between two scrapes, then -rest-wait and a memory reading), then
+// o.browserRuns loads in Chromium after an unmeasured one. An error of the
+// HTTP part ends it, except one of the different searches, which is kept in
+// the result as one of Chromium is.
 func measureSearch(ctx context.Context, o options, kube *http.Client, server string, browser *http.Client, console *harness.Console) (searchResult, error) {
 	res := searchResult{path: searchPath(o.searchQuery)}
 	pageURL := console.URL + res.path
@@ -301,10 +300,9 @@ func measureSearch(ctx context.Context, o options, kube *http.Client, server str
 	}
 	res.afterConc = memory(ctx, browser, console.URL, pid, fmt.Sprintf("%s after the %d identical at once", o.restWait, o.searchConcurrent))
 
-	slog.Info("loading the search in chromium", "runs", o.browserRuns)
-	res.navs, res.browserErr = searchInChromium(ctx, o, pageURL)
-
-	// Last, so that the figures above are taken as before it was added.
+	// After the rest, so that the access reviews the one search before
+	// them asks are all fresh: kept for the round, as they were for most of
+	// the searches in a row the round is held against.
 	res.distinctErr = func() error {
 		qs, err := distinctQueries(o.searchQuery, o.searchConcurrent)
 		if err != nil {
@@ -335,15 +333,21 @@ func measureSearch(ctx context.Context, o options, kube *http.Client, server str
 			}
 			res.distinctBudgets = append(res.distinctBudgets, b)
 		}
-		if err := rest(); err != nil {
-			return err
-		}
-		res.afterDistinct = memory(ctx, browser, console.URL, pid, fmt.Sprintf("%s after the %d different at once", o.restWait, len(qs)))
 		return nil
 	}()
 	if res.distinctErr != nil {
 		res.distinctErr = fmt.Errorf("%d different searches at once: %w", o.searchConcurrent, res.distinctErr)
 	}
+	// Chromium follows a rested console and server whatever happened.
+	if err := rest(); err != nil {
+		return res, err
+	}
+	if res.distinctErr == nil {
+		res.afterDistinct = memory(ctx, browser, console.URL, pid, fmt.Sprintf("%s after the %d different at once", o.restWait, o.searchConcurrent))
+	}
+
+	slog.Info("loading the search in chromium", "runs", o.browserRuns)
+	res.navs, res.browserErr = searchInChromium(ctx, o, pageURL)
 	return res, nil
 }
 
