@@ -705,7 +705,7 @@ func reportSearch(w io.Writer, o options, res searchResult, err error) (targets 
 			fmt.Fprintf(w, "%d of them say they shared a run: the console took different searches for one, so this round did not measure different searches.\n", n)
 		}
 		if cut := cutShort(res.distinctBudgets); cut > 0 {
-			fmt.Fprintf(w, "The searches cut short stopped at the search's deadline, so the ratio understates what %d complete searches would take.\n", len(res.distinctBudgets))
+			fmt.Fprintf(w, "Those cut short stopped when a kind's time or the search's ran out (the page's budget), so the ratio understates what %d complete searches would take.\n", len(res.distinctBudgets))
 		}
 	}
 
@@ -751,7 +751,7 @@ func reportSearch(w io.Writer, o options, res searchResult, err error) (targets 
 	if !math.IsNaN(distinctRatio) {
 		figure.value = fmt.Sprintf("%.2f×", distinctRatio)
 		if cut := cutShort(res.distinctBudgets); cut > 0 {
-			figure.value += fmt.Sprintf(" (%d of %d cut at the deadline)", cut, len(res.distinctBudgets))
+			figure.value += fmt.Sprintf(" (%d of %d cut short: timeout)", cut, len(res.distinctBudgets))
 		}
 	}
 	return []targetResult{
