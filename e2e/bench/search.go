@@ -12,7 +12,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
+	"unicode"
 
 	"github.com/playwright-community/playwright-go"
 
@@ -33,6 +35,68 @@ const (
 // searchPath is the console's search for q in all namespaces.
 func searchPath(q string) string {
 	return "/c/" + contextName + "/search?" + url.Values{"q": {q}, "namespace": {""}}.Encode()
+}
+
+// distinctQueries are n different searches that cost what q costs: q with
+// one more name word each, a piece of one of q's own name words ("bulk-0001
+// b", "bulk-0001 u", …, "bulk-0001 bu", …).
+//
+// Why that piece: name words are matched by the console against each row,
+// so any search of names reads every page of every kind (pods and events
+// included) whatever its words; the lists read are q's. A different word
+// alone (bulk-0002) would read the same lists too but match fewer objects
+// (devcluster's 600 probe objects hold bulk-0001 only) and render less; a
+// piece of q's word matches exactly q's objects, so each page has q's rows
+// and only one more substring test per row. A label term instead would be
+// sent to the server and read less. The console shares a run only between
+// searches with the same words, so none of these can share (each page's
+// data-shared says whether it did).
+//
+// Pieces are taken shortest first, in the order they appear; each holds a
+// letter or digit (a lone "-" reads as a typo). A query with a set term
+// ("env in (a,b)") is refused: telling its words apart needs the console's
+// parser, and the bench only needs a query of names.
+func distinctQueries(q string, n int) ([]string, error) {
+	if strings.ContainsAny(q, "()") {
+		return nil, fmt.Errorf("%q has a set term: the different searches add a piece of a name word to the query, and the bench does not parse sets", q)
+	}
+	var words []string
+	for _, tok := range strings.Fields(q) {
+		// The console's other terms: ns:, kind:, field:, label: and label
+		// selectors (=, !=, !key).
+		if !strings.ContainsAny(tok, ":/=") && !strings.HasPrefix(tok, "!") {
+			words = append(words, strings.ToLower(tok))
+		}
+	}
+	if len(words) == 0 {
+		return nil, fmt.Errorf("%q has no word of a name to vary", q)
+	}
+	seen := map[string]bool{}
+	for _, w := range words {
+		seen[w] = true
+	}
+	var out []string
+	for size := 1; len(out) < n; size++ {
+		longer := false
+		for _, w := range words {
+			rs := []rune(w)
+			for i := 0; i+size <= len(rs); i++ {
+				longer = true
+				p := string(rs[i : i+size])
+				if seen[p] || strings.HasPrefix(p, "!") || !strings.ContainsFunc(p, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
+					continue
+				}
+				seen[p] = true
+				if out = append(out, q+" "+p); len(out) == n {
+					return out, nil
+				}
+			}
+		}
+		if !longer {
+			return nil, fmt.Errorf("%q gives only %d different searches that match what it matches (a piece of its name words added), not %d", q, len(out), n)
+		}
+	}
+	return out, nil
 }
 
 // searchResult is the search measurement.
@@ -70,6 +134,19 @@ type searchResult struct {
 	// Chromium: one navigation per load, or why none.
 	navs       []searchNav
 	browserErr error
+
+	// The different searches at once (distinctQueries), each at its
+	// query's index, with their budgets, kube-apiserver's and the
+	// console's requests during them, the console's VmRSS during them and
+	// -rest-wait after; distinctErr is why they were not measured.
+	distinctQueries []string
+	distinct        []searchFetch
+	distinctBudgets []searchBudget
+	distinctPeak    peakResult
+	upDistinct      upstreamDelta
+	consoleDistinct float64
+	afterDistinct   memReading
+	distinctErr     error
 }
 
 // measureSearch measures the search page for o.searchQuery in all
@@ -79,9 +156,12 @@ type searchResult struct {
 // once (each of the last three between two scrapes of kube-apiserver's and
 // the console's metrics, and with -rest-wait and a memory reading after the
 // first and the last; between the last two, o.searchRuns more as a browser
-// asks, compressed), then o.browserRuns loads in Chromium after an
-// unmeasured one. An error of the HTTP part ends it; one of Chromium is
-// kept in the result.
+// asks, compressed), then o.searchConcurrent different searches at once
+// (distinctQueries, after one unmeasured search; with the console's VmRSS
+// sampled, between two scrapes, then -rest-wait and a memory reading), then
+// o.browserRuns loads in Chromium after an unmeasured one. An error of the
+// HTTP part ends it, except one of the different searches, which is kept in
+// the result as one of Chromium is.
 func measureSearch(ctx context.Context, o options, kube *http.Client, server string, browser *http.Client, console *harness.Console) (searchResult, error) {
 	res := searchResult{path: searchPath(o.searchQuery)}
 	pageURL := console.URL + res.path
@@ -218,7 +298,53 @@ func measureSearch(ctx context.Context, o options, kube *http.Client, server str
 	if err := rest(); err != nil {
 		return res, err
 	}
-	res.afterConc = memory(ctx, browser, console.URL, pid, fmt.Sprintf("%s after the %d at once", o.restWait, o.searchConcurrent))
+	res.afterConc = memory(ctx, browser, console.URL, pid, fmt.Sprintf("%s after the %d identical at once", o.restWait, o.searchConcurrent))
+
+	// After the rest, so that the access reviews the one search before
+	// them asks are all fresh: kept for the round, as they were for most of
+	// the searches in a row the round is held against.
+	res.distinctErr = func() error {
+		qs, err := distinctQueries(o.searchQuery, o.searchConcurrent)
+		if err != nil {
+			return err
+		}
+		res.distinctQueries = qs
+		if _, err := get(); err != nil {
+			return fmt.Errorf("the search before them: %w", err)
+		}
+		slog.Info("different searches at once, console memory sampled", "searches", len(qs), "first", qs[0])
+		res.distinct = make([]searchFetch, len(qs))
+		var next atomic.Int64
+		if res.upDistinct, res.consoleDistinct, _, err = window(func() (err error) {
+			res.distinctPeak, err = measurePeak(ctx, pid, len(qs), func() (sample, error) {
+				i := next.Add(1) - 1
+				f, err := fetchSearch(ctx, browser, console.URL+searchPath(qs[i]))
+				res.distinct[i] = f
+				return sample{d: f.complete, body: f.body}, err
+			})
+			return err
+		}); err != nil {
+			return err
+		}
+		for i, f := range res.distinct {
+			b, err := parseSearchPage(f.body)
+			if err != nil {
+				return fmt.Errorf("%q: %w", qs[i], err)
+			}
+			res.distinctBudgets = append(res.distinctBudgets, b)
+		}
+		return nil
+	}()
+	if res.distinctErr != nil {
+		res.distinctErr = fmt.Errorf("%d different searches at once: %w", o.searchConcurrent, res.distinctErr)
+	}
+	// Chromium follows a rested console and server whatever happened.
+	if err := rest(); err != nil {
+		return res, err
+	}
+	if res.distinctErr == nil {
+		res.afterDistinct = memory(ctx, browser, console.URL, pid, fmt.Sprintf("%s after the %d different at once", o.restWait, o.searchConcurrent))
+	}
 
 	slog.Info("loading the search in chromium", "runs", o.browserRuns)
 	res.navs, res.browserErr = searchInChromium(ctx, o, pageURL)
@@ -410,14 +536,21 @@ func count(v float64) string {
 	return fmt.Sprintf("%.0f", v)
 }
 
-func reportSearch(w io.Writer, o options, res searchResult, err error) (targets []targetResult) {
+// distinctFigureNote is why the different searches' ratio is in the summary
+// as a figure and not held against targetSearchConcurrentRatio: each reads
+// every kind anew as the user (nothing is cached), so ten of them are ten
+// times the server's work however the console schedules them.
+const distinctFigureNote = "reported, not a target: distinct searches share nothing"
+
+func reportSearch(w io.Writer, o options, res searchResult, err error) (targets []targetResult, figures []reportedFigure) {
+	distinctName := fmt.Sprintf("search: %d different at once, slowest / one search (p50)", o.searchConcurrent)
 	names := []string{
 		fmt.Sprintf("search: first result row painted ≤ %d ms (Chromium p50)", targetSearchFirstRowMs),
 		fmt.Sprintf("search: complete ≤ %d ms (Chromium p50, summary in the DOM)", targetSearchCompleteMs),
 		"search: kube-apiserver requests per search ≤ kinds × pages",
 		fmt.Sprintf("search: console VmRSS growth during a search ≤ %d MiB", targetSearchGrowthMiB),
 		fmt.Sprintf("search: console at rest %s after a search ≤ %d MiB", o.restWait, targetRestMiB),
-		fmt.Sprintf("search: %d at once, slowest ≤ %.0f× one search (p50)", o.searchConcurrent, targetSearchConcurrentRatio),
+		fmt.Sprintf("search: %d identical at once, slowest ≤ %.0f× one search (p50)", o.searchConcurrent, targetSearchConcurrentRatio),
 	}
 	cluster := fmt.Sprintf("%d bulk pods, %d bench CRDs with 3 objects each", o.pods, o.crds)
 	if o.kubeconfig != "" {
@@ -429,7 +562,7 @@ func reportSearch(w io.Writer, o options, res searchResult, err error) (targets 
 		for _, n := range names {
 			targets = append(targets, targetResult{name: n, value: "not measured"})
 		}
-		return targets
+		return targets, []reportedFigure{{distinctName, "not measured", distinctFigureNote}}
 	}
 
 	fmt.Fprintln(w, "| time from the request (Chromium: from navigation start; HTTP: the bench's Go client, identity unless said) | p50 | p90 | min–max | reported |")
@@ -462,7 +595,13 @@ func reportSearch(w io.Writer, o options, res searchResult, err error) (targets 
 		fmt.Fprintf(w, "| HTTP, %d in a row as a browser asks (`%s`; %s, %d bytes on the wire of %d): complete | %s |\n",
 			n, browserAcceptEncoding, orNone(last.encoding), last.wire, len(last.body), msCells(msOf(ds, func(f searchFetch) time.Duration { return f.complete })))
 	}
-	fmt.Fprintf(w, "| HTTP, %d at once: complete, each | %s |\n", len(res.conc), msCells(msOf(res.conc, func(f searchFetch) time.Duration { return f.complete })))
+	fmt.Fprintf(w, "| HTTP, %d identical at once: complete, each | %s |\n", len(res.conc), msCells(msOf(res.conc, func(f searchFetch) time.Duration { return f.complete })))
+	if res.distinctErr != nil {
+		fmt.Fprintf(w, "| HTTP, %d different at once | not measured: %v | | | |\n", o.searchConcurrent, res.distinctErr)
+	} else {
+		fmt.Fprintf(w, "| HTTP, %d different at once (%s): complete, each | %s |\n", len(res.distinct), queriesCell(res.distinctQueries),
+			msCells(msOf(res.distinct, func(f searchFetch) time.Duration { return f.complete })))
+	}
 	fmt.Fprintf(w, "| HTTP, the first search (unmeasured, cold caches): first row / complete | %s / %s | | | |\n",
 		msOr(res.warm.firstRow), msOr(res.warm.complete))
 	if len(res.navs) > 0 && !slices.ContainsFunc(res.navs, func(n searchNav) bool { return !math.IsNaN(n.firstRowPaint) }) {
@@ -482,21 +621,23 @@ func reportSearch(w io.Writer, o options, res searchResult, err error) (targets 
 	}{
 		{"one, after a rest", []searchBudget{res.oneBudget}},
 		{fmt.Sprintf("%d in a row", len(res.budgets)), res.budgets},
-		{fmt.Sprintf("%d at once", len(res.concBudgets)), res.concBudgets},
+		{fmt.Sprintf("%d identical at once", len(res.concBudgets)), res.concBudgets},
+		{fmt.Sprintf("%d different at once", len(res.distinctBudgets)), res.distinctBudgets},
 	} {
 		fmt.Fprintf(w, "| %s | %s |\n", r.name, budgetCells(r.bs))
 	}
-	fmt.Fprintln(w, "\n| kinds skipped because | one | in a row: the last | at once: all of them | e.g. |")
-	fmt.Fprintln(w, "|---|---|---|---|---|")
-	oneR, lastR, concR := res.oneBudget.byReason(), last.byReason(), skippedOf(res.concBudgets).byReason()
-	for _, c := range skippedOf(append([]searchBudget{res.oneBudget, last}, res.concBudgets...)).byReason() {
+	fmt.Fprintln(w, "\n| kinds skipped because | one | in a row: the last | identical at once: all of them | different at once: all of them | e.g. |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|")
+	oneR, lastR, concR, distinctR := res.oneBudget.byReason(), last.byReason(), skippedOf(res.concBudgets).byReason(), skippedOf(res.distinctBudgets).byReason()
+	every := slices.Concat([]searchBudget{res.oneBudget, last}, res.concBudgets, res.distinctBudgets)
+	for _, c := range skippedOf(every).byReason() {
 		reason := c.reason
 		if !c.known {
 			reason += " (not a reason the bench knows)"
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", reason, reasonN(oneR, c.reason), reasonN(lastR, c.reason), reasonN(concR, c.reason), strings.Join(c.examples, ", "))
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", reason, reasonN(oneR, c.reason), reasonN(lastR, c.reason), reasonN(concR, c.reason), reasonN(distinctR, c.reason), strings.Join(c.examples, ", "))
 	}
-	for _, b := range append([]searchBudget{res.oneBudget, last}, res.concBudgets...) {
+	for _, b := range every {
 		if len(b.skipped) != b.kindsSkipped {
 			fmt.Fprintf(w, "\nA summary says %d kinds were skipped, but its page lists %d.\n", b.kindsSkipped, len(b.skipped))
 			break
@@ -515,9 +656,15 @@ func reportSearch(w io.Writer, o options, res searchResult, err error) (targets 
 	fmt.Fprintf(w, "| one search (its memory measured) | %s | **%s** | %s | %d |\n", count(lists1), count(all1), count(res.console1), res.oneBudget.requests)
 	fmt.Fprintf(w, "| %d in a row, per search | %s | %s | %s | %s |\n", len(res.seq), count(perSeq(res.upSeq.listTotal())), count(perSeq(res.upSeq.all)), count(perSeq(res.consoleSeq)),
 		count(perSeq(float64(sumOf(res.budgets, func(b searchBudget) int { return b.requests })))))
-	fmt.Fprintf(w, "| %d at once, all of them | %s | %s | %s | |\n", o.searchConcurrent, count(res.upConc.listTotal()), count(res.upConc.all), count(res.consoleConc))
-	fmt.Fprintf(w, "| %d at once, per search | %s | %s | %s | %s each |\n", o.searchConcurrent, count(perConc(res.upConc.listTotal())), count(perConc(res.upConc.all)), count(perConc(res.consoleConc)),
+	fmt.Fprintf(w, "| %d identical at once, all of them | %s | %s | %s | |\n", o.searchConcurrent, count(res.upConc.listTotal()), count(res.upConc.all), count(res.consoleConc))
+	fmt.Fprintf(w, "| %d identical at once, per search | %s | %s | %s | %s each |\n", o.searchConcurrent, count(perConc(res.upConc.listTotal())), count(perConc(res.upConc.all)), count(perConc(res.consoleConc)),
 		rangeOf(res.concBudgets, func(b searchBudget) int { return b.requests }))
+	if res.distinctErr == nil {
+		fmt.Fprintf(w, "| %d different at once, all of them | %s | %s | %s | %d |\n", o.searchConcurrent, count(res.upDistinct.listTotal()), count(res.upDistinct.all), count(res.consoleDistinct),
+			sumOf(res.distinctBudgets, func(b searchBudget) int { return b.requests }))
+		fmt.Fprintf(w, "| %d different at once, per search | %s | %s | %s | %s each |\n", o.searchConcurrent, count(perConc(res.upDistinct.listTotal())), count(perConc(res.upDistinct.all)), count(perConc(res.consoleDistinct)),
+			rangeOf(res.distinctBudgets, func(b searchBudget) int { return b.requests }))
+	}
 	largestObjects := res.objects[largest]
 	fmt.Fprintf(w, "\n- kinds × pages = %d kinds asked × %d, the pages of the largest kind listed (%s: %.0f objects at %d a page) = **%d**; kube-apiserver served %s requests during one search, background included (target: at most kinds × pages). Paging every listed kind to its end takes %d LISTs; it made %s.\n",
 		res.oneBudget.kindsAsked, pageCount(largestObjects, o.limit), orNone(largest), largestObjects, o.limit, bound, count(all1), need, count(lists1))
@@ -536,13 +683,30 @@ func reportSearch(w io.Writer, o options, res searchResult, err error) (targets 
 	one := median(msOf(res.seq, func(f searchFetch) time.Duration { return f.complete }))
 	slowest := float64(res.concPeak.d) / float64(time.Millisecond)
 	ratio := slowest / one
-	fmt.Fprintf(w, "\n%d searches at once: the slowest ended %.0f ms after they started, **%.2f×** one search (%.0f ms, p50 of %d in a row); kube-apiserver served %s LISTs for them (%s per search).\n",
-		o.searchConcurrent, slowest, ratio, one, len(res.seq), count(res.upConc.listTotal()), count(perConc(res.upConc.listTotal())))
+	fmt.Fprintf(w, "\n%d identical searches at once: the slowest ended %.0f ms after they started, **%.2f×** one search (%.0f ms, p50 of %d in a row); kube-apiserver served %s LISTs for them (%s per search). Their summaries: %s.\n",
+		o.searchConcurrent, slowest, ratio, one, len(res.seq), count(res.upConc.listTotal()), count(perConc(res.upConc.listTotal())), sharedCell(res.concBudgets))
 	if stated := sumOf(res.concBudgets, func(b searchBudget) int { return b.requests }); float64(stated) > 1.5*res.upConc.all {
 		fmt.Fprintf(w, "Their pages state %d requests in all, more than kube-apiserver served: searches that share one run each state its cost.\n", stated)
 	}
 	if cut := cutShort(res.concBudgets); cut > 0 {
 		fmt.Fprintf(w, "%d of them ran out of time (kinds skipped as timeout): they were cut short, so the ratio understates what complete searches would take.\n", cut)
+	}
+	distinctRatio := math.NaN()
+	if res.distinctErr != nil {
+		fmt.Fprintf(w, "\n%d different searches at once: not measured: %v\n", o.searchConcurrent, res.distinctErr)
+	} else {
+		slowest := float64(res.distinctPeak.d) / float64(time.Millisecond)
+		distinctRatio = slowest / one
+		fmt.Fprintf(w, "\n%d different searches at once (%s: the query with a piece of its own word added, so each reads the lists one search reads and matches its objects, and none can share a run): the slowest ended %.0f ms after they started, **%.2f×** one search (%.0f ms, p50 of %d in a row); kube-apiserver served %s requests for them, %s of them LISTs (%s per search; one search: %s). %d of the %d pages report kinds skipped as `timeout`. Their summaries: %s. Matches each page states: %s (one search: %d).\n",
+			len(res.distinct), queriesCell(res.distinctQueries), slowest, distinctRatio, one, len(res.seq), count(res.upDistinct.all), count(res.upDistinct.listTotal()),
+			count(perConc(res.upDistinct.listTotal())), count(lists1), cutShort(res.distinctBudgets), len(res.distinctBudgets), sharedCell(res.distinctBudgets),
+			rangeOf(res.distinctBudgets, func(b searchBudget) int { return b.matches }), res.oneBudget.matches)
+		if n := sharedN(res.distinctBudgets, "true"); n > 0 {
+			fmt.Fprintf(w, "%d of them say they shared a run: the console took different searches for one, so this round did not measure different searches.\n", n)
+		}
+		if cut := cutShort(res.distinctBudgets); cut > 0 {
+			fmt.Fprintf(w, "Those cut short stopped when a kind's time or the search's ran out (the page's budget), so the ratio understates what %d complete searches would take.\n", len(res.distinctBudgets))
+		}
 	}
 
 	// Memory.
@@ -558,9 +722,14 @@ func reportSearch(w io.Writer, o options, res searchResult, err error) (targets 
 	fmt.Fprintf(w, "| %s (after one unmeasured search) | %s | %s | %s |\n", res.before.name, mib(res.before.st.rssKiB), mib(res.before.st.hwmKiB), heap(res.before.heapInuse))
 	fmt.Fprintf(w, "| peak during one search | %s (growth **%s**) | %s | |\n", mib(res.onePeak.peakKiB()), mib(res.onePeak.peakKiB()-res.onePeak.beforeKiB), hwmCell(res.onePeak))
 	fmt.Fprintf(w, "| %s | %s | %s | %s |\n", res.afterOne.name, mib(res.afterOne.st.rssKiB), mib(res.afterOne.st.hwmKiB), heap(res.afterOne.heapInuse))
-	fmt.Fprintf(w, "| peak during %d at once | %s (growth %s, %.1f MiB per search) | %s | |\n", o.searchConcurrent, mib(res.concPeak.peakKiB()),
+	fmt.Fprintf(w, "| peak during %d identical at once | %s (growth %s, %.1f MiB per search) | %s | |\n", o.searchConcurrent, mib(res.concPeak.peakKiB()),
 		mib(res.concPeak.peakKiB()-res.concPeak.beforeKiB), res.concPeak.perPageKiB()/1024, hwmCell(res.concPeak))
 	fmt.Fprintf(w, "| %s | %s | %s | %s |\n", res.afterConc.name, mib(res.afterConc.st.rssKiB), mib(res.afterConc.st.hwmKiB), heap(res.afterConc.heapInuse))
+	if res.distinctErr == nil {
+		fmt.Fprintf(w, "| peak during %d different at once | %s (growth %s, %.1f MiB per search) | %s | |\n", len(res.distinct), mib(res.distinctPeak.peakKiB()),
+			mib(res.distinctPeak.peakKiB()-res.distinctPeak.beforeKiB), res.distinctPeak.perPageKiB()/1024, hwmCell(res.distinctPeak))
+		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", res.afterDistinct.name, mib(res.afterDistinct.st.rssKiB), mib(res.afterDistinct.st.hwmKiB), heap(res.afterDistinct.heapInuse))
+	}
 	fmt.Fprintf(w, "\nThe issue asks the console to be \"back at rest\" after a search without a figure: the target is the console's at-rest target (≤ %d MiB); against before the search, VmRSS moved by %s.\n",
 		targetRestMiB, signedMiB(res.before.st.rssKiB, res.afterOne.st.rssKiB))
 
@@ -578,6 +747,13 @@ func reportSearch(w io.Writer, o options, res searchResult, err error) (targets 
 		return targetResult{name, fmt.Sprintf("%.0f ms", v), v <= target}
 	}
 	growth := res.onePeak.peakKiB() - res.onePeak.beforeKiB
+	figure := reportedFigure{distinctName, "not measured", distinctFigureNote}
+	if !math.IsNaN(distinctRatio) {
+		figure.value = fmt.Sprintf("%.2f×", distinctRatio)
+		if cut := cutShort(res.distinctBudgets); cut > 0 {
+			figure.value += fmt.Sprintf(" (%d of %d cut short: timeout)", cut, len(res.distinctBudgets))
+		}
+	}
 	return []targetResult{
 		msTarget(names[0], paint, targetSearchFirstRowMs),
 		msTarget(names[1], complete, targetSearchCompleteMs),
@@ -585,7 +761,51 @@ func reportSearch(w io.Writer, o options, res searchResult, err error) (targets 
 		{names[3], mib(growth), res.onePeak.beforeKiB >= 0 && growth <= targetSearchGrowthMiB*1024},
 		{names[4], mib(res.afterOne.st.rssKiB), res.afterOne.st.rssKiB >= 0 && res.afterOne.st.rssKiB <= targetRestMiB*1024},
 		{names[5], fmt.Sprintf("%.2f×", ratio), ratio <= targetSearchConcurrentRatio},
+	}, []reportedFigure{figure}
+}
+
+// queriesCell names the different searches: the first two and the last.
+func queriesCell(qs []string) string {
+	quote := func(q string) string { return "`" + q + "`" }
+	switch len(qs) {
+	case 0:
+		return "none"
+	case 1, 2, 3:
+		parts := make([]string, len(qs))
+		for i, q := range qs {
+			parts[i] = quote(q)
+		}
+		return strings.Join(parts, ", ")
 	}
+	return fmt.Sprintf("%s, %s, … %s", quote(qs[0]), quote(qs[1]), quote(qs[len(qs)-1]))
+}
+
+// sharedN is how many of bs state data-shared v ("" for not stated).
+func sharedN(bs []searchBudget, v string) int {
+	n := 0
+	for _, b := range bs {
+		if b.shared == v {
+			n++
+		}
+	}
+	return n
+}
+
+// sharedCell says what the summaries of bs state as data-shared.
+func sharedCell(bs []searchBudget) string {
+	var parts []string
+	for _, v := range []string{"false", "true"} {
+		if n := sharedN(bs, v); n > 0 {
+			parts = append(parts, fmt.Sprintf("`data-shared=\"%s\"` on %d", v, n))
+		}
+	}
+	if n := sharedN(bs, ""); n > 0 {
+		parts = append(parts, fmt.Sprintf("no `data-shared` on %d", n))
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ") + fmt.Sprintf(" of %d", len(bs))
 }
 
 // budgetCells are the table cells of one or more budgets: the last's

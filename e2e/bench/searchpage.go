@@ -47,7 +47,11 @@ type searchBudget struct {
 	// does not say (data-reviews is not part of the bench's contract).
 	reviews int
 	// rows are the result rows on the page.
-	rows    int
+	rows int
+	// shared is the summary's data-shared: "true" when the search joined
+	// an identical one already running (web/search's flights), "false"
+	// when it ran on its own, "" when the page does not say.
+	shared  string
 	skipped []skippedKind
 }
 
@@ -101,6 +105,11 @@ func parseSearchPage(body []byte) (searchBudget, error) {
 	if v, ok := summary.Attr("data-reviews"); ok {
 		if b.reviews, err = strconv.Atoi(strings.TrimSpace(v)); err != nil || b.reviews < 0 {
 			errs = append(errs, fmt.Errorf("the summary's data-reviews is %q, not a count", v))
+		}
+	}
+	if v, ok := summary.Attr("data-shared"); ok {
+		if b.shared = strings.TrimSpace(v); b.shared != "true" && b.shared != "false" {
+			errs = append(errs, fmt.Errorf("the summary's data-shared is %q, not true or false", v))
 		}
 	}
 	if v, ok := attr("data-bytes"); ok {
