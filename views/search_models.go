@@ -16,9 +16,10 @@ type SearchPage struct {
 	// Running says a search runs: Plan, Groups and Summary are set.
 	Running bool
 	Plan    SearchPlan
-	// Groups yields each kind with matches as it finishes; ranging over
-	// it runs the search, and the page flushes after each.
-	Groups iter.Seq[SearchGroup]
+	// Groups yields the kinds with matches as they finish, those finished
+	// together in one batch; ranging over it runs the search, and the page
+	// is flushed after each batch.
+	Groups iter.Seq[[]SearchGroup]
 	// Summary is what the search cost and skipped; called once Groups is
 	// done.
 	Summary func() SearchSummary

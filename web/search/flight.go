@@ -108,6 +108,14 @@ func (f *flight) next(ctx context.Context, i int) (outcome, bool) {
 	}
 }
 
+// ready says whether the run's i-th outcome is there, or the run ended:
+// whether next(i) would return without waiting.
+func (f *flight) ready(i int) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return i < len(f.outcomes) || f.done
+}
+
 // leave ends a search's share; the last to leave a run still going stops
 // it, and no later search joins it (join and leave hold fs.mu, so none can
 // join between the two).

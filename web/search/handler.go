@@ -164,10 +164,12 @@ type results struct {
 	joined *time.Duration
 }
 
-// groups yields each kind with matches as it finishes. Should the page
-// stop (the browser went away), it leaves the run, which stops when no
-// search shares it any more.
-func (r *results) groups(yield func(views.SearchGroup) bool) {
+// groups yields the kinds with matches as they finish: all those finished
+// by then in one batch, so the page is flushed only before it would wait
+// (a browser lays out a long streamed page once per flush, not once per
+// kind). Should the page stop (the browser went away), it leaves the run,
+// which stops when no search shares it any more.
+func (r *results) groups(yield func([]views.SearchGroup) bool) {
 	start := time.Now()
 	f, shared := r.flights.join(r.ctx, r.key, r.total, r.run)
 	defer r.flights.leave(r.key, f)
@@ -176,19 +178,27 @@ func (r *results) groups(yield func(views.SearchGroup) bool) {
 		r.joined = &ago
 	}
 	first := true
+	var batch []views.SearchGroup
 	for i := 0; ; i++ {
 		o, ok := f.next(r.ctx, i)
 		if !ok {
 			break
 		}
 		r.tally.add(o)
-		if o.Matches == 0 {
-			continue
+		if o.Matches > 0 {
+			batch = append(batch, r.links.groupView(o, first, r.now))
+			first = false
 		}
-		if !yield(r.links.groupView(o, first, r.now)) {
-			break
+		if len(batch) > 0 && !f.ready(i+1) {
+			more := yield(batch)
+			batch = nil
+			if !more {
+				break
+			}
 		}
-		first = false
+	}
+	if len(batch) > 0 { // the run ended with these (ready is true once done)
+		yield(batch)
 	}
 	r.took = time.Since(start)
 }
