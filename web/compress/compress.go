@@ -5,7 +5,9 @@ package compress
 
 import (
 	"bytes"
+	"cmp"
 	"io"
+	"net/http"
 	"strconv"
 	"strings"
 	"sync"
@@ -99,15 +101,18 @@ func (c *Compressor) Compress(dst *bytes.Buffer, enc Encoding, body []byte) erro
 }
 
 // Stream is a body compressed as it is written, in parts: Flush sends what
-// was written so far (a sync flush, which a browser decodes at once), and
-// Close ends the coding and returns the writer to its pool.
+// was written so far (a sync flush, which a browser decodes at once), then
+// flushes dst if it can (an http.ResponseWriter), and Close ends the coding
+// and returns the writer to its pool.
 type Stream struct {
 	w interface {
 		io.Writer
 		Flush() error
 		Close() error
 	}
+	dst     io.Writer
 	release func()
+	err     error // the first failed Flush, for Close
 }
 
 // Stream starts writing a body to dst in enc at the page levels; nil for
@@ -117,25 +122,35 @@ func (c *Compressor) Stream(dst io.Writer, enc Encoding) *Stream {
 	case Brotli:
 		w := c.br.get()
 		w.Reset(dst)
-		return &Stream{w: w, release: func() { c.br.put(w) }}
+		return &Stream{w: w, dst: dst, release: func() { c.br.put(w) }}
 	case Gzip:
 		w := c.gz.get()
 		w.Reset(dst)
-		return &Stream{w: w, release: func() { c.gz.put(w) }}
+		return &Stream{w: w, dst: dst, release: func() { c.gz.put(w) }}
 	}
 	return nil
 }
 
 func (s *Stream) Write(p []byte) (int, error) { return s.w.Write(p) }
 
-// Flush writes out what was written so far.
-func (s *Stream) Flush() error { return s.w.Flush() }
+// Flush writes out what was written so far. It has http.Flusher's shape, so
+// a writer that flushes its destination when it can (templ's) flushes this.
+func (s *Stream) Flush() {
+	if err := s.w.Flush(); err != nil {
+		s.err = cmp.Or(s.err, err)
+		return
+	}
+	if f, ok := s.dst.(http.Flusher); ok {
+		f.Flush()
+	}
+}
 
-// Close ends the body; the Stream must not be used after.
+// Close ends the body, reporting a failed Flush too; the Stream must not
+// be used after.
 func (s *Stream) Close() error {
 	err := s.w.Close()
 	s.release()
-	return err
+	return cmp.Or(s.err, err)
 }
 
 // Drop empties the pools, for the collection that hands a quiet console's

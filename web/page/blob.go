@@ -43,10 +43,9 @@ func (e *Env) ReleasePooled() {
 	}
 }
 
-// Encoding decides the coding of a finished response body of size bytes
-// and says so in Vary, whatever it decides. A response another layer
-// already encoded, a HEAD request's and a body under compress.MinSize are
-// sent as they are.
+// Encoding decides the coding of a response body of size bytes, and says
+// so in Vary whatever it decides; a body another layer encoded, a HEAD's,
+// or one under compress.MinSize is sent as it is.
 func (e *Env) Encoding(c echo.Context, size int) compress.Encoding {
 	if e.compressor == nil {
 		return compress.Identity

@@ -105,10 +105,9 @@ func (e *Env) ContextLayout(ctx context.Context, client *apiclient.Client, title
 	return l
 }
 
-// StartContextLayout builds a ContextLayout while the page fetches what it
-// shows (the sidebar's rules review and discovery may call the server);
-// the function it returns waits for it, with the warnings of every call
-// made since.
+// StartContextLayout builds a ContextLayout (the sidebar's rules review and
+// discovery may call the server) while the page fetches what it shows; the
+// function it returns waits for it, with the warnings of every call since.
 func (e *Env) StartContextLayout(ctx context.Context, client *apiclient.Client, title string, current *apiclient.Resource, namespace string) func() views.Layout {
 	done := make(chan views.Layout, 1)
 	go func() { done <- e.ContextLayout(ctx, client, title, current, namespace) }()
@@ -127,10 +126,9 @@ func (e *Env) StartContextLayout(ctx context.Context, client *apiclient.Client, 
 // own RoleBindings can only make the sidebar dim less, never wrongly more.
 const rulesProbe = "default"
 
-// Rules is what the user may do in namespace ("" for all: the probe's
-// rules, a superset of every cluster-wide grant), from one
-// SelfSubjectRulesReview kept briefly per user; nil when the server could
-// not say. The sidebar reads the same answer.
+// Rules is what the user may do in namespace ("" for all: rulesProbe's),
+// from one SelfSubjectRulesReview kept briefly per user, as the sidebar
+// reads it; nil when the server could not say.
 func (e *Env) Rules(ctx context.Context, client *apiclient.Client, namespace string) *apiclient.Rules {
 	if namespace == "" {
 		namespace = rulesProbe

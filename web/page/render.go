@@ -36,9 +36,8 @@ func (b *bufferPool) put(buf *bytes.Buffer) {
 }
 
 // Render writes a component only after it rendered completely, so a
-// failure never leaves half a page, and the finished page is compressed in
-// one go (Blob). The page deadline bounds upstream work,
-// not rendering: what was fetched in time is shown.
+// failure never leaves half a page, and compresses it in one go (Blob).
+// The page deadline bounds upstream work, not rendering.
 func (e *Env) Render(c echo.Context, status int, component templ.Component) error {
 	buf := e.pages.get()
 	defer e.pages.put(buf)
@@ -50,18 +49,15 @@ func (e *Env) Render(c echo.Context, status int, component templ.Component) erro
 
 // Stream writes a page as it renders, for a page whose parts arrive over
 // seconds (a search): each part the component flushes (templ.Flush) is
-// shown at once, compressed as the request accepts (a sync flush per
-// part). What can fail must fail before Stream is called: once the head is
-// sent, the status is too, so the component reports its parts' failures in
-// the page itself. A write that fails means the browser went away; it is
-// logged, not answered.
+// shown at once, compressed as the request accepts. Once the head is sent
+// the status is too, so what can fail must fail before, and the component
+// reports its parts' failures in the page itself; a failed write (the
+// browser went away) is logged, not answered.
 func (e *Env) Stream(c echo.Context, status int, component templ.Component) error {
-	w := c.Response()
+	w, path := c.Response(), c.Request().URL.Path
 	w.Header().Set(echo.HeaderContentType, echo.MIMETextHTMLCharsetUTF8)
-	// A buffering proxy (nginx) would hold the parts back until the end.
-	w.Header().Set("X-Accel-Buffering", "no")
-	// A streamed page is never under MinSize: its frame alone is larger.
-	enc := e.Encoding(c, compress.MinSize)
+	w.Header().Set("X-Accel-Buffering", "no") // nginx would hold the parts back
+	enc := e.Encoding(c, compress.MinSize)    // the frame alone is larger
 	if enc != compress.Identity {
 		w.Header().Set(echo.HeaderContentEncoding, string(enc))
 	}
@@ -72,30 +68,15 @@ func (e *Env) Stream(c echo.Context, status int, component templ.Component) erro
 	out := io.Writer(w)
 	if enc != compress.Identity { // so e.compressor is set
 		z := e.compressor.Stream(w, enc)
-		defer func() {
-			if err := z.Close(); err != nil {
-				e.Log.Debug("ending a streamed page", "path", c.Request().URL.Path, "error", err)
-			}
-		}()
-		out = flushing{z: z, w: w}
+		defer func() { e.logStreamError(path, z.Close()) }()
+		out = z
 	}
-	if err := component.Render(c.Request().Context(), out); err != nil {
-		e.Log.Debug("streaming page", "path", c.Request().URL.Path, "error", err)
-	}
+	e.logStreamError(path, component.Render(c.Request().Context(), out))
 	return nil
 }
 
-// flushing is a compressed stream that templ's Flush sends on: the coding's
-// pending bytes, then the response's.
-type flushing struct {
-	z *compress.Stream
-	w *echo.Response
-}
-
-func (f flushing) Write(p []byte) (int, error) { return f.z.Write(p) }
-
-func (f flushing) Flush() {
-	if f.z.Flush() == nil {
-		f.w.Flush()
+func (e *Env) logStreamError(path string, err error) {
+	if err != nil {
+		e.Log.Debug("streaming a page", "path", path, "error", err)
 	}
 }

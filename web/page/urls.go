@@ -77,8 +77,7 @@ func (u URLs) Resource(r apiclient.Resource, namespace, name string) templ.SafeU
 	return u.Path(r.Path(namespace, name))
 }
 
-// Action is an action page of an object: …/{name}/edit, /delete, /scale,
-// /restart, /debug.
+// Action is an action page of an object: …/{name}/edit, /delete, /scale…
 func (u URLs) Action(r apiclient.Resource, namespace, name, action string) templ.SafeURL {
 	return u.Resource(r, namespace, name) + "/" + templ.SafeURL(url.PathEscape(action))
 }
