@@ -100,12 +100,13 @@ func (h *Handler) start(ctx context.Context, client *apiclient.Client, q Query, 
 		query:  q,
 		budget: h.budget,
 		shown:  h.budget.Shown,
+		now:    time.Now(),
 	}
 	if l.single {
 		s.shown = h.budget.ShownOne
 	}
 	return &results{
-		links: l, plan: plan, ctx: ctx, now: time.Now(),
+		links: l, plan: plan, ctx: ctx, now: s.now,
 		key: runKey(client, ns, q), flights: &h.flights, total: h.budget.Total,
 		run: func(ctx context.Context, out chan<- outcome) { s.run(ctx, plan.Kinds, out) },
 	}

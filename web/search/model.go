@@ -149,7 +149,7 @@ func (l links) summaryView(t tally, p Plan, elapsed time.Duration) views.SearchS
 		Requests:         t.requests,
 		Reviews:          t.reviews,
 		Bytes:            t.bytes,
-		BytesText:        sizeText(t.bytes),
+		BytesText:        kube.FormatMemory(t.bytes),
 		ElapsedMS:        elapsed.Milliseconds(),
 		Elapsed:          elapsedText(elapsed),
 	}
@@ -205,16 +205,6 @@ func plural(n int64, one, many string) string {
 		return one
 	}
 	return many
-}
-
-func sizeText(b int64) string {
-	switch {
-	case b >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
-	case b >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(b)/(1<<10))
-	}
-	return fmt.Sprintf("%d bytes", b)
 }
 
 func elapsedText(d time.Duration) string {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/tabula-console/tabula/apiclient"
+	"github.com/tabula-console/tabula/web/kube"
 )
 
 // Budget bounds one search. Every kind costs its access review (when the
@@ -46,7 +46,6 @@ func DefaultBudget() Budget {
 // match is an object found: what its row shows.
 type match struct {
 	Name, Namespace string
-	UID             types.UID
 	Created         time.Time
 	Status          string
 }
@@ -75,6 +74,8 @@ type searcher struct {
 	query  Query
 	budget Budget
 	shown  int
+	// now is the page's time, for a status column of dates.
+	now time.Time
 }
 
 // run lists kinds, Concurrency at a time, and sends each outcome on out as
@@ -207,7 +208,7 @@ func (s *searcher) scan(stream *apiclient.TableStream, status int, o *outcome) {
 		o.Scanned++
 		m := match{}
 		if row.Object != nil {
-			m.Name, m.Namespace, m.UID, m.Created = row.Object.Name, row.Object.Namespace, row.Object.UID, row.Object.CreationTimestamp
+			m.Name, m.Namespace, m.Created = row.Object.Name, row.Object.Namespace, row.Object.CreationTimestamp
 		} else if nameCol >= 0 && nameCol < len(row.Cells) {
 			m.Name, _ = row.Cells[nameCol].(string)
 		}
@@ -219,17 +220,11 @@ func (s *searcher) scan(stream *apiclient.TableStream, status int, o *outcome) {
 			continue
 		}
 		if status >= 0 && status < len(row.Cells) {
-			switch v := row.Cells[status].(type) {
-			case string:
-				m.Status = v
-			case float64: // a ReplicaSet's Ready
-				m.Status = strconv.FormatFloat(v, 'f', -1, 64)
-			case bool:
-				m.Status = strconv.FormatBool(v)
-			}
+			// As the list writes it: text, a number (a ReplicaSet's Ready), an age.
+			m.Status = kube.FormatCell(row.Cells[status], stream.Head.Columns[status].Type, s.now).Text
 		}
 		// Copied out of the decoder's memory, which the next row reuses.
-		m.Name, m.Namespace, m.Status, m.UID = strings.Clone(m.Name), strings.Clone(m.Namespace), strings.Clone(m.Status), types.UID(strings.Clone(string(m.UID)))
+		m.Name, m.Namespace, m.Status = strings.Clone(m.Name), strings.Clone(m.Namespace), strings.Clone(m.Status)
 		o.Rows = append(o.Rows, m)
 	}
 }
