@@ -209,46 +209,63 @@ func launchChromium(o options) (playwright.BrowserContext, func(), error) {
 
 // navigate loads url in a new tab and reads the Performance API and CDP.
 func navigate(bctx playwright.BrowserContext, url string) (navigation, error) {
-	n := navigation{}
-	page, err := bctx.NewPage()
-	if err != nil {
-		return n, err
-	}
-	defer func() { _ = page.Close() }()
-	resp, err := page.Goto(url, playwright.PageGotoOptions{WaitUntil: playwright.WaitUntilStateLoad, Timeout: playwright.Float(120_000)})
-	if err != nil {
-		return n, err
-	}
-	if resp == nil || resp.Status() != 200 {
-		return n, fmt.Errorf("GET %s did not answer 200", url)
-	}
-	v, err := page.Evaluate(collectScript, map[string]any{"mark": firstRowMark, "timeoutMs": 10_000})
-	if err != nil {
-		return n, err
-	}
-	raw, err := json.Marshal(v)
-	if err != nil {
-		return n, err
-	}
 	var got struct {
 		navigation
 		FirstRow *float64 `json:"firstRow"`
 		FCP      *float64 `json:"fcp"`
 		LCP      *float64 `json:"lcp"`
 	}
-	if err := json.Unmarshal(raw, &got); err != nil {
-		return n, fmt.Errorf("decoding %s: %w", raw, err)
+	page, closePage, err := loadAndRead(bctx, url, collectScript, map[string]any{"mark": firstRowMark, "timeoutMs": 10_000}, &got)
+	if err != nil {
+		return navigation{}, err
 	}
-	n = got.navigation
-	orNaN := func(p *float64) float64 {
-		if p == nil {
-			return math.NaN()
-		}
-		return *p
-	}
+	defer closePage()
+	n := got.navigation
 	n.FirstRow, n.FCP, n.LCP = orNaN(got.FirstRow), orNaN(got.FCP), orNaN(got.LCP)
 	n.Nodes, n.JSHeap, err = cdpMetrics(bctx, page)
 	return n, err
+}
+
+// loadAndRead loads url in a new tab, which must answer 200, and decodes
+// what script returns (given args) into out. The tab stays open for the
+// caller, who closes it with the function returned.
+func loadAndRead(bctx playwright.BrowserContext, url, script string, args map[string]any, out any) (playwright.Page, func(), error) {
+	page, err := bctx.NewPage()
+	if err != nil {
+		return nil, nil, err
+	}
+	closePage := func() { _ = page.Close() }
+	fail := func(err error) (playwright.Page, func(), error) {
+		closePage()
+		return nil, nil, err
+	}
+	resp, err := page.Goto(url, playwright.PageGotoOptions{WaitUntil: playwright.WaitUntilStateLoad, Timeout: playwright.Float(120_000)})
+	if err != nil {
+		return fail(err)
+	}
+	if resp == nil || resp.Status() != 200 {
+		return fail(fmt.Errorf("GET %s did not answer 200", url))
+	}
+	v, err := page.Evaluate(script, args)
+	if err != nil {
+		return fail(err)
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return fail(err)
+	}
+	if err := json.Unmarshal(raw, out); err != nil {
+		return fail(fmt.Errorf("decoding %s: %w", raw, err))
+	}
+	return page, closePage, nil
+}
+
+// orNaN is a timing the page reported, or NaN where it reported none.
+func orNaN(p *float64) float64 {
+	if p == nil {
+		return math.NaN()
+	}
+	return *p
 }
 
 // cdpMetrics forces a garbage collection, then reads the DOM node count and

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -431,27 +430,6 @@ func searchInChromium(ctx context.Context, o options, pageURL string) ([]searchN
 
 // navigateSearch loads the search in a new tab and reads its timings.
 func navigateSearch(bctx playwright.BrowserContext, pageURL string) (searchNav, error) {
-	n := searchNav{}
-	page, err := bctx.NewPage()
-	if err != nil {
-		return n, err
-	}
-	defer func() { _ = page.Close() }()
-	resp, err := page.Goto(pageURL, playwright.PageGotoOptions{WaitUntil: playwright.WaitUntilStateLoad, Timeout: playwright.Float(120_000)})
-	if err != nil {
-		return n, err
-	}
-	if resp == nil || resp.Status() != 200 {
-		return n, fmt.Errorf("GET %s did not answer 200", pageURL)
-	}
-	v, err := page.Evaluate(searchCollectScript, map[string]any{"mark": searchFirstRowMark, "rows": searchRowSelector, "timeoutMs": 5_000})
-	if err != nil {
-		return n, err
-	}
-	raw, err := json.Marshal(v)
-	if err != nil {
-		return n, err
-	}
 	var got struct {
 		FirstRow    *float64 `json:"firstRow"`
 		FCP         *float64 `json:"fcp"`
@@ -460,15 +438,12 @@ func navigateSearch(bctx playwright.BrowserContext, pageURL string) (searchNav, 
 		ResponseEnd *float64 `json:"responseEnd"`
 		Rows        int      `json:"rows"`
 	}
-	if err := json.Unmarshal(raw, &got); err != nil {
-		return n, fmt.Errorf("decoding %s: %w", raw, err)
+	args := map[string]any{"mark": searchFirstRowMark, "rows": searchRowSelector, "timeoutMs": 5_000}
+	_, closePage, err := loadAndRead(bctx, pageURL, searchCollectScript, args, &got)
+	if err != nil {
+		return searchNav{}, err
 	}
-	orNaN := func(p *float64) float64 {
-		if p == nil {
-			return math.NaN()
-		}
-		return *p
-	}
+	closePage()
 	return searchNav{
 		firstRowPaint: orNaN(got.FirstRow), firstRowDOM: orNaN(got.FirstRowDOM), summaryDOM: orNaN(got.SummaryDOM),
 		fcp: orNaN(got.FCP), responseEnd: orNaN(got.ResponseEnd), rows: got.Rows,

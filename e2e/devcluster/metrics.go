@@ -296,13 +296,9 @@ func waitForMetrics(ctx context.Context, client kubernetes.Interface, metrics me
 				s.podMetrics[m.Namespace+"/"+m.Name] = true
 			}
 		}
-		raw, err := client.Discovery().RESTClient().Get().AbsPath("/apis").SetHeader("Accept", discovery.AcceptV2).DoRaw(ctx)
-		if err != nil {
-			return false, "aggregated discovery: " + err.Error(), nil
-		}
-		var list apidiscoveryv2.APIGroupDiscoveryList
-		if err := json.Unmarshal(raw, &list); err != nil {
-			return false, "", fmt.Errorf("aggregated discovery: %w", err)
+		list, wait, err := aggregatedDiscovery(ctx, client)
+		if wait != "" || err != nil {
+			return false, wait, err
 		}
 		for _, g := range list.Items {
 			s.discovered = s.discovered || g.Name == metricsGroup
@@ -310,6 +306,20 @@ func waitForMetrics(ctx context.Context, client kubernetes.Interface, metrics me
 		ready, reason := s.ready()
 		return ready, reason, nil
 	})
+}
+
+// aggregatedDiscovery reads /apis as aggregated discovery, for a poll: a
+// request that fails is a reason to wait (wait), a body that is no
+// discovery list an error.
+func aggregatedDiscovery(ctx context.Context, client kubernetes.Interface) (list apidiscoveryv2.APIGroupDiscoveryList, wait string, err error) {
+	raw, err := client.Discovery().RESTClient().Get().AbsPath("/apis").SetHeader("Accept", discovery.AcceptV2).DoRaw(ctx)
+	if err != nil {
+		return list, "aggregated discovery: " + err.Error(), nil
+	}
+	if err := json.Unmarshal(raw, &list); err != nil {
+		return list, "", fmt.Errorf("aggregated discovery: %w", err)
+	}
+	return list, "", nil
 }
 
 // metricsSnapshot is what one poll of waitForMetrics saw, metrics.k8s.io

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -16,7 +15,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -84,13 +82,9 @@ func ensureProbes(ctx context.Context, cfg *rest.Config, client kubernetes.Inter
 		return err
 	}
 	if err := poll(ctx, 250*time.Millisecond, "probe CRDs in discovery", func(ctx context.Context) (bool, string, error) {
-		raw, err := client.Discovery().RESTClient().Get().AbsPath("/apis").SetHeader("Accept", discovery.AcceptV2).DoRaw(ctx)
-		if err != nil {
-			return false, "aggregated discovery: " + err.Error(), nil
-		}
-		var list apidiscoveryv2.APIGroupDiscoveryList
-		if err := json.Unmarshal(raw, &list); err != nil {
-			return false, "", fmt.Errorf("aggregated discovery: %w", err)
+		list, wait, err := aggregatedDiscovery(ctx, client)
+		if wait != "" || err != nil {
+			return false, wait, err
 		}
 		missing := undiscovered(list, kinds)
 		return len(missing) == 0, fmt.Sprintf("%d of %d not in discovery, e.g. %s", len(missing), n, first(missing)), nil
