@@ -34,6 +34,17 @@ func (p Permits) Denied(check apiclient.AccessCheck) string {
 	return ""
 }
 
+// Allowed says whether the server said the user may make check: false when
+// it refused, could not say, or the page did not ask.
+func (p Permits) Allowed(check apiclient.AccessCheck) bool {
+	for i, ch := range p.checks {
+		if ch == check && i < len(p.decisions) {
+			return p.decisions[i].Known && p.decisions[i].Allowed
+		}
+	}
+	return false
+}
+
 // deniedReason is the tooltip of an action the server would refuse: "You
 // may not delete deployments.apps in namespace demo (verb delete)", with the
 // authorizer's reason when it gave one.

@@ -17,6 +17,7 @@ import (
 
 	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/views"
+	"github.com/tabula-console/tabula/web/kube"
 	"github.com/tabula-console/tabula/web/page"
 )
 
@@ -94,8 +95,8 @@ func planView(l links, plan Plan, ns string) views.SearchPlan {
 func (h *Handler) start(ctx context.Context, client *apiclient.Client, q Query, ns string, plan Plan, l links) *results {
 	s := &searcher{
 		client: client,
-		denied: func(ctx context.Context, check apiclient.AccessCheck) string {
-			return h.env.Permits(ctx, client, []apiclient.AccessCheck{check}).Denied(check)
+		permits: func(ctx context.Context, check apiclient.AccessCheck) kube.Permits {
+			return h.env.Permits(ctx, client, []apiclient.AccessCheck{check})
 		},
 		query:  q,
 		budget: h.budget,

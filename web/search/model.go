@@ -126,13 +126,16 @@ type tally struct {
 }
 
 func (t *tally) add(o outcome) {
+	t.requests += o.Requests + o.Reviews
+	t.reviews += o.Reviews
+	if o.overhead {
+		return
+	}
 	t.asked++
 	if o.Matches > 0 {
 		t.withMatches++
 	}
 	t.matches += o.Matches
-	t.requests += o.Requests + o.Reviews
-	t.reviews += o.Reviews
 	t.bytes += o.Bytes
 	if o.Skip != nil {
 		t.skipped = append(t.skipped, *o.Skip)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -63,17 +64,19 @@ type outcome struct {
 	Reviews      int64
 	Bytes        int64
 	Skip         *Skip
+	// overhead marks the search's own cost, not a kind's.
+	overhead bool
 }
 
 // searcher runs a plan's kinds through the fan-out.
 type searcher struct {
 	client *apiclient.Client
-	// denied asks whether the user may not list a kind ("" if they may,
-	// or the server could not say): one SelfSubjectAccessReview.
-	denied func(context.Context, apiclient.AccessCheck) string
-	query  Query
-	budget Budget
-	shown  int
+	// permits answers access checks: one SelfSubjectAccessReview each,
+	// kept briefly per user.
+	permits func(context.Context, apiclient.AccessCheck) kube.Permits
+	query   Query
+	budget  Budget
+	shown   int
 	// now is the page's time, for a status column of dates.
 	now time.Time
 }
@@ -83,6 +86,11 @@ type searcher struct {
 // timed out without a request. The caller must read out to the end.
 func (s *searcher) run(ctx context.Context, kinds []Kind, out chan<- outcome) {
 	defer close(out)
+	if slices.ContainsFunc(kinds, func(k Kind) bool { return k.Check != nil }) {
+		var reviews apiclient.RequestCount
+		kinds = s.reviewOnce(apiclient.CountRequests(ctx, &reviews), kinds)
+		out <- outcome{Reviews: reviews.Load(), overhead: true}
+	}
 	jobs := make(chan Kind)
 	var wg sync.WaitGroup
 	for range min(s.budget.Concurrency, len(kinds)) {
@@ -107,6 +115,23 @@ func (s *searcher) run(ctx context.Context, kinds []Kind, out chan<- outcome) {
 	wg.Wait()
 }
 
+// reviewOnce asks once whether the user may list every kind in every
+// namespace: RBAC grants list on */* cluster-wide to nobody else, so a yes
+// spares each kind its own review (an admin's search across namespaces
+// asks one review, not one per kind). Anything but a known yes leaves the
+// kinds' reviews as they are.
+func (s *searcher) reviewOnce(ctx context.Context, kinds []Kind) []Kind {
+	all := apiclient.AccessCheck{Verb: "list", Group: "*", Resource: "*"}
+	if !s.permits(ctx, all).Allowed(all) {
+		return kinds
+	}
+	out := slices.Clone(kinds)
+	for i := range out {
+		out[i].Check = nil
+	}
+	return out
+}
+
 func (s *searcher) notStarted(ctx context.Context, k Kind) *Skip {
 	detail := "not started: the search was stopped"
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
@@ -128,7 +153,7 @@ func (s *searcher) kind(ctx context.Context, k Kind) (o outcome) {
 	kctx, cancel := context.WithTimeout(ctx, s.budget.PerKind)
 	defer cancel()
 	if k.Check != nil {
-		if why := s.denied(apiclient.CountRequests(kctx, &reviews), *k.Check); why != "" {
+		if why := s.permits(apiclient.CountRequests(kctx, &reviews), *k.Check).Denied(*k.Check); why != "" {
 			o.Skip = &Skip{Kind: k, Reason: Forbidden, Detail: why}
 			return o
 		}

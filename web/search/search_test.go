@@ -350,6 +350,22 @@ func TestAccessIsCheckedBeforeListing(t *testing.T) {
 		t.Errorf("the admin's search: %v, wider link %d", admin.groups, admin.doc.Find("[data-testid=search-wider]").Length())
 	}
 
+	// Who may list everything everywhere is asked once, not once per kind.
+	fake.ResetRequests()
+	adminAll := read(t, h.GetAs(t, webtest.ConsoleToken, "/c/dev/search?"+q("web ns:*"), http.StatusOK))
+	reviews := 0
+	for _, req := range fake.Requests() {
+		if strings.HasSuffix(req.URL.Path, "selfsubjectaccessreviews") {
+			reviews++
+		}
+	}
+	if reviews != 1 || adminAll.attr(t, "data-reviews") != 1 || !slices.Equal(adminAll.groups["pods"], []string{"web-1"}) {
+		t.Errorf("the admin across namespaces: %d reviews sent, %d stated; groups %v", reviews, adminAll.attr(t, "data-reviews"), adminAll.groups)
+	}
+	if adminAll.attr(t, "data-requests") != len(lists(fake))+1 {
+		t.Errorf("stated %d requests, sent %d lists and a review", adminAll.attr(t, "data-requests"), len(lists(fake)))
+	}
+
 	// Across namespaces the viewer, bound in demo only, may list nothing,
 	// and the rules (which stand for every namespace's) say so: no review,
 	// no list.
