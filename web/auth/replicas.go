@@ -110,6 +110,9 @@ const (
 	// outcome, with a margin for the replicas' clocks, so that no replica
 	// spends a refresh token another is still writing the successor of.
 	claimTTL = refreshTimeout + stateTimeout + 10*time.Second
+	// claimPoll is how often a replica waiting for another's refresh reads
+	// the Secret itself, should its watch be silent.
+	claimPoll = time.Second
 )
 
 // stateStore is the Secret the state lives in.
@@ -491,11 +494,18 @@ func (sh *shared) refresh(ctx context.Context, s Session, do func(context.Contex
 			return sh.outcome(key, e)
 		case found && e.From == s.IssuedAt:
 			// Claimed, by another replica (or by this one's earlier life):
-			// wait for its answer, or for the claim to lapse.
-			t := time.NewTimer(time.Unix(e.Until, 0).Sub(now) + 10*time.Millisecond)
+			// wait for its answer, or for the claim to lapse. The watch
+			// brings the answer; should it be silent (failing, or backing
+			// off), the Secret is read again every claimPoll.
+			wait := time.Unix(e.Until, 0).Sub(now) + 10*time.Millisecond
+			reread := wait > claimPoll
+			t := time.NewTimer(min(wait, claimPoll))
 			select {
 			case <-changed:
 			case <-t.C:
+				if reread {
+					sh.reread(ctx)
+				}
 			case <-ctx.Done():
 				t.Stop()
 				return tokens{}, ctx.Err()
@@ -537,6 +547,15 @@ func (sh *shared) refresh(ctx context.Context, s Session, do func(context.Contex
 			sh.log.Warn("a refresh's outcome could not be written to the shared session state", "session", s, "error", err)
 		}
 		return t, rerr
+	}
+}
+
+// reread reads the Secret into the view, when the watch may not have.
+func (sh *shared) reread(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, stateTimeout)
+	defer cancel()
+	if s, err := sh.store.get(ctx); err == nil {
+		sh.set(s)
 	}
 }
 

@@ -87,3 +87,56 @@ func TestARefreshOutcomeSurvivesAnEmptiedState(t *testing.T) {
 		t.Errorf("the state after the refresh holds %d refreshes (%v), want its outcome", len(d.Refresh), err)
 	}
 }
+
+// A replica waiting for another's refresh gets its outcome even when its
+// watch is silent (failing, or backing off under load): it reads the
+// Secret again rather than waiting for the claim to lapse (claimTTL), by
+// which time the browser had given up. CI saw it once: 25 requests to the
+// second replica ran into their client's timeout.
+func TestAWaitingReplicaReadsTheOutcomeWithoutItsWatch(t *testing.T) {
+	st := &memStore{s: &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "s", ResourceVersion: "0"}}}
+	codec, _ := seal.New([][]byte{make([]byte, 32)})
+	replicas := make([]*shared, 2)
+	for i := range replicas {
+		sh, err := newShared(st, codec, slog.New(slog.DiscardHandler), time.Now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s0, _ := st.get(context.Background())
+		sh.set(s0)
+		replicas[i] = sh
+	}
+	s := Session{ID: "sid", IssuedAt: time.Now().Unix()}
+	claimed, release := make(chan struct{}), make(chan struct{})
+	var calls sync.Mutex
+	n := 0
+	do := func(context.Context, Session) (tokens, error) {
+		calls.Lock()
+		n++
+		calls.Unlock()
+		close(claimed)
+		<-release
+		return tokens{Token: "new", Expiry: time.Now().Add(time.Hour).Unix()}, nil
+	}
+	first := make(chan error, 1)
+	go func() {
+		_, err := replicas[0].refresh(context.Background(), s, do, time.Now().Add(time.Hour))
+		first <- err
+	}()
+	<-claimed
+	claim, _ := st.get(context.Background())
+	replicas[1].set(claim) // it sees the claim, and nothing after
+	close(release)
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	got, err := replicas[1].refresh(ctx, s, do, time.Now().Add(time.Hour))
+	if err != nil || got.Token != "new" {
+		t.Fatalf("the waiting replica: %+v, %v (claims last %s)", got, err, claimTTL)
+	}
+	if n != 1 {
+		t.Errorf("the provider was asked %d times, want once", n)
+	}
+}
