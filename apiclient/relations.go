@@ -58,6 +58,10 @@ type Node struct {
 	HealthMessage string
 	// Hop is the node's distance from the focus (0 for the focus).
 	Hop int
+	// App is the application the object belongs to by the recommended
+	// labels: "part-of=shop" (app.kubernetes.io/part-of), else
+	// "instance=web-1" (app.kubernetes.io/instance); empty for none.
+	App string
 }
 
 // Link is one relation between two nodes of a Graph, with why it holds.
