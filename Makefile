@@ -153,8 +153,10 @@ run: build
 # pods (see e2e/bench): the list pages against the raw Table GETs, console
 # memory at rest and under 5,000-row pages, first-row paint in Chromium, log
 # throughput, live-list watch latency, console memory with 2,000 live
-# clients, and keystroke echo through the console's terminal against kubectl
-# exec. BENCH_FLAGS passes flags, e.g. BENCH_FLAGS='-measure logs -pods 0'.
+# clients, keystroke echo through the console's terminal against kubectl
+# exec, the search across 200 CRDs, and relations (an object page with and
+# without its Related section, a Deployment's map, a namespace map).
+# BENCH_FLAGS passes flags, e.g. BENCH_FLAGS='-measure logs -pods 0'.
 BENCH_FLAGS ?=
 bench: build deps
 	$(GO) test -run '^$$' -bench . -benchmem ./web/...

@@ -5,8 +5,8 @@
 //
 // It starts the dev control plane seeded with -pods kwok pods in namespace
 // bulk (and, for the log measurement, the -log-mb MiB log of pod
-// logbench/big, and for the search measurement -crds CRDs with a few
-// objects each) and waits until the pods are all Running, or, with
+// logbench/big, and for the search and relations measurements -crds CRDs
+// with a few objects each) and waits until the pods are all Running, or, with
 // -kubeconfig, uses a running cluster; it starts the console, then runs the
 // measurements chosen with -measure, in this order:
 //
@@ -38,6 +38,12 @@
 //     last, -search-concurrent different searches at once that read what
 //     the one reads (reported, not held against the target: they cannot
 //     share a run).
+//   - relations: the Deployment demo/web's object page (its 3 Pods, with
+//     -crds bench CRDs in the cluster) without and with its Related section
+//     (?related=0), its map (?view=map) and the namespace map of demo,
+//     -relations-runs loads each after -warmup, over HTTP as a browser
+//     asks: medians, the Related section's added %, and the upstream
+//     requests and skipped kinds each page states.
 //
 // A live measurement that fails (the console may not serve WebSockets yet)
 // is reported as not measured, the others still run, and the exit code is 1.
@@ -85,7 +91,7 @@ const (
 )
 
 // measurements, in the order they run.
-var measurements = []string{"list", "memory", "browser", "logs", "watch", "clients", "exec", "search"}
+var measurements = []string{"list", "memory", "browser", "logs", "watch", "clients", "exec", "search", "relations"}
 
 type options struct {
 	requests       int
@@ -130,6 +136,8 @@ type options struct {
 	searchQuery      string
 	searchRuns       int
 	searchConcurrent int
+
+	relationsRuns int
 }
 
 func main() {
@@ -165,10 +173,11 @@ func main() {
 	flag.IntVar(&o.execKeys, "exec-keys", 1000, "measured keystrokes per path for the keystroke echo")
 	flag.IntVar(&o.execWarmup, "exec-warmup", 20, "unmeasured keystrokes per path first")
 	flag.StringVar(&o.execPod, "exec-pod", "", "pod of namespace "+execNamespace+" to type into (default: the first Running one by name)")
-	flag.IntVar(&o.crds, "crds", 200, "bench CRDs with 3 objects each the cluster gets for the search measurement (devcluster --crds)")
+	flag.IntVar(&o.crds, "crds", 200, "bench CRDs with 3 objects each the cluster gets for the search and relations measurements (devcluster --crds)")
 	flag.StringVar(&o.searchQuery, "search-query", "bulk-0001", "what the search measurement searches for, in all namespaces (devcluster's probe objects and bulk pods bulk-00010…19 hold bulk-0001)")
 	flag.IntVar(&o.searchRuns, "search-runs", 10, "searches in a row over HTTP")
 	flag.IntVar(&o.searchConcurrent, "search-concurrent", 10, "searches at once over HTTP")
+	flag.IntVar(&o.relationsRuns, "relations-runs", 15, "measured loads of each relation page")
 	flag.Parse()
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, nil)))
 	usage := func(msg string) {
@@ -210,6 +219,8 @@ func main() {
 		usage("-exec-keys must be positive and -exec-warmup not negative")
 	case o.crds < 0 || o.searchQuery == "" || o.searchRuns < 1 || o.searchConcurrent < 1:
 		usage("-crds must not be negative, -search-query not empty, -search-runs and -search-concurrent positive")
+	case o.relationsRuns < 1:
+		usage("-relations-runs must be positive")
 	case o.bigLimit < 1 || o.restWait < 0 || o.browserRuns < 1:
 		usage("-big-limit and -browser-runs must be positive and -rest-wait not negative")
 	}
@@ -311,7 +322,7 @@ func run(ctx context.Context, o options) (err error) {
 		if o.measure["logs"] {
 			dcOpts.LogBenchMB = o.logMB
 		}
-		if o.measure["search"] {
+		if o.measure["search"] || o.measure["relations"] {
 			dcOpts.CRDs = o.crds
 		}
 		dc, err := harness.StartDevCluster(ctx, dcOpts)
@@ -464,6 +475,14 @@ func run(ctx context.Context, o options) (err error) {
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("search: %w", err))
+		}
+	}
+	if o.measure["relations"] {
+		slog.Info("measuring relations", "runs", o.relationsRuns, "warmup", o.warmup)
+		res, err := measureRelations(ctx, o, kube, browser, server, console.URL)
+		targets = append(targets, reportRelations(out, o, res, err)...)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("relations: %w", err))
 		}
 	}
 	if len(targets) > 0 || len(figures) > 0 {

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"time"
+)
+
+// relationsPageFixture is a map page as the issue describes it: nodes, the
+// scan's summary and the skipped kinds.
+const relationsPageFixture = `<!doctype html><html><body><main>
+<svg data-testid="relation-map">
+<a href="/c/admin/apis/apps/v1/namespaces/demo/deployments/web"><g data-testid="map-node" data-kind="Deployment" data-name="web"></g></a>
+<a href="/c/admin/apis/apps/v1/namespaces/demo/replicasets/web-1"><g data-testid="map-node" data-kind="ReplicaSet" data-name="web-1"></g></a>
+<a href="/c/admin/api/v1/namespaces/demo/pods/web-1-a"><g data-testid="map-node" data-kind="Pod" data-name="web-1-a"></g></a>
+</svg>
+<p data-testid="related-summary" data-requests="23">23 upstream requests</p>
+<details data-testid="related-skipped"><summary>4 kinds not listed</summary><ul>
+<li data-resource="secrets" data-reason="forbidden: you may not list it here">secrets</li>
+<li data-resource="jobs.batch" data-reason="none here 3s ago">jobs</li>
+<li data-resource="cronjobs.batch" data-reason="none here 12s ago">cronjobs</li>
+<li>leases.coordination.k8s.io: over the scan's budget of 64 kinds</li>
+</ul></details>
+</main></body></html>`
+
+func TestParseRelationsPage(t *testing.T) {
+	b, err := parseRelationsPage([]byte(relationsPageFixture))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.requests != 23 || b.nodes != 3 || b.rows != 0 || len(b.skipped) != 4 {
+		t.Errorf("budget %+v", b)
+	}
+	if b.skipped[0] != (skippedKind{resource: "secrets", reason: "forbidden: you may not list it here"}) {
+		t.Errorf("first skipped %+v", b.skipped[0])
+	}
+	// Without data attributes, the item's text stands for both.
+	if want := "leases.coordination.k8s.io: over the scan's budget of 64 kinds"; b.skipped[3] != (skippedKind{resource: want, reason: want}) {
+		t.Errorf("skipped without attributes %+v", b.skipped[3])
+	}
+
+	rows := strings.Replace(relationsPageFixture, `<svg`, `<table data-testid="related"><tr data-testid="related-row"></tr><tr data-testid="related-row"></tr></table><svg`, 1)
+	if b, err := parseRelationsPage([]byte(rows)); err != nil || b.rows != 2 {
+		t.Errorf("rows %d, %v; want 2", b.rows, err)
+	}
+
+	for name, page := range map[string]string{
+		"no summary":        strings.Replace(relationsPageFixture, `data-testid="related-summary"`, ``, 1),
+		"two summaries":     strings.Replace(relationsPageFixture, `</main>`, `<p data-testid="related-summary" data-requests="1"></p></main>`, 1),
+		"no data-requests":  strings.Replace(relationsPageFixture, `data-requests="23"`, ``, 1),
+		"requests not a nr": strings.Replace(relationsPageFixture, `data-requests="23"`, `data-requests="many"`, 1),
+		"negative requests": strings.Replace(relationsPageFixture, `data-requests="23"`, `data-requests="-1"`, 1),
+	} {
+		if _, err := parseRelationsPage([]byte(page)); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}
+
+func TestSkippedByReason(t *testing.T) {
+	b, err := parseRelationsPage([]byte(relationsPageFixture))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := skippedByReason(b.skipped)
+	if len(got) != 3 {
+		t.Fatalf("reasons %+v, want 3", got)
+	}
+	// The two "none here …s ago" count together, first as the most.
+	if got[0].reason != "none here Ns ago" || got[0].n != 2 || strings.Join(got[0].examples, ",") != "jobs.batch,cronjobs.batch" {
+		t.Errorf("first reason %+v", got[0])
+	}
+	if got[1].reason != "forbidden: you may not list it here" || got[1].n != 1 {
+		t.Errorf("second reason %+v", got[1])
+	}
+	if cell := skippedCell(b); !strings.HasPrefix(cell, "4: 2 none here Ns ago (jobs.batch, cronjobs.batch); 1 forbidden") {
+		t.Errorf("skippedCell = %q", cell)
+	}
+	if cell := skippedCell(relationsBudget{}); cell != "0" {
+		t.Errorf("skippedCell of none = %q", cell)
+	}
+}
+
+func TestRelationsReport(t *testing.T) {
+	loads := func(ms ...int) []sample {
+		var out []sample
+		for _, m := range ms {
+			out = append(out, sample{d: time.Duration(m) * time.Millisecond})
+		}
+		return out
+	}
+	budgets := []relationsBudget{{requests: 20}, {requests: 24, nodes: 9, skipped: []skippedKind{{"secrets", "forbidden"}}}}
+	res := relationsResult{
+		replicas:  3,
+		without:   relationsPage{name: "without", path: "/a?related=0", samples: loads(100, 100, 110)},
+		with:      relationsPage{name: "with", path: "/a", scan: true, samples: loads(120, 125, 130), budgets: budgets},
+		depMap:    relationsPage{name: "map", path: "/a?view=map", scan: true, samples: loads(400, 700), budgets: budgets},
+		namespace: relationsPage{name: "ns", path: "/ns?view=map", scan: true, samples: loads(900, 1200, 1300), budgets: budgets},
+	}
+	if got := res.addedPct(); math.Abs(got-25) > 1e-9 {
+		t.Errorf("addedPct = %v, want 25", got)
+	}
+	var out strings.Builder
+	targets := reportRelations(&out, options{relationsRuns: 3, warmup: 1, pods: 10, crds: 2}, res, nil)
+	if len(targets) != 3 || !targets[0].ok || targets[1].ok || targets[2].ok {
+		t.Errorf("targets %+v: want the Related section met (25 %%), the map missed (550 ms), the namespace map missed (1200 ms)", targets)
+	}
+	for _, want := range []string{"+25 %", "| 22 (20–24) |", "9 / 0", "1: 1 forbidden (secrets)"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the report lacks %q:\n%s", want, out.String())
+		}
+	}
+
+	out.Reset()
+	targets = reportRelations(&out, options{}, relationsResult{}, errTest)
+	if len(targets) != 3 || targets[0].ok || targets[0].value != "not measured" || !strings.Contains(out.String(), "Not measured: boom") {
+		t.Errorf("on error: %+v\n%s", targets, out.String())
+	}
+}
+
+var errTest = errors.New("boom")
