@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/discovery"
@@ -97,6 +99,12 @@ type Client struct {
 	// config is what rest was built from, for the clients that build
 	// their own transports (exec and attach).
 	config *rest.Config
+
+	// indexMu guards index, the OpenAPI index KindLinks reuses, fetched
+	// at indexAt.
+	indexMu sync.Mutex
+	index   map[string]string
+	indexAt time.Time
 }
 
 // Client builds the clients that act as id against the named context.

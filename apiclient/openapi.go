@@ -86,6 +86,12 @@ func (c *Client) KindSchema(ctx context.Context, r Resource) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	return c.kindSchemaAt(ctx, docURL, gvk)
+}
+
+// kindSchemaAt is KindSchema's answer from the document at docURL, which
+// the index has just given the client's identity.
+func (c *Client) kindSchemaAt(ctx context.Context, docURL string, gvk schema.GroupVersionKind) ([]byte, error) {
 	key := kindSchemaKey{context: c.context, url: docURL, gvk: gvk}
 	// (kube-apiserver redirects a stale hash to the current document; the
 	// answer then cached under the stale URL is never asked for again.)
@@ -121,13 +127,25 @@ func openAPIGroupVersionPath(gv schema.GroupVersion) string {
 	return "apis/" + gv.Group + "/" + gv.Version
 }
 
+// openAPIIndexPath is where the index of OpenAPI v3 documents is served.
+const openAPIIndexPath = "/openapi/v3"
+
 // openAPIDocumentURL fetches the index and returns the server-relative URL
 // of gv's document.
 func (c *Client) openAPIDocumentURL(ctx context.Context, gv schema.GroupVersion) (string, error) {
-	const indexPath = "/openapi/v3"
-	body, err := c.readOpenAPI(ctx, indexPath, maxOpenAPIIndex)
+	index, err := c.openAPIIndex(ctx)
 	if err != nil {
 		return "", err
+	}
+	return documentURL(index, gv)
+}
+
+// openAPIIndex fetches the index: each group version's name ("apis/apps/v1")
+// to the URL its document names.
+func (c *Client) openAPIIndex(ctx context.Context) (map[string]string, error) {
+	body, err := c.readOpenAPI(ctx, openAPIIndexPath, maxOpenAPIIndex)
+	if err != nil {
+		return nil, err
 	}
 	var index struct {
 		Paths map[string]struct {
@@ -135,20 +153,29 @@ func (c *Client) openAPIDocumentURL(ctx context.Context, gv schema.GroupVersion)
 		} `json:"paths"`
 	}
 	if err := json.Unmarshal(body, &index); err != nil || index.Paths == nil {
-		return "", fmt.Errorf("%w: %s is not an OpenAPI v3 index", ErrNoOpenAPI, indexPath)
+		return nil, fmt.Errorf("%w: %s is not an OpenAPI v3 index", ErrNoOpenAPI, openAPIIndexPath)
 	}
+	urls := make(map[string]string, len(index.Paths))
+	for name, entry := range index.Paths {
+		urls[name] = entry.ServerRelativeURL
+	}
+	return urls, nil
+}
+
+// documentURL is the server-relative URL of gv's document in index.
+func documentURL(index map[string]string, gv schema.GroupVersion) (string, error) {
 	name := openAPIGroupVersionPath(gv)
-	entry, ok := index.Paths[name]
-	if !ok || entry.ServerRelativeURL == "" {
-		return "", fmt.Errorf("%w: %s does not list %s", ErrNoOpenAPI, indexPath, name)
+	docURL := index[name]
+	if docURL == "" {
+		return "", fmt.Errorf("%w: %s does not list %s", ErrNoOpenAPI, openAPIIndexPath, name)
 	}
 	// The URL goes to the same server, through the client's base path (a
 	// proxy prefix), and only below the index.
-	u, err := url.Parse(entry.ServerRelativeURL)
-	if err != nil || u.Scheme != "" || u.Host != "" || !strings.HasPrefix(u.Path, indexPath+"/") || path.Clean(u.Path) != u.Path {
-		return "", fmt.Errorf("%w: %s gives %s the URL %q, not one below it", ErrNoOpenAPI, indexPath, name, entry.ServerRelativeURL)
+	u, err := url.Parse(docURL)
+	if err != nil || u.Scheme != "" || u.Host != "" || !strings.HasPrefix(u.Path, openAPIIndexPath+"/") || path.Clean(u.Path) != u.Path {
+		return "", fmt.Errorf("%w: %s gives %s the URL %q, not one below it", ErrNoOpenAPI, openAPIIndexPath, name, docURL)
 	}
-	return entry.ServerRelativeURL, nil
+	return docURL, nil
 }
 
 // hasHash says a document URL names its content, as kube-apiserver's do.
@@ -477,6 +504,10 @@ type kindSchemaEntry struct {
 	key    kindSchemaKey
 	schema []byte
 	err    error
+	// links is the schema's analysis (KindLinks), once analysed.
+	links    *KindLinks
+	linksErr error
+	analysed bool
 }
 
 func newKindSchemaCache() *kindSchemaCache {

@@ -27,7 +27,7 @@ var (
 )
 
 // openAPIClusters is the Clusters of one context "dev" pointing at fake.
-func openAPIClusters(t *testing.T, fake *apitest.Server) *Clusters {
+func openAPIClusters(t testing.TB, fake *apitest.Server) *Clusters {
 	t.Helper()
 	cs, err := FromKubeconfig(fake.Kubeconfig("dev"), LoadOptions{})
 	if err != nil {
@@ -36,7 +36,7 @@ func openAPIClusters(t *testing.T, fake *apitest.Server) *Clusters {
 	return cs
 }
 
-func clientOf(t *testing.T, cs *Clusters, id Identity) *Client {
+func clientOf(t testing.TB, cs *Clusters, id Identity) *Client {
 	t.Helper()
 	c, err := cs.Client("dev", id)
 	if err != nil {
