@@ -11,18 +11,22 @@ import (
 // relationsPageFixture is a map page as the issue describes it: nodes, the
 // scan's summary and the skipped kinds.
 const relationsPageFixture = `<!doctype html><html><body><main>
-<svg data-testid="relation-map">
-<a href="/c/admin/apis/apps/v1/namespaces/demo/deployments/web"><g data-testid="map-node" data-kind="Deployment" data-name="web"></g></a>
-<a href="/c/admin/apis/apps/v1/namespaces/demo/replicasets/web-1"><g data-testid="map-node" data-kind="ReplicaSet" data-name="web-1"></g></a>
-<a href="/c/admin/api/v1/namespaces/demo/pods/web-1-a"><g data-testid="map-node" data-kind="Pod" data-name="web-1-a"></g></a>
+<section data-testid="relation-map">
+<svg data-testid="map-svg">
+<a data-testid="map-node" data-kind="Deployment" data-name="web" href="/c/admin/apis/apps/v1/namespaces/demo/deployments/web"></a>
+<a data-testid="map-node" data-kind="ReplicaSet" data-name="web-1" href="/c/admin/apis/apps/v1/namespaces/demo/replicasets/web-1"></a>
+<a data-testid="map-node" data-kind="Pod" data-name="web-1-a" href="/c/admin/api/v1/namespaces/demo/pods/web-1-a"></a>
 </svg>
-<p data-testid="related-summary" data-requests="23">23 upstream requests</p>
-<details data-testid="related-skipped"><summary>4 kinds not listed</summary><ul>
-<li data-resource="secrets" data-reason="forbidden: you may not list it here">secrets</li>
-<li data-resource="jobs.batch" data-reason="none here 3s ago">jobs</li>
-<li data-resource="cronjobs.batch" data-reason="none here 12s ago">cronjobs</li>
-<li>leases.coordination.k8s.io: over the scan's budget of 64 kinds</li>
+<div data-testid="scan-summary">
+<p data-testid="scan-line">18 kinds asked in 23 requests, 0.02 s.</p>
+<details data-testid="related-skipped"><summary>4 kinds not asked or not answered</summary><ul>
+<li data-testid="skipped-kind" data-resource="secrets"><strong>Secret</strong> <span class="scan-skip-reason">forbidden: you may not list it here</span></li>
+<li data-testid="skipped-kind" data-resource="jobs.batch"><strong>Job</strong> <span class="scan-skip-reason">none here 3s ago</span></li>
+<li data-testid="skipped-kind" data-resource="cronjobs.batch"><strong>CronJob</strong> <span class="scan-skip-reason">none here 12s ago</span></li>
+<li data-testid="skipped-kind">leases.coordination.k8s.io: over the scan's budget of 64 kinds</li>
 </ul></details>
+</div>
+</section>
 </main></body></html>`
 
 func TestParseRelationsPage(t *testing.T) {
@@ -46,12 +50,14 @@ func TestParseRelationsPage(t *testing.T) {
 		t.Errorf("rows %d, %v; want 2", b.rows, err)
 	}
 
+	if b, err := parseRelationsPage([]byte(strings.Replace(relationsPageFixture, `in 23 requests`, `in 1 request`, 1))); err != nil || b.requests != 1 {
+		t.Errorf("one request: %d, %v", b.requests, err)
+	}
 	for name, page := range map[string]string{
-		"no summary":        strings.Replace(relationsPageFixture, `data-testid="related-summary"`, ``, 1),
-		"two summaries":     strings.Replace(relationsPageFixture, `</main>`, `<p data-testid="related-summary" data-requests="1"></p></main>`, 1),
-		"no data-requests":  strings.Replace(relationsPageFixture, `data-requests="23"`, ``, 1),
-		"requests not a nr": strings.Replace(relationsPageFixture, `data-requests="23"`, `data-requests="many"`, 1),
-		"negative requests": strings.Replace(relationsPageFixture, `data-requests="23"`, `data-requests="-1"`, 1),
+		"no summary":       strings.Replace(relationsPageFixture, `data-testid="scan-summary"`, ``, 1),
+		"two summaries":    strings.Replace(relationsPageFixture, `</main>`, `<div data-testid="scan-summary"><p data-testid="scan-line">1 kind asked in 1 request</p></div></main>`, 1),
+		"no line":          strings.Replace(relationsPageFixture, `data-testid="scan-line"`, ``, 1),
+		"no request count": strings.Replace(relationsPageFixture, `in 23 requests`, `in many requests`, 1),
 	} {
 		if _, err := parseRelationsPage([]byte(page)); err == nil {
 			t.Errorf("%s: no error", name)
