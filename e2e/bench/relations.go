@@ -165,7 +165,7 @@ type relationsResult struct {
 	without, with, depMap, namespace relationsPage
 }
 
-func (r relationsResult) pages() []*relationsPage {
+func (r *relationsResult) pages() []*relationsPage {
 	return []*relationsPage{&r.without, &r.with, &r.depMap, &r.namespace}
 }
 

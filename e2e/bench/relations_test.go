@@ -2,7 +2,10 @@ package main
 
 import (
 	"errors"
+	"io"
 	"math"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -127,3 +130,28 @@ func TestRelationsReport(t *testing.T) {
 }
 
 var errTest = errors.New("boom")
+
+// measureRelations keeps every measured load of each page, and reads the
+// Deployment's replicas from the API server first.
+func TestMeasureRelationsKeepsEveryLoad(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case strings.HasPrefix(r.URL.Path, "/apis/apps/v1/"):
+			_, _ = io.WriteString(w, `{"metadata":{"generation":2},"spec":{"replicas":3},"status":{"observedGeneration":2,"replicas":3,"updatedReplicas":3,"availableReplicas":3}}`)
+		case r.URL.Query().Get("related") == "0":
+			_, _ = io.WriteString(w, `<html><body><h1>web</h1></body></html>`)
+		default:
+			_, _ = io.WriteString(w, relationsPageFixture)
+		}
+	}))
+	defer srv.Close()
+	res, err := measureRelations(t.Context(), options{warmup: 1, relationsRuns: 4}, srv.Client(), srv.Client(), srv.URL, srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range res.pages() {
+		if len(p.samples) != 4 || (p.scan && (len(p.budgets) != 4 || p.budgets[3].requests != 23)) {
+			t.Errorf("%s: %d loads, budgets %+v; want 4 of each", p.name, len(p.samples), p.budgets)
+		}
+	}
+}
