@@ -105,6 +105,9 @@ type Scan struct {
 	// server serves no OpenAPI v3 (NoOpenAPI).
 	NoSchema  []Resource
 	NoOpenAPI bool
+	// Notes say what the scan could not look at, and why, beyond kinds
+	// ("objects that point at a cluster-scoped object are not looked for").
+	Notes []string
 	// Truncated says the graph stopped at its node cap.
 	Truncated bool
 	Elapsed   time.Duration

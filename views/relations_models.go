@@ -72,6 +72,8 @@ type ScanSummary struct {
 	NoSchema []string
 	// Truncated: the graph stopped at its node cap.
 	Truncated bool
+	// Notes say what the scan did not look at beyond kinds.
+	Notes []string
 }
 
 // SkippedKind is a kind the scan did not ask, or got no answer from.

@@ -110,7 +110,7 @@ func watchableEvents(ctx context.Context, client *apiclient.Client) (apiclient.R
 func (h *Handler) sections(ctx context.Context, t page.Target) (SectionsMessage, error) {
 	ctx, cancel := h.env.WithDeadline(ctx)
 	defer cancel()
-	in, err := h.load(ctx, t, viewOverview, false)
+	in, err := h.load(ctx, t, viewOverview, false, true)
 	if err != nil {
 		return SectionsMessage{}, err
 	}

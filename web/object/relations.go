@@ -231,6 +231,7 @@ func scanSummary(s apiclient.Scan) views.ScanSummary {
 			strconv.FormatFloat(s.Elapsed.Seconds(), 'f', 2, 64)),
 		NoOpenAPI: s.NoOpenAPI,
 		Truncated: s.Truncated,
+		Notes:     s.Notes,
 	}
 	for _, k := range s.Skipped {
 		out.Skipped = append(out.Skipped, views.SkippedKind{Kind: cmp.Or(k.Resource.Kind, k.Resource.Name), Resource: resourceName(k.Resource), Reason: k.Reason})
