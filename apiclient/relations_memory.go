@@ -14,6 +14,19 @@ type relateMemory struct {
 	mu      sync.Mutex
 	empty   map[emptyKey]time.Time
 	learned map[learnKey]map[string]time.Time
+	// lists are the records of recent lists, per identity, so that the
+	// pages one user opens in a row (an object, its map, a neighbour)
+	// share them for a few seconds; held counts their records.
+	lists map[emptyKey]*cachedList
+	held  int
+}
+
+// cachedList is one kind's records in a namespace, as listed at a moment.
+// Its records are never changed once listed: scans share them.
+type cachedList struct {
+	records  []*record
+	complete bool
+	at       time.Time
 }
 
 type emptyKey struct{ context, id, namespace, resource string }
@@ -25,10 +38,59 @@ const (
 	maxEmptyEntries   = 16384
 	maxLearnedEntries = 4096
 	learnedFor        = 30 * time.Minute
+	// maxHeldRecords bounds the records kept for reuse, over all
+	// identities (a record is a few hundred bytes).
+	maxHeldRecords = 20000
 )
 
 func newRelateMemory() *relateMemory {
-	return &relateMemory{empty: map[emptyKey]time.Time{}, learned: map[learnKey]map[string]time.Time{}}
+	return &relateMemory{empty: map[emptyKey]time.Time{}, learned: map[learnKey]map[string]time.Time{}, lists: map[emptyKey]*cachedList{}}
+}
+
+// list is the kind's list, if one was kept within ttl.
+func (m *relateMemory) list(k emptyKey, ttl time.Duration, now time.Time) (*cachedList, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	l, ok := m.lists[k]
+	if !ok || now.Sub(l.at) >= ttl {
+		return nil, false
+	}
+	return l, true
+}
+
+// keepList keeps a list for reuse within ttl, forgetting expired lists,
+// then the oldest, to stay within maxHeldRecords.
+func (m *relateMemory) keepList(k emptyKey, l *cachedList, ttl time.Duration, now time.Time) {
+	if len(l.records) > maxHeldRecords/4 {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.dropList(k)
+	for key, old := range m.lists {
+		if now.Sub(old.at) >= ttl {
+			m.dropList(key)
+		}
+	}
+	for m.held+len(l.records) > maxHeldRecords {
+		var oldest emptyKey
+		var at time.Time
+		for key, old := range m.lists {
+			if at.IsZero() || old.at.Before(at) {
+				oldest, at = key, old.at
+			}
+		}
+		m.dropList(oldest)
+	}
+	m.lists[k] = l
+	m.held += len(l.records)
+}
+
+func (m *relateMemory) dropList(k emptyKey) {
+	if old, ok := m.lists[k]; ok {
+		m.held -= len(old.records)
+		delete(m.lists, k)
+	}
 }
 
 // emptySince says when the kind was last found empty in namespace, if

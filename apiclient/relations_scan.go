@@ -28,6 +28,9 @@ type RelateOptions struct {
 	// (status.selector of its scale), which declares what it selects when
 	// its schema does not.
 	ScaleSelector string
+	// Fresh lists every kind anew, reusing none of the user's lists of a
+	// moment ago.
+	Fresh bool
 }
 
 // orDefaults fills b's zero fields from DefaultRelateBudget.
@@ -42,6 +45,7 @@ func (b RelateBudget) orDefaults() RelateBudget {
 	b.MaxNodes = cmp.Or(b.MaxNodes, d.MaxNodes)
 	b.MaxGets = cmp.Or(b.MaxGets, d.MaxGets)
 	b.EmptyFor = cmp.Or(b.EmptyFor, d.EmptyFor)
+	b.ReuseFor = cmp.Or(b.ReuseFor, d.ReuseFor)
 	return b
 }
 
@@ -69,7 +73,7 @@ const maxOwnerChain = 8
 // what it found.
 func (c *Client) Relate(ctx context.Context, d *Discovery, r Resource, focus *unstructured.Unstructured, opts RelateOptions) (*Graph, error) {
 	start := time.Now()
-	s, ctx, done := c.newScan(ctx, d, opts.Budget, focus.GetNamespace())
+	s, ctx, done := c.newScan(ctx, d, opts, focus.GetNamespace())
 	defer done()
 	s.readIndex(ctx)
 	fr := newRecord(r, focus, s.kindLinks(ctx, r))
@@ -80,10 +84,11 @@ func (c *Client) Relate(ctx context.Context, d *Discovery, r Resource, focus *un
 	}
 	learned := learnKey{context: c.context, id: c.idKey, group: r.Group, kind: r.Kind}
 	if r.Namespaced {
-		s.list(ctx, s.candidates(c.relations.related(learned, start)), true)
+		s.list(ctx, s.candidates(c.relations.related(learned, start)))
 	} else {
 		s.scan.Notes = append(s.scan.Notes, "Objects that own, select or reference a cluster-scoped object are not looked for: that would mean listing every namespace.")
 	}
+	s.idx.put(fr)
 	s.idx.finish(d)
 	b := &graphBuilder{s: s, nodes: map[objKey]int{}, links: map[linkID]bool{}, g: &Graph{Focus: 0}}
 	b.build(ctx, fr, max(opts.Hops, 1))
@@ -93,15 +98,16 @@ func (c *Client) Relate(ctx context.Context, d *Discovery, r Resource, focus *un
 	return g, parentErr(ctx)
 }
 
-// NamespaceGraph lists the namespace's kinds as Relate does and returns
-// every object read (up to Budget.MaxNodes) with the ownerReferences
-// among them, for a map grouped by owner roots and applications. Focus is
-// -1. The only error is ctx's.
-func (c *Client) NamespaceGraph(ctx context.Context, d *Discovery, namespace string, budget RelateBudget) (*Graph, error) {
+// NamespaceGraph lists the namespace's kinds as Relate does (opts.Hops and
+// ScaleSelector do not apply) and returns every object read (up to
+// Budget.MaxNodes) with the ownerReferences among them, for a map grouped
+// by owner roots and applications. Focus is -1. The only error is ctx's.
+func (c *Client) NamespaceGraph(ctx context.Context, d *Discovery, namespace string, opts RelateOptions) (*Graph, error) {
 	start := time.Now()
-	s, ctx, done := c.newScan(ctx, d, budget, namespace)
+	s, ctx, done := c.newScan(ctx, d, opts, namespace)
 	defer done()
-	s.list(ctx, s.candidates(nil), false)
+	s.readIndex(ctx)
+	s.list(ctx, s.candidates(nil))
 	s.idx.finish(d)
 	b := &graphBuilder{s: s, nodes: map[objKey]int{}, links: map[linkID]bool{}, g: &Graph{Focus: -1}}
 	for _, rec := range s.idx.all {
@@ -128,6 +134,7 @@ type scan struct {
 	count     RequestCount
 	parent    context.Context
 
+	fresh     bool
 	mu        sync.Mutex
 	idx       *index
 	scan      Scan
@@ -136,9 +143,12 @@ type scan struct {
 
 type parentKey struct{}
 
-func (c *Client) newScan(ctx context.Context, d *Discovery, budget RelateBudget, namespace string) (*scan, context.Context, func()) {
-	s := &scan{c: c, d: d, b: budget.orDefaults(), namespace: namespace, idx: newIndex(), parent: ctx}
+func (c *Client) newScan(ctx context.Context, d *Discovery, opts RelateOptions, namespace string) (*scan, context.Context, func()) {
+	s := &scan{c: c, d: d, b: opts.Budget.orDefaults(), fresh: opts.Fresh, namespace: namespace, idx: newIndex(), parent: ctx}
 	ctx = CountRequests(ctx, &s.count)
+	// The kinds a scan lists are its choice, not the user's: their
+	// deprecation warnings (v1 Endpoints) are not the page's to show.
+	ctx, _ = WithWarnings(ctx)
 	ctx, cancel := context.WithTimeout(ctx, s.b.Total)
 	return s, context.WithValue(ctx, parentKey{}, s.parent), cancel
 }
@@ -252,8 +262,9 @@ func isEventsResource(r Resource) bool {
 }
 
 // list lists kinds in the scan's namespace, Concurrency at a time, each
-// within PerRequest. withLinks reads each kind's schema links too.
-func (s *scan) list(ctx context.Context, kinds []Resource, withLinks bool) {
+// within PerRequest, reusing the user's lists of a moment ago unless the
+// scan is fresh.
+func (s *scan) list(ctx context.Context, kinds []Resource) {
 	s.mu.Lock()
 	s.scan.Asked = append(s.scan.Asked, kinds...)
 	s.mu.Unlock()
@@ -268,26 +279,32 @@ func (s *scan) list(ctx context.Context, kinds []Resource, withLinks bool) {
 		}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			s.listKind(ctx, r, withLinks)
+			s.listKind(ctx, r)
 		})
 	}
 	wg.Wait()
 }
 
-func (s *scan) listKind(ctx context.Context, r Resource, withLinks bool) {
+func (s *scan) listKind(ctx context.Context, r Resource) {
+	k := emptyKey{context: s.c.context, id: s.c.idKey, namespace: s.namespace, resource: resourceKey(r)}
+	if !s.fresh {
+		if l, ok := s.c.relations.list(k, s.b.ReuseFor, time.Now()); ok {
+			s.keep(r, l, time.Since(l.at))
+			return
+		}
+	}
 	ctx, cancel := context.WithTimeout(ctx, s.b.PerRequest)
 	defer cancel()
-	var links *KindLinks
-	if withLinks {
-		links = s.kindLinks(ctx, r)
-	}
-	n, err := s.c.listRecords(ctx, r, s.namespace, "", s.b.PageSize, s.b.MaxObjects, links, s.keep)
-	k := emptyKey{context: s.c.context, id: s.c.idKey, namespace: s.namespace, resource: resourceKey(r)}
+	links := s.kindLinks(ctx, r)
+	l := &cachedList{at: time.Now()}
+	n, err := s.c.listRecords(ctx, r, s.namespace, "", s.b.PageSize, s.b.MaxObjects, links, func(rec *record) {
+		l.records = append(l.records, rec)
+	})
 	if err == nil || errors.Is(err, errListCut) {
+		l.complete = err == nil
 		s.c.relations.setEmpty(k, n == 0, s.b.EmptyFor, time.Now())
-		s.mu.Lock()
-		s.idx.listed[resourceKey(r)] = err == nil
-		s.mu.Unlock()
+		s.c.relations.keepList(k, l, s.b.ReuseFor, time.Now())
+		s.keep(r, l, -1)
 	}
 	if err != nil {
 		s.skip(r, listFailure(err, n, s.b))
@@ -313,10 +330,19 @@ func listFailure(err error, n int, b RelateBudget) string {
 	return "failed: " + msg
 }
 
-func (s *scan) keep(rec *record) {
+// keep adds a kind's list to the scan's index; age is how old a reused
+// list is (negative: listed by this scan).
+func (s *scan) keep(r Resource, l *cachedList, age time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.idx.add(rec)
+	for _, rec := range l.records {
+		s.idx.add(rec)
+	}
+	s.idx.listed[resourceKey(r)] = l.complete
+	if age >= 0 {
+		s.scan.Reused++
+		s.scan.ReusedAge = max(s.scan.ReusedAge, age)
+	}
 }
 
 // index holds a scan's records, looked up by key, UID and owner.
@@ -345,6 +371,25 @@ type selection struct {
 
 func newIndex() *index {
 	return &index{byKey: map[objKey]*record{}, byUID: map[types.UID]*record{}, listed: map[string]bool{}}
+}
+
+// put adds rec, in place of the record of the same object if there is one
+// (the focus, read afresh, replaces its listed self). Records are shared
+// between scans, so the old one is replaced, never changed.
+func (x *index) put(rec *record) {
+	old, ok := x.byKey[rec.key()]
+	if !ok {
+		x.add(rec)
+		return
+	}
+	x.byKey[rec.key()] = rec
+	if old.uid != "" {
+		delete(x.byUID, old.uid)
+	}
+	if rec.uid != "" {
+		x.byUID[rec.uid] = rec
+	}
+	x.all[slices.Index(x.all, old)] = rec
 }
 
 func (x *index) add(rec *record) {
@@ -414,6 +459,9 @@ type graphBuilder struct {
 	// related are the resources of the focus's hop-1 nodes, learned for the
 	// next scan of its kind.
 	related map[string]bool
+	// appOnly are the nodes only the focus's application brought in: the
+	// map shows them beside it, and does not follow their own relations.
+	appOnly map[int]bool
 }
 
 type linkID struct {
@@ -431,14 +479,7 @@ type queued struct {
 
 func (b *graphBuilder) build(ctx context.Context, focus *record, hops int) {
 	b.related = map[string]bool{}
-	// The focus replaces its own listed record: it is the fresher read.
-	if old, ok := b.s.idx.byKey[focus.key()]; ok {
-		*old = *focus
-		focus = old
-	} else {
-		b.s.idx.add(focus)
-		b.s.idx.index(b.s.d, focus)
-	}
+	b.appOnly = map[int]bool{}
 	b.node(focus, 0)
 	queue := []queued{{node: 0, rec: focus, hop: 0}}
 	b.ownerChain(ctx, 0, focus, 0)
@@ -461,7 +502,7 @@ func (b *graphBuilder) build(ctx context.Context, focus *record, hops int) {
 func (b *graphBuilder) queueNew(queue []queued, from int) []queued {
 	for i := from; i < len(b.g.Nodes); i++ {
 		n := b.g.Nodes[i]
-		if n.Resource.Name == "" {
+		if n.Resource.Name == "" || b.appOnly[i] {
 			continue
 		}
 		if rec, ok := b.s.idx.byKey[keyOf(n.Resource, n.Namespace, n.Name)]; ok {
@@ -666,10 +707,17 @@ func (b *graphBuilder) expand(ctx context.Context, i int, rec *record, hop int) 
 		}
 	}
 	if focus && rec.app != "" {
+		// Its peers are the application's roots: what they own is one
+		// more hop away, through them.
 		why := "app.kubernetes.io/" + rec.app
 		for _, o := range idx.all {
-			if o != rec && o.app == rec.app && o.namespace == rec.namespace {
-				b.link(i, b.node(o, hop+1), SharesApp, why)
+			if o != rec && o.app == rec.app && o.namespace == rec.namespace && len(o.owners) == 0 {
+				before := len(b.g.Nodes)
+				j := b.node(o, hop+1)
+				if j >= before {
+					b.appOnly[j] = true
+				}
+				b.link(i, j, SharesApp, why)
 			}
 		}
 	}

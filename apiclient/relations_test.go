@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -279,7 +280,7 @@ func TestNamespaceGraphHasEveryObjectAndItsOwners(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := c.NamespaceGraph(ctx, d, "demo", apiclient.RelateBudget{})
+	g, err := c.NamespaceGraph(ctx, d, "demo", apiclient.RelateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,5 +302,43 @@ func TestNamespaceGraphHasEveryObjectAndItsOwners(t *testing.T) {
 	got := edges(g)
 	if !slices.Contains(got, "CronJob report -owns(ownerReferences (controller))-> Job report-1") {
 		t.Errorf("owners:\n%s", strings.Join(got, "\n"))
+	}
+}
+
+func TestRelateReusesTheUsersListsOfAMomentAgoUnlessFresh(t *testing.T) {
+	fake, objs := relationsWorld(t, apitest.Options{})
+	cs, err := apiclient.FromKubeconfig(fake.Kubeconfig("dev"), apiclient.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, _ := cs.Client("dev", apiclient.Identity{BearerToken: "one"})
+	another, _ := cs.Client("dev", apiclient.Identity{BearerToken: "another"})
+	// A long reuse, so that the test does not depend on the machine's speed.
+	budget := apiclient.RelateBudget{ReuseFor: time.Hour}
+	first := relate(t, one, objs["pod-1"], apiclient.RelateOptions{Hops: 1, Budget: budget})
+	if first.Scan.Reused != 0 {
+		t.Fatalf("the first scan reused %d lists", first.Scan.Reused)
+	}
+	// A new pod: a reused list cannot know it, a fresh one does.
+	late := apitest.Pod("demo", "web-abc-3", map[string]string{"app": "web", "pod-template-hash": "abc"}, objs["rs"])
+	fake.Add(late)
+	again := relate(t, one, objs["rs"], apiclient.RelateOptions{Hops: 1, Budget: budget})
+	if again.Scan.Reused != len(again.Scan.Asked) || again.Scan.Reused == 0 {
+		t.Errorf("reused %d of %d kinds", again.Scan.Reused, len(again.Scan.Asked))
+	}
+	if _, ok := nodeNamed(again, "Pod", "web-abc-1"); !ok {
+		t.Errorf("a reused list lost web-abc-1")
+	}
+	fresh := relate(t, one, objs["rs"], apiclient.RelateOptions{Hops: 1, Budget: budget, Fresh: true})
+	if fresh.Scan.Reused != 0 {
+		t.Errorf("a fresh scan reused %d lists", fresh.Scan.Reused)
+	}
+	if _, ok := nodeNamed(fresh, "Pod", "web-abc-3"); !ok {
+		t.Errorf("a fresh scan does not see the new pod: %v", edges(fresh))
+	}
+	// Another identity never gets one user's lists.
+	other := relate(t, another, objs["rs"], apiclient.RelateOptions{Hops: 1, Budget: budget})
+	if other.Scan.Reused != 0 {
+		t.Errorf("another identity reused %d of one user's lists", other.Scan.Reused)
 	}
 }

@@ -74,6 +74,11 @@ type ScanSummary struct {
 	Truncated bool
 	// Notes say what the scan did not look at beyond kinds.
 	Notes []string
+	// Reused says how many kinds came from the user's lists of a moment
+	// ago ("12 of them as listed up to 2 s ago"); RefreshHref lists them
+	// all anew.
+	Reused      string
+	RefreshHref templ.SafeURL
 }
 
 // SkippedKind is a kind the scan did not ask, or got no answer from.

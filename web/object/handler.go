@@ -45,13 +45,26 @@ const (
 
 // Page serves …/{resource}/{name}: the overview or, with ?view=yaml, YAML,
 // with ?view=map the map of its relations. ?related=0 leaves the overview's
-// Related section out, and the lists it costs.
+// Related section out, and the lists it costs; ?fresh=1 lists every kind
+// of the relations anew.
 func (h *Handler) Page(c echo.Context, t page.Target) error {
 	view := c.QueryParam("view")
 	if view != viewYAML && view != viewMap {
 		view = viewOverview
 	}
-	return h.serve(c, t, view, c.QueryParam("related") != "0")
+	q := c.QueryParams()
+	return h.serve(c, t, view, pageOptions{managedFields: page.Bool(q, "managedFields"), related: q.Get("related") != "0", fresh: page.Bool(q, "fresh")})
+}
+
+// pageOptions are what a request asks of an object page beyond its view.
+type pageOptions struct {
+	// managedFields shows metadata.managedFields in the YAML.
+	managedFields bool
+	// related: the overview's Related section.
+	related bool
+	// fresh: the relation scan reuses none of the user's lists of a
+	// moment ago.
+	fresh bool
 }
 
 // Subresource serves …/{resource}/{name}/{subresource}: the object's status
@@ -63,21 +76,21 @@ func (h *Handler) Subresource(c echo.Context, t page.Target) error {
 	case !slices.Contains(t.Resource.Subresources, sub):
 		return echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("The server serves no %q subresource for %s.", sub, t.Resource.Name))
 	case sub == viewStatus:
-		return h.serve(c, t, viewStatus, false)
+		return h.serve(c, t, viewStatus, pageOptions{})
 	}
 	return echo.NewHTTPError(http.StatusMethodNotAllowed, fmt.Sprintf(
 		"%s/%s is served, but not as a page: the console has no view of it yet. The object's page is at %s.",
 		t.Resource.Name, sub, t.URLs.Resource(t.Resource, t.Path.Namespace, t.Path.Name)))
 }
 
-func (h *Handler) serve(c echo.Context, t page.Target, view string, related bool) error {
+func (h *Handler) serve(c echo.Context, t page.Target, view string, opts pageOptions) error {
 	ctx := c.Request().Context()
 	usage := &pendingUsage{cancel: func() {}}
 	if view == viewOverview {
 		// Live sections re-render without it: the chart keeps its own.
 		usage = startUsage(ctx, h.env, t)
 	}
-	in, err := h.load(ctx, t, view, page.Bool(c.QueryParams(), "managedFields"), related)
+	in, err := h.load(ctx, t, view, opts)
 	if err != nil {
 		usage.stop()
 		return err
@@ -131,12 +144,12 @@ type Input struct {
 // load fetches the page and, at the same time, asks the access checks of
 // its actions in one batch. It waits for both, so no review outlives the
 // page.
-func (h *Handler) load(ctx context.Context, t page.Target, view string, managedFields, related bool) (Input, error) {
+func (h *Handler) load(ctx context.Context, t page.Target, view string, opts pageOptions) (Input, error) {
 	permits := make(chan kube.Permits, 1)
 	go func() {
 		permits <- h.env.Permits(ctx, t.Client, kube.ObjectChecks(t.Resource, t.Path.Namespace, t.Path.Name))
 	}()
-	in, err := fetch(ctx, t, view, managedFields, related, h.relate)
+	in, err := fetch(ctx, t, view, opts, h.relate)
 	in.Permits = <-permits
 	return in, err
 }
@@ -144,9 +157,10 @@ func (h *Handler) load(ctx context.Context, t page.Target, view string, managedF
 // fetch makes every upstream call an object page needs. Failures of the
 // extras (related objects, events, scale) become notes on the page: the
 // object itself was read.
-func fetch(ctx context.Context, t page.Target, view string, managedFields, related bool, budget apiclient.RelateBudget) (Input, error) {
+func fetch(ctx context.Context, t page.Target, view string, opts pageOptions, budget apiclient.RelateBudget) (Input, error) {
 	client, r, p := t.Client, t.Resource, t.Path
-	in := Input{URLs: t.URLs, Resource: r, Namespace: p.Namespace, Name: p.Name, View: view, ManagedFields: managedFields, Now: time.Now()}
+	in := Input{URLs: t.URLs, Resource: r, Namespace: p.Namespace, Name: p.Name, View: view, ManagedFields: opts.managedFields, Now: time.Now()}
+	relate := apiclient.RelateOptions{Hops: 1, Budget: budget, Fresh: opts.fresh}
 	listHref := in.URLs.Resource(r, p.Namespace, "")
 	var err error
 	switch view {
@@ -175,25 +189,30 @@ func fetch(ctx context.Context, t page.Target, view string, managedFields, relat
 	case in.Object == nil:
 		return in, nil
 	case view == viewMap:
-		in.Graph, err = mapGraph(ctx, client, r, in.Object, budget)
+		relate.Hops = 2
+		in.Graph, err = mapGraph(ctx, client, r, in.Object, relate)
 		return in, err
 	case view == viewOverview:
-		in.Extras, in.Graph = fetchExtras(ctx, client, r, in.Object, related, budget)
+		if !opts.related {
+			relate.Hops = 0
+		}
+		in.Extras, in.Graph = fetchExtras(ctx, client, r, in.Object, relate)
 	}
 	return in, nil
 }
 
 // mapGraph is the map's graph: two hops around the object or, for a
 // namespace, the objects in it.
-func mapGraph(ctx context.Context, client *apiclient.Client, r apiclient.Resource, obj *unstructured.Unstructured, budget apiclient.RelateBudget) (*apiclient.Graph, error) {
+func mapGraph(ctx context.Context, client *apiclient.Client, r apiclient.Resource, obj *unstructured.Unstructured, opts apiclient.RelateOptions) (*apiclient.Graph, error) {
 	d, err := client.Discovery(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if isNamespaces(r) {
-		return client.NamespaceGraph(ctx, d, obj.GetName(), budget)
+		return client.NamespaceGraph(ctx, d, obj.GetName(), opts)
 	}
-	return client.Relate(ctx, d, r, obj, apiclient.RelateOptions{Hops: 2, Budget: budget, ScaleSelector: scaleSelector(ctx, client, r, obj)})
+	opts.ScaleSelector = scaleSelector(ctx, client, r, obj)
+	return client.Relate(ctx, d, r, obj, opts)
 }
 
 // isNamespaces says r is the core namespaces resource, whose map is the
@@ -213,8 +232,9 @@ func scaleSelector(ctx context.Context, client *apiclient.Client, r apiclient.Re
 }
 
 // fetchExtras reads the overview's extras: the scale, then the relations
-// (which use its selector) alongside the events.
-func fetchExtras(ctx context.Context, client *apiclient.Client, r apiclient.Resource, obj *unstructured.Unstructured, related bool, budget apiclient.RelateBudget) (Extras, *apiclient.Graph) {
+// (which use its selector; none when relate.Hops is 0) alongside the
+// events.
+func fetchExtras(ctx context.Context, client *apiclient.Client, r apiclient.Resource, obj *unstructured.Unstructured, relate apiclient.RelateOptions) (Extras, *apiclient.Graph) {
 	var x Extras
 	if slices.Contains(r.Subresources, "scale") {
 		if sc, err := client.GetScale(ctx, r, obj.GetNamespace(), obj.GetName()); err == nil {
@@ -225,14 +245,13 @@ func fetchExtras(ctx context.Context, client *apiclient.Client, r apiclient.Reso
 	var wg sync.WaitGroup
 	if d, err := client.Discovery(ctx); err == nil {
 		x.Discovery = d
-		if related {
-			selector := ""
+		if relate.Hops > 0 {
 			if x.Scale != nil {
-				selector = x.Scale.Selector
+				relate.ScaleSelector = x.Scale.Selector
 			}
 			wg.Go(func() {
 				// Only ctx's own end is an error, and the page sees it anyway.
-				graph, _ = client.Relate(ctx, d, r, obj, apiclient.RelateOptions{Hops: 1, Budget: budget, ScaleSelector: selector})
+				graph, _ = client.Relate(ctx, d, r, obj, relate)
 			})
 		}
 	}
@@ -276,6 +295,9 @@ func Model(ctx context.Context, in Input) (views.ObjectPage, error) {
 	case in.View == viewMap:
 		p.Map = relationMap(in.URLs, in.Graph)
 		p.Source = "Relations"
+		if p.Map != nil {
+			p.Map.Scan.RefreshHref = base + "?view=map&fresh=1"
+		}
 	case in.View == viewStatus:
 		status := &unstructured.Unstructured{Object: map[string]any{"status": obj.Object["status"]}}
 		text, err := objectYAML(status, false)
@@ -299,6 +321,7 @@ func Model(ctx context.Context, in Input) (views.ObjectPage, error) {
 	}
 	if in.View == viewOverview && in.Graph != nil {
 		p.Related = relatedSection(in.URLs, in.Graph)
+		p.Related.Scan.RefreshHref = base + "?fresh=1"
 	}
 	p.Summary = summaryFields(in.Summary, in.Now)
 	p.Live = in.View == viewOverview && r.Can("watch")
