@@ -20,7 +20,9 @@ import (
 type RelateOptions struct {
 	// Hops is how far from the focus the graph reaches: 1 for the focus's
 	// own relations (the object page), 2 for theirs too (the map). The
-	// focus's owners are followed up to the root whatever Hops says.
+	// focus's owners are followed up to the root whatever Hops says. Its
+	// application's peers are found at one hop only: on a map of two they
+	// would crowd out what is connected (the namespace map groups them).
 	Hops int
 	// Budget bounds the scan; zero fields take DefaultRelateBudget's.
 	Budget RelateBudget
@@ -459,9 +461,10 @@ type graphBuilder struct {
 	// related are the resources of the focus's hop-1 nodes, learned for the
 	// next scan of its kind.
 	related map[string]bool
-	// appOnly are the nodes only the focus's application brought in: the
-	// map shows them beside it, and does not follow their own relations.
+	// appOnly are the nodes only the focus's application brought in; their
+	// own relations are not followed.
 	appOnly map[int]bool
+	hops    int
 }
 
 type linkID struct {
@@ -480,6 +483,7 @@ type queued struct {
 func (b *graphBuilder) build(ctx context.Context, focus *record, hops int) {
 	b.related = map[string]bool{}
 	b.appOnly = map[int]bool{}
+	b.hops = hops
 	b.node(focus, 0)
 	queue := []queued{{node: 0, rec: focus, hop: 0}}
 	b.ownerChain(ctx, 0, focus, 0)
@@ -706,7 +710,7 @@ func (b *graphBuilder) expand(ctx context.Context, i int, rec *record, hop int) 
 			b.link(b.node(sel.rec, hop+1), i, Selects, sel.target.Path)
 		}
 	}
-	if focus && rec.app != "" {
+	if focus && b.hops == 1 && rec.app != "" {
 		// Its peers are the application's roots: what they own is one
 		// more hop away, through them.
 		why := "app.kubernetes.io/" + rec.app

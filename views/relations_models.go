@@ -110,8 +110,11 @@ type RelationKey struct {
 // ObjectMap is an object's relations, two hops out: a diagram and the same
 // graph as a nested list.
 type ObjectMap struct {
-	Focus   RelatedObject
-	Diagram MapDiagram
+	Focus RelatedObject
+	// NamespaceMapHref is the map of the focus's namespace, where its
+	// application's other objects are.
+	NamespaceMapHref templ.SafeURL
+	Diagram          MapDiagram
 	// List is the focus, with its relations nested under it.
 	List RelationListItem
 }

@@ -132,6 +132,9 @@ type Input struct {
 	// Graph is the object's relations: one hop on the overview (nil with
 	// ?related=0), two on the map; a namespace's map is its objects'.
 	Graph *apiclient.Graph
+	// Namespaces is where the server serves namespaces, if it does: the
+	// map links to the namespace's.
+	Namespaces *apiclient.Resource
 	// Kubectl starts the page's kubectl command (page.Env.Kubectl); zero,
 	// it names Resource alone.
 	Kubectl kube.KubectlGet
@@ -190,7 +193,7 @@ func fetch(ctx context.Context, t page.Target, view string, opts pageOptions, bu
 		return in, nil
 	case view == viewMap:
 		relate.Hops = 2
-		in.Graph, err = mapGraph(ctx, client, r, in.Object, relate)
+		in.Graph, in.Namespaces, err = mapGraph(ctx, client, r, in.Object, relate)
 		return in, err
 	case view == viewOverview:
 		if !opts.related {
@@ -203,16 +206,22 @@ func fetch(ctx context.Context, t page.Target, view string, opts pageOptions, bu
 
 // mapGraph is the map's graph: two hops around the object or, for a
 // namespace, the objects in it.
-func mapGraph(ctx context.Context, client *apiclient.Client, r apiclient.Resource, obj *unstructured.Unstructured, opts apiclient.RelateOptions) (*apiclient.Graph, error) {
+func mapGraph(ctx context.Context, client *apiclient.Client, r apiclient.Resource, obj *unstructured.Unstructured, opts apiclient.RelateOptions) (*apiclient.Graph, *apiclient.Resource, error) {
 	d, err := client.Discovery(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	var namespaces *apiclient.Resource
+	if ns, ok := d.Lookup("", "v1", "namespaces"); ok {
+		namespaces = &ns
 	}
 	if isNamespaces(r) {
-		return client.NamespaceGraph(ctx, d, obj.GetName(), opts)
+		g, err := client.NamespaceGraph(ctx, d, obj.GetName(), opts)
+		return g, namespaces, err
 	}
 	opts.ScaleSelector = scaleSelector(ctx, client, r, obj)
-	return client.Relate(ctx, d, r, obj, opts)
+	g, err := client.Relate(ctx, d, r, obj, opts)
+	return g, namespaces, err
 }
 
 // isNamespaces says r is the core namespaces resource, whose map is the
@@ -297,6 +306,9 @@ func Model(ctx context.Context, in Input) (views.ObjectPage, error) {
 		p.Source = "Relations"
 		if p.Map != nil {
 			p.Map.Scan.RefreshHref = base + "?view=map&fresh=1"
+			if p.Map.Object != nil && in.Namespaces != nil && in.Namespace != "" {
+				p.Map.Object.NamespaceMapHref = in.URLs.Resource(*in.Namespaces, "", in.Namespace) + "?view=map"
+			}
 		}
 	case in.View == viewStatus:
 		status := &unstructured.Unstructured{Object: map[string]any{"status": obj.Object["status"]}}

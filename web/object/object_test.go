@@ -201,6 +201,9 @@ func TestRelatedSectionAndMaps(t *testing.T) {
 	if doc.Find("[data-testid=relation-list] a").Length() == 0 {
 		t.Errorf("the map has no list of the same graph")
 	}
+	if doc.Find("[data-testid=namespace-map-link]").AttrOr("href", "") != "/c/dev/api/v1/namespaces/demo?view=map" {
+		t.Errorf("the map does not link to its namespace's")
+	}
 	if got := doc.Find(`nav.tabs a[aria-current=page]`).Text(); got != "Map" {
 		t.Errorf("current tab %q", got)
 	}
