@@ -673,9 +673,9 @@ func (b *graphBuilder) get(ctx context.Context, r Resource, namespace, name stri
 }
 
 // expand adds the relations of the node i (whose record is rec) at hop:
-// owned objects, what it selects and references, what selects and
-// references it and, for the focus, its application. Only the focus reads
-// objects the lists did not cover.
+// its owners, owned objects and what it selects and references; for the
+// focus also what selects and references it, and its application. Only the
+// focus reads objects the lists did not cover.
 func (b *graphBuilder) expand(ctx context.Context, i int, rec *record, hop int) {
 	idx := b.s.idx
 	focus := hop == 0
@@ -702,6 +702,11 @@ func (b *graphBuilder) expand(ctx context.Context, i int, rec *record, hop int) 
 		}
 		b.referenced(ctx, i, rec, res, ok, t, hop, focus)
 	}
+	if !focus {
+		// What points at a neighbour is not followed: a ConfigMap or a
+		// Node every pod names would bring in the whole namespace.
+		return
+	}
 	for _, ref := range idx.referrers[rec.key()] {
 		b.link(b.node(ref.rec, hop+1), i, References, ref.path)
 	}
@@ -710,7 +715,7 @@ func (b *graphBuilder) expand(ctx context.Context, i int, rec *record, hop int) 
 			b.link(b.node(sel.rec, hop+1), i, Selects, sel.target.Path)
 		}
 	}
-	if focus && b.hops == 1 && rec.app != "" {
+	if b.hops == 1 && rec.app != "" {
 		// Its peers are the application's roots: what they own is one
 		// more hop away, through them.
 		why := "app.kubernetes.io/" + rec.app
