@@ -39,7 +39,7 @@ func kubectlCommand(cmd string) templ.Component {
 			var templ_7745c5c3_Var2 string
 			templ_7745c5c3_Var2, templ_7745c5c3_Err = templ.JoinStringErrs(cmd)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `kubectl.templ`, Line: 8, Col: 102}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/kubectl.templ`, Line: 8, Col: 102}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var2))
 			if templ_7745c5c3_Err != nil {
