@@ -171,11 +171,19 @@ func expectDelim(dec *json.Decoder, d json.Delim) error {
 // by page, keeping a record of each item. It stops after maxObjects items
 // (whole pages), saying so with errListCut. sel, when set, is a label
 // selector the server applies.
+//
+// A kind whose links say its metadata is all that matters is listed as
+// PartialObjectMetadataList: the server sends no spec, data or status (a
+// server without it answers the full list, read the same way).
 func (c *Client) listRecords(ctx context.Context, r Resource, namespace, sel string, pageSize, maxObjects int, links *KindLinks, keep func(*record)) (int, error) {
 	read := 0
 	cont := ""
+	accept := MediaTypeJSON
+	if links != nil && links.MetadataOnly {
+		accept = MediaTypePartialObjectMetadataList + ", " + MediaTypeJSON
+	}
 	for {
-		req := c.get(r, namespace, "", MediaTypeJSON).Param("limit", strconv.Itoa(pageSize))
+		req := c.get(r, namespace, "", accept).Param("limit", strconv.Itoa(pageSize))
 		if sel != "" {
 			req = req.Param("labelSelector", sel)
 		}

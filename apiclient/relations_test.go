@@ -342,3 +342,20 @@ func TestRelateReusesTheUsersListsOfAMomentAgoUnlessFresh(t *testing.T) {
 		t.Errorf("another identity reused %d of one user's lists", other.Scan.Reused)
 	}
 }
+
+func TestRelateReadsOnlyTheMetadataOfKindsWithoutLinksOrStatus(t *testing.T) {
+	fake, objs := relationsWorld(t, apitest.Options{})
+	relate(t, clientFor(t, fake), objs["pod-1"], apiclient.RelateOptions{Hops: 1})
+	lists := map[string]string{}
+	for _, r := range fake.Requests() {
+		if r.Method == http.MethodGet && r.URL.Query().Get("limit") != "" {
+			lists[r.URL.Path] = r.Header.Get("Accept")
+		}
+	}
+	if accept := lists["/api/v1/namespaces/demo/secrets"]; !strings.Contains(accept, "as=PartialObjectMetadataList") {
+		t.Errorf("secrets listed with Accept %q: a scan must not read their data", accept)
+	}
+	if accept := lists["/api/v1/namespaces/demo/pods"]; strings.Contains(accept, "PartialObjectMetadata") {
+		t.Errorf("pods listed as metadata (%q): their selectors' targets and status are needed", accept)
+	}
+}
