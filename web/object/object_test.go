@@ -252,3 +252,26 @@ func TestRelatedScanBudgetExhaustedNamesTheKindsLeft(t *testing.T) {
 		t.Errorf("no kind named as over the budget: %v", webtest.Texts(doc, "[data-testid=skipped-kind]"))
 	}
 }
+
+// A server copying the conventions without a core group, events or OpenAPI
+// (CSM): relations still work from ownerReferences, and the page says what
+// it could not look at.
+func TestRelationsOnACSMServer(t *testing.T) {
+	fake := apitest.NewServer(t, apitest.CSMGroup())
+	param := apitest.CSMParameters("x1000c0s0b0n0", "x1000c0s0b0n0", "console=ttyS0")
+	session := apitest.CSMSession("boot-x3000", "boot", "compute-23.7", "running")
+	controller := true
+	session.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: param.GetAPIVersion(), Kind: param.GetKind(), Name: param.GetName(), UID: param.GetUID(), Controller: &controller}})
+	fake.Add(param, session)
+	h := webtest.Start(t, fake, webtest.Options{})
+	for _, path := range []string{"/c/dev/apis/policy.example.com/v1/sessions/boot-x3000", "/c/dev/apis/policy.example.com/v1/sessions/boot-x3000?view=map"} {
+		_, body := h.Get(t, path, http.StatusOK)
+		doc := webtest.Parse(t, body)
+		if doc.Find("[data-testid=scan-no-openapi]").Length() != 1 || doc.Find("[data-testid=scan-note]").Length() != 1 {
+			t.Errorf("%s: no note on the missing OpenAPI and the unscanned referrers", path)
+		}
+		if doc.Find(`a[href="/c/dev/apis/policy.example.com/v1/bosparameters/x1000c0s0b0n0"]`).Length() == 0 {
+			t.Errorf("%s: no link to the session's owner", path)
+		}
+	}
+}
