@@ -275,3 +275,20 @@ func TestRelationsOnACSMServer(t *testing.T) {
 		}
 	}
 }
+
+// Relations are found as the user: a viewer who may not list Secrets sees
+// them named as not listed, and none of them; the admin's scan lists them.
+func TestRelationsAreTheUsers(t *testing.T) {
+	h := webtest.WithAccess(t, webtest.AccessRules())
+	viewer := webtest.Parse(t, h.GetAs(t, webtest.ViewerToken, "/c/dev/api/v1/namespaces/demo/pods/web-1", http.StatusOK))
+	if got := viewer.Find("[data-testid=skipped-kind][data-resource=secrets]").Text(); !strings.Contains(got, "forbidden") {
+		t.Errorf("the viewer's skipped secrets: %q", got)
+	}
+	if viewer.Find("[data-testid=related-row][data-kind=Secret]").Length() != 0 {
+		t.Errorf("the viewer sees a Secret it may not list")
+	}
+	admin := webtest.Parse(t, h.GetAs(t, webtest.ConsoleToken, "/c/dev/api/v1/namespaces/demo/pods/web-1", http.StatusOK))
+	if got := admin.Find("[data-testid=skipped-kind][data-resource=secrets]").Text(); strings.Contains(got, "forbidden") {
+		t.Errorf("the admin's scan of secrets was refused: %q", got)
+	}
+}
