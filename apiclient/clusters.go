@@ -88,6 +88,7 @@ type Clusters struct {
 	observer  Observer
 	discovery *discoveryCache
 	schemas   *kindSchemaCache
+	relations *relateMemory
 	pools     *decodePools
 	log       *slog.Logger
 	// secret keys IdentityKey's HMAC; drawn per process, never shown.
@@ -180,6 +181,7 @@ func fromKubeconfig(raw clientcmdapi.Config, opts LoadOptions) (*Clusters, error
 		observer:  opts.Observer,
 		discovery: newDiscoveryCache(opts.DiscoveryTTL),
 		schemas:   newKindSchemaCache(),
+		relations: newRelateMemory(),
 		pools:     newDecodePools(),
 		log:       loggerOf(opts),
 		secret:    newIdentitySecret(),
@@ -221,6 +223,7 @@ func inCluster(cfg *rest.Config, opts LoadOptions) *Clusters {
 		observer:  opts.Observer,
 		discovery: newDiscoveryCache(opts.DiscoveryTTL),
 		schemas:   newKindSchemaCache(),
+		relations: newRelateMemory(),
 		pools:     newDecodePools(),
 		log:       loggerOf(opts),
 		secret:    newIdentitySecret(),

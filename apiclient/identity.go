@@ -93,6 +93,7 @@ type Client struct {
 	idKey     string
 	cache     *discoveryCache
 	schemas   *kindSchemaCache
+	relations *relateMemory
 	pools     *decodePools
 	rest      *rest.RESTClient
 	discovery *discovery.DiscoveryClient
@@ -146,7 +147,7 @@ func (cs *Clusters) Client(contextName string, id Identity) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("context %q: building discovery client: %w", contextName, err)
 	}
-	return &Client{context: contextName, idKey: cs.IdentityKey(id), cache: cs.discovery, schemas: cs.schemas, pools: cs.pools, rest: restClient, discovery: disco, config: cfg}, nil
+	return &Client{context: contextName, idKey: cs.IdentityKey(id), cache: cs.discovery, schemas: cs.schemas, relations: cs.relations, pools: cs.pools, rest: restClient, discovery: disco, config: cfg}, nil
 }
 
 func applyIdentity(cfg *rest.Config, id Identity) {

@@ -47,7 +47,13 @@ type FieldLink struct {
 
 // KindLinks are the FieldLinks of one kind. A KindLinks may be shared by
 // every user of a Clusters: do not modify it.
-type KindLinks struct{ Links []FieldLink }
+type KindLinks struct {
+	Links []FieldLink
+	// MetadataOnly: the kind declares no links and no status, and its root
+	// keeps no unknown fields, so an object's metadata is all a relation
+	// scan reads of it (a ConfigMap, a Secret: never its data).
+	MetadataOnly bool
+}
 
 // Bounds of the schema analysis and of Targets.
 const (
@@ -183,6 +189,7 @@ type linkNode struct {
 	Properties           map[string]*linkNode `json:"properties"`
 	Items                *linkNode            `json:"items"`
 	AdditionalProperties additionalNode       `json:"additionalProperties"`
+	PreserveUnknown      bool                 `json:"x-kubernetes-preserve-unknown-fields"`
 }
 
 // additionalNode is additionalProperties: a schema, or true (any value:
@@ -233,7 +240,8 @@ func linksOf(raw []byte) (*KindLinks, error) {
 			return nil, err
 		}
 	}
-	return &KindLinks{Links: w.links}, nil
+	_, status := root.Properties["status"]
+	return &KindLinks{Links: w.links, MetadataOnly: len(w.links) == 0 && !status && !root.PreserveUnknown && root.AdditionalProperties.node == nil}, nil
 }
 
 // linkWalker walks a schema, keeping the path and the references on it.

@@ -958,3 +958,39 @@ func TestKindLinksConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// A kind with no links and no status is read as metadata alone: a scan
+// never receives a Secret's or a ConfigMap's data.
+func TestKindLinksMetadataOnly(t *testing.T) {
+	c := clientOf(t, openAPIClusters(t, linksServer(t)), Identity{})
+	for _, tc := range []struct {
+		of   Resource
+		want bool
+	}{
+		{secretRes, true},
+		{configMapRes, true},
+		{podRes, false},         // links and a status
+		{serviceRes, false},     // a selector
+		{certificateRes, false}, // links
+	} {
+		links, err := c.KindLinks(context.Background(), tc.of)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.of.Kind, err)
+		}
+		if links.MetadataOnly != tc.want {
+			t.Errorf("%s: MetadataOnly %v, want %v", tc.of.Kind, links.MetadataOnly, tc.want)
+		}
+	}
+	for _, schema := range []string{
+		`{"root":"x","schemas":{"x":{"type":"object","properties":{"data":{"type":"object"},"status":{"type":"object"}}}}}`,
+		`{"root":"x","schemas":{"x":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}`,
+	} {
+		links, err := linksOf([]byte(schema))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if links.MetadataOnly {
+			t.Errorf("%s: MetadataOnly, but its status or unknown fields may matter", schema)
+		}
+	}
+}

@@ -175,7 +175,7 @@ func (c *Client) GetUsage(ctx context.Context, m Resource, namespace, name strin
 
 // WorkloadSelector is the label selector of a workload's pods
 // (spec.selector, matchLabels and matchExpressions), for the kinds whose
-// pods Children finds by it: Deployment, ReplicaSet, StatefulSet,
+// pods are found by it: Deployment, ReplicaSet, StatefulSet,
 // DaemonSet and Job. ok is false for other kinds, and for a selector that
 // is missing or selects everything: summing a whole namespace is not a
 // workload's usage.

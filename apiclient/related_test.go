@@ -3,7 +3,6 @@ package apiclient_test
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"strings"
 	"testing"
 
@@ -52,96 +51,6 @@ func describeRelated(rs []apiclient.Related) string {
 		parts = append(parts, fmt.Sprintf("%s %s/%s %s %s", r.Resource.Name, r.Namespace, r.Name, r.Relation, r.Ready))
 	}
 	return strings.Join(parts, "; ")
-}
-
-func TestChildren(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		of   string
-		want string
-	}{
-		{"deployment: replicasets then their pods", "deploy",
-			"replicasets demo/web-abc owned 2/2; replicasets demo/web-old owned 0/0; pods demo/web-abc-1 owned 1/1; pods demo/web-abc-2 owned Pending"},
-		{"replicaset: its pods", "rs", "pods demo/web-abc-1 owned 1/1; pods demo/web-abc-2 owned Pending"},
-		{"service: the pods it selects", "svc",
-			"pods demo/manual selected 1/1; pods demo/stray-1 selected 1/1; pods demo/web-abc-1 selected 1/1; pods demo/web-abc-2 selected Pending"},
-		{"service without selector: nothing", "svc-headless", ""},
-		{"cronjob: its jobs, metadata only", "cron", "jobs demo/report-1 owned "},
-		{"job: its pods", "job-1", "pods demo/report-1-x owned 1/1"},
-		{"pod: no children", "pod-1", ""},
-	} {
-		for _, opts := range []apitest.Options{{}, {LegacyDiscovery: true, Table: apitest.TableNone, NoPartialMetadata: true}} {
-			t.Run(fmt.Sprintf("%s/%+v", tc.name, opts), func(t *testing.T) {
-				fake, objs := relatedWorld(t, opts)
-				c := clientFor(t, fake)
-				ctx := context.Background()
-				d, err := c.Discover(ctx)
-				if err != nil {
-					t.Fatal(err)
-				}
-				obj := objs[tc.of]
-				fake.ResetRequests()
-				got, err := c.Children(ctx, d, obj)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if s := describeRelated(got); s != tc.want {
-					t.Errorf("children =\n  %s\nwant\n  %s", s, tc.want)
-				}
-				for _, r := range got {
-					if r.UID == "" || r.Resource.Version == "" {
-						t.Errorf("incomplete %+v", r)
-					}
-				}
-				for _, r := range fake.Requests() {
-					accept := r.Header.Get("Accept")
-					switch {
-					case strings.HasSuffix(r.URL.Path, "/jobs"):
-						if accept != apiclient.MediaTypePartialObjectMetadataList+", application/json" {
-							t.Errorf("jobs listed with Accept %q", accept)
-						}
-					case accept != "application/json":
-						t.Errorf("%s listed with Accept %q", r.URL.Path, accept)
-					}
-					if !strings.HasPrefix(r.URL.Path, "/api/v1/namespaces/demo/") && !strings.HasPrefix(r.URL.Path, "/apis/apps/v1/namespaces/demo/") && !strings.HasPrefix(r.URL.Path, "/apis/batch/v1/namespaces/demo/") {
-						t.Errorf("listed outside the namespace: %s", r.URL.Path)
-					}
-				}
-			})
-		}
-	}
-}
-
-func TestChildrenUsesTheSelector(t *testing.T) {
-	fake, objs := relatedWorld(t, apitest.Options{})
-	c := clientFor(t, fake)
-	d, err := c.Discover(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	fake.ResetRequests()
-	if _, err := c.Children(context.Background(), d, objs["rs"]); err != nil {
-		t.Fatal(err)
-	}
-	q := fake.Requests()[0].URL.Query()
-	if q.Get("labelSelector") != "app=web,pod-template-hash=abc" || q.Get("limit") == "" {
-		t.Errorf("query = %v", q)
-	}
-}
-
-func TestChildrenKeepsTheServersStatus(t *testing.T) {
-	fake, objs := relatedWorld(t, apitest.Options{})
-	c := clientFor(t, fake)
-	d, err := c.Discover(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	fake.FailResource("", "pods", apitest.Forbidden("viewer", "list", "", "pods", ""))
-	got, err := c.Children(context.Background(), d, objs["deploy"])
-	wantStatus(t, err, http.StatusForbidden, metav1.StatusReasonForbidden)
-	if len(got) != 2 {
-		t.Errorf("children found before the failure = %s", describeRelated(got))
-	}
 }
 
 func TestOwnerResources(t *testing.T) {

@@ -105,9 +105,17 @@ type Scan struct {
 	// server serves no OpenAPI v3 (NoOpenAPI).
 	NoSchema  []Resource
 	NoOpenAPI bool
+	// Notes say what the scan could not look at, and why, beyond kinds
+	// ("objects that point at a cluster-scoped object are not looked for").
+	Notes []string
 	// Truncated says the graph stopped at its node cap.
 	Truncated bool
 	Elapsed   time.Duration
+	// Reused is how many of the kinds asked were answered by the same
+	// user's lists of a moment ago (within Budget.ReuseFor), the oldest
+	// of them listed ReusedAge ago.
+	Reused    int
+	ReusedAge time.Duration
 }
 
 // RelateBudget bounds a relation scan. Zero fields take DefaultRelateBudget's.
@@ -132,11 +140,15 @@ type RelateBudget struct {
 	// EmptyFor is how long a kind found empty in a namespace is skipped
 	// for the same identity.
 	EmptyFor time.Duration
+	// ReuseFor is how long one identity's list of a kind in a namespace
+	// answers that identity's next scans (an object page, then its map).
+	ReuseFor time.Duration
 }
 
 // DefaultRelateBudget is the budget of an object page's Related section and
 // map: 64 kinds, 8 at a time, 3 s each, 5 s in all, 500 objects a page, 2,000
-// objects a kind, 80 nodes, 16 GETs; a kind found empty is skipped for 30 s.
+// objects a kind, 80 nodes, 16 GETs; a kind found empty is skipped for 30 s,
+// and a list answers the same user's scans for 3 s.
 func DefaultRelateBudget() RelateBudget {
 	return RelateBudget{
 		MaxKinds:    64,
@@ -148,5 +160,6 @@ func DefaultRelateBudget() RelateBudget {
 		MaxNodes:    80,
 		MaxGets:     16,
 		EmptyFor:    30 * time.Second,
+		ReuseFor:    3 * time.Second,
 	}
 }

@@ -42,6 +42,10 @@ type ObjectPage struct {
 	// Usage is the object's usage from metrics.k8s.io (pods, nodes and
 	// workloads, where the server serves it); nil shows nothing.
 	Usage *UsageSection
+	// Related is the overview's Related section; nil leaves it out.
+	Related *RelatedSection
+	// Map is set on the Map tab.
+	Map *RelationMap
 }
 
 // ObjectActions are the object's write pages; empty ones are not offered.
@@ -60,11 +64,13 @@ type ObjectActions struct {
 // by their data-live-section id.
 func ObjectLiveSections(p ObjectPage) map[string]templ.Component {
 	out := map[string]templ.Component{"header": objectHead(p)}
+	if p.Related != nil {
+		out["related"] = RelatedSectionView(*p.Related)
+	}
 	if g := p.Generic; g != nil {
 		out["scale"] = scaleSection(g.Scale)
 		out["conditions"] = conditionsSection(g.Conditions)
 		out["events"] = eventsSection(*g)
-		out["related"] = relatedSection(*g)
 		out["spec"] = treeSection("Spec", "spec", g.Spec)
 		out["status"] = treeSection("Status", "status", g.Status)
 	}
@@ -111,9 +117,6 @@ type GenericDescribe struct {
 	Events      []EventView
 	// EventsNote explains missing events ("hidden: forbidden").
 	EventsNote string
-	Related    []RelatedLink
-	// RelatedNote explains a failure to find related objects.
-	RelatedNote string
 }
 
 // Chip is a label shown as a link to the list filtered by it.

@@ -72,6 +72,13 @@ type ScanSummary struct {
 	NoSchema []string
 	// Truncated: the graph stopped at its node cap.
 	Truncated bool
+	// Notes say what the scan did not look at beyond kinds.
+	Notes []string
+	// Reused says how many kinds came from the user's lists of a moment
+	// ago ("12 of them as listed up to 2 s ago"); RefreshHref lists them
+	// all anew.
+	Reused      string
+	RefreshHref templ.SafeURL
 }
 
 // SkippedKind is a kind the scan did not ask, or got no answer from.
@@ -103,8 +110,11 @@ type RelationKey struct {
 // ObjectMap is an object's relations, two hops out: a diagram and the same
 // graph as a nested list.
 type ObjectMap struct {
-	Focus   RelatedObject
-	Diagram MapDiagram
+	Focus RelatedObject
+	// NamespaceMapHref is the map of the focus's namespace, where its
+	// application's other objects are.
+	NamespaceMapHref templ.SafeURL
+	Diagram          MapDiagram
 	// List is the focus, with its relations nested under it.
 	List RelationListItem
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/views"
 	"github.com/tabula-console/tabula/web/access"
 	"github.com/tabula-console/tabula/web/auth"
@@ -78,6 +79,9 @@ type Deps struct {
 	DisableCompression bool
 	// Search bounds each search (zero: search.DefaultBudget()).
 	Search SearchBudget
+	// Relate bounds each relation scan of an object page and map (zero
+	// fields: apiclient.DefaultRelateBudget()).
+	Relate apiclient.RelateBudget
 }
 
 // SearchBudget bounds one search (web/search).
@@ -191,7 +195,7 @@ func New(d Deps) (*Server, error) {
 			d.Auth.Mode == ModeOIDC && d.Auth.OIDC.Identity == OIDCImpersonate,
 		auth:   signIn,
 		list:   list.New(env),
-		object: object.New(env),
+		object: object.New(env, d.Relate),
 		logs:   logs.New(env),
 		edit:   edit.New(env),
 		exec:   exec.New(env, d.Terminal),

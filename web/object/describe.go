@@ -63,8 +63,6 @@ func secretMask(secret bool, k string) mask {
 // Extras are what a generic describe shows beyond the object itself.
 type Extras struct {
 	Discovery   *apiclient.Discovery
-	Children    []apiclient.Related
-	ChildrenErr error
 	Scale       *apiclient.Scale
 	Events      []apiclient.Event
 	EventsErr   error
@@ -95,12 +93,6 @@ func genericDescribe(in Input) *views.GenericDescribe {
 	if x.Discovery != nil {
 		for _, o := range apiclient.OwnerResources(x.Discovery, obj) {
 			g.Owners = append(g.Owners, relatedLink(u, o))
-		}
-		if x.ChildrenErr != nil {
-			g.RelatedNote = "Related objects could not be listed: " + x.ChildrenErr.Error()
-		}
-		for _, ch := range x.Children {
-			g.Related = append(g.Related, relatedLink(u, ch))
 		}
 	}
 	g.Conditions = conditions(obj, now)

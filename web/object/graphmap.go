@@ -47,7 +47,7 @@ func relationMap(u page.URLs, g *apiclient.Graph) *views.RelationMap {
 	if g == nil {
 		return nil
 	}
-	m := &views.RelationMap{Scan: scanSummary(g.Scan), Legend: healthLegend(), Relations: relationKeys()}
+	m := &views.RelationMap{Scan: scanSummary(g.Scan), Legend: healthLegend(), Relations: relationKeys(g)}
 	if g.Focus == -1 {
 		m.Namespace = namespaceMap(u, g)
 		return m
@@ -65,13 +65,20 @@ func healthLegend() []views.HealthBadge {
 	return out
 }
 
-func relationKeys() []views.RelationKey {
-	return []views.RelationKey{
+// relationKeys are the edge styles of the legend: those g draws.
+func relationKeys(g *apiclient.Graph) []views.RelationKey {
+	var out []views.RelationKey
+	for _, k := range []views.RelationKey{
 		{Relation: string(apiclient.Owns), Label: "owns"},
 		{Relation: string(apiclient.Selects), Label: "selects"},
 		{Relation: string(apiclient.References), Label: "references"},
 		{Relation: string(apiclient.SharesApp), Label: "same application"},
+	} {
+		if slices.ContainsFunc(g.Links, func(l apiclient.Link) bool { return string(l.Relation) == k.Relation }) {
+			out = append(out, k)
+		}
 	}
+	return out
 }
 
 // placement is where the breadth-first walk from the focus put each node:

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/a-h/templ"
@@ -24,26 +25,46 @@ import (
 
 // Handler serves object pages and their live streams.
 type Handler struct {
-	env *page.Env
+	env    *page.Env
+	relate apiclient.RelateBudget
 }
 
-// New builds the object feature.
-func New(env *page.Env) *Handler { return &Handler{env: env} }
+// New builds the object feature; relate bounds the relation scans of the
+// Related section and the map (zero fields: apiclient.DefaultRelateBudget).
+func New(env *page.Env, relate apiclient.RelateBudget) *Handler {
+	return &Handler{env: env, relate: relate}
+}
 
 // The views of an object page, by its ?view= value or subresource.
 const (
 	viewOverview = ""
 	viewYAML     = "yaml"
+	viewMap      = "map"
 	viewStatus   = "status"
 )
 
-// Page serves …/{resource}/{name}: the overview or, with ?view=yaml, YAML.
+// Page serves …/{resource}/{name}: the overview or, with ?view=yaml, YAML,
+// with ?view=map the map of its relations. ?related=0 leaves the overview's
+// Related section out, and the lists it costs; ?fresh=1 lists every kind
+// of the relations anew.
 func (h *Handler) Page(c echo.Context, t page.Target) error {
 	view := c.QueryParam("view")
-	if view != viewYAML {
+	if view != viewYAML && view != viewMap {
 		view = viewOverview
 	}
-	return h.serve(c, t, view)
+	q := c.QueryParams()
+	return h.serve(c, t, view, pageOptions{managedFields: page.Bool(q, "managedFields"), related: q.Get("related") != "0", fresh: page.Bool(q, "fresh")})
+}
+
+// pageOptions are what a request asks of an object page beyond its view.
+type pageOptions struct {
+	// managedFields shows metadata.managedFields in the YAML.
+	managedFields bool
+	// related: the overview's Related section.
+	related bool
+	// fresh: the relation scan reuses none of the user's lists of a
+	// moment ago.
+	fresh bool
 }
 
 // Subresource serves …/{resource}/{name}/{subresource}: the object's status
@@ -55,21 +76,21 @@ func (h *Handler) Subresource(c echo.Context, t page.Target) error {
 	case !slices.Contains(t.Resource.Subresources, sub):
 		return echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("The server serves no %q subresource for %s.", sub, t.Resource.Name))
 	case sub == viewStatus:
-		return h.serve(c, t, viewStatus)
+		return h.serve(c, t, viewStatus, pageOptions{})
 	}
 	return echo.NewHTTPError(http.StatusMethodNotAllowed, fmt.Sprintf(
 		"%s/%s is served, but not as a page: the console has no view of it yet. The object's page is at %s.",
 		t.Resource.Name, sub, t.URLs.Resource(t.Resource, t.Path.Namespace, t.Path.Name)))
 }
 
-func (h *Handler) serve(c echo.Context, t page.Target, view string) error {
+func (h *Handler) serve(c echo.Context, t page.Target, view string, opts pageOptions) error {
 	ctx := c.Request().Context()
 	usage := &pendingUsage{cancel: func() {}}
 	if view == viewOverview {
 		// Live sections re-render without it: the chart keeps its own.
 		usage = startUsage(ctx, h.env, t)
 	}
-	in, err := h.load(ctx, t, view, page.Bool(c.QueryParams(), "managedFields"))
+	in, err := h.load(ctx, t, view, opts)
 	if err != nil {
 		usage.stop()
 		return err
@@ -108,6 +129,12 @@ type Input struct {
 	// NoPodExec: the server serves no pods/exec, so a workload's pods
 	// have no terminal either.
 	NoPodExec bool
+	// Graph is the object's relations: one hop on the overview (nil with
+	// ?related=0), two on the map; a namespace's map is its objects'.
+	Graph *apiclient.Graph
+	// Namespaces is where the server serves namespaces, if it does: the
+	// map links to the namespace's.
+	Namespaces *apiclient.Resource
 	// Kubectl starts the page's kubectl command (page.Env.Kubectl); zero,
 	// it names Resource alone.
 	Kubectl kube.KubectlGet
@@ -120,12 +147,12 @@ type Input struct {
 // load fetches the page and, at the same time, asks the access checks of
 // its actions in one batch. It waits for both, so no review outlives the
 // page.
-func (h *Handler) load(ctx context.Context, t page.Target, view string, managedFields bool) (Input, error) {
+func (h *Handler) load(ctx context.Context, t page.Target, view string, opts pageOptions) (Input, error) {
 	permits := make(chan kube.Permits, 1)
 	go func() {
 		permits <- h.env.Permits(ctx, t.Client, kube.ObjectChecks(t.Resource, t.Path.Namespace, t.Path.Name))
 	}()
-	in, err := fetch(ctx, t, view, managedFields)
+	in, err := fetch(ctx, t, view, opts, h.relate)
 	in.Permits = <-permits
 	return in, err
 }
@@ -133,13 +160,14 @@ func (h *Handler) load(ctx context.Context, t page.Target, view string, managedF
 // fetch makes every upstream call an object page needs. Failures of the
 // extras (related objects, events, scale) become notes on the page: the
 // object itself was read.
-func fetch(ctx context.Context, t page.Target, view string, managedFields bool) (Input, error) {
+func fetch(ctx context.Context, t page.Target, view string, opts pageOptions, budget apiclient.RelateBudget) (Input, error) {
 	client, r, p := t.Client, t.Resource, t.Path
-	in := Input{URLs: t.URLs, Resource: r, Namespace: p.Namespace, Name: p.Name, View: view, ManagedFields: managedFields, Now: time.Now()}
+	in := Input{URLs: t.URLs, Resource: r, Namespace: p.Namespace, Name: p.Name, View: view, ManagedFields: opts.managedFields, Now: time.Now()}
+	relate := apiclient.RelateOptions{Hops: 1, Budget: budget, Fresh: opts.fresh}
 	listHref := in.URLs.Resource(r, p.Namespace, "")
 	var err error
 	switch view {
-	case viewYAML:
+	case viewYAML, viewMap:
 		in.Object, err = client.GetObject(ctx, r, p.Namespace, p.Name)
 	case viewStatus:
 		in.Object, err = client.GetSubresource(ctx, r, p.Namespace, p.Name, viewStatus)
@@ -160,30 +188,88 @@ func fetch(ctx context.Context, t page.Target, view string, managedFields bool) 
 			in.NoPodExec = true
 		}
 	}
-	if view != viewOverview || in.Object == nil {
+	switch {
+	case in.Object == nil:
 		return in, nil
+	case view == viewMap:
+		relate.Hops = 2
+		in.Graph, in.Namespaces, err = mapGraph(ctx, client, r, in.Object, relate)
+		return in, err
+	case view == viewOverview:
+		if !opts.related {
+			relate.Hops = 0
+		}
+		in.Extras, in.Graph = fetchExtras(ctx, client, r, in.Object, relate)
 	}
-	in.Extras = fetchExtras(ctx, client, r, in.Object)
 	return in, nil
 }
 
-func fetchExtras(ctx context.Context, client *apiclient.Client, r apiclient.Resource, obj *unstructured.Unstructured) Extras {
-	var x Extras
+// mapGraph is the map's graph: two hops around the object or, for a
+// namespace, the objects in it.
+func mapGraph(ctx context.Context, client *apiclient.Client, r apiclient.Resource, obj *unstructured.Unstructured, opts apiclient.RelateOptions) (*apiclient.Graph, *apiclient.Resource, error) {
 	d, err := client.Discovery(ctx)
-	if err == nil {
-		x.Discovery = d
-		x.Children, x.ChildrenErr = client.Children(ctx, d, obj)
+	if err != nil {
+		return nil, nil, err
 	}
+	var namespaces *apiclient.Resource
+	if ns, ok := d.Lookup("", "v1", "namespaces"); ok {
+		namespaces = &ns
+	}
+	if isNamespaces(r) {
+		g, err := client.NamespaceGraph(ctx, d, obj.GetName(), opts)
+		return g, namespaces, err
+	}
+	opts.ScaleSelector = scaleSelector(ctx, client, r, obj)
+	g, err := client.Relate(ctx, d, r, obj, opts)
+	return g, namespaces, err
+}
+
+// isNamespaces says r is the core namespaces resource, whose map is the
+// namespace's objects.
+func isNamespaces(r apiclient.Resource) bool { return r.Group == "" && r.Name == "namespaces" }
+
+// scaleSelector is the selector an object's scale subresource declares
+// (CRDs: labelSelectorPath), if it has one.
+func scaleSelector(ctx context.Context, client *apiclient.Client, r apiclient.Resource, obj *unstructured.Unstructured) string {
+	if !slices.Contains(r.Subresources, "scale") {
+		return ""
+	}
+	if sc, err := client.GetScale(ctx, r, obj.GetNamespace(), obj.GetName()); err == nil {
+		return sc.Selector
+	}
+	return ""
+}
+
+// fetchExtras reads the overview's extras: the scale, then the relations
+// (which use its selector; none when relate.Hops is 0) alongside the
+// events.
+func fetchExtras(ctx context.Context, client *apiclient.Client, r apiclient.Resource, obj *unstructured.Unstructured, relate apiclient.RelateOptions) (Extras, *apiclient.Graph) {
+	var x Extras
 	if slices.Contains(r.Subresources, "scale") {
 		if sc, err := client.GetScale(ctx, r, obj.GetNamespace(), obj.GetName()); err == nil {
 			x.Scale = sc
+		}
+	}
+	var graph *apiclient.Graph
+	var wg sync.WaitGroup
+	if d, err := client.Discovery(ctx); err == nil {
+		x.Discovery = d
+		if relate.Hops > 0 {
+			if x.Scale != nil {
+				relate.ScaleSelector = x.Scale.Selector
+			}
+			wg.Go(func() {
+				// Only ctx's own end is an error, and the page sees it anyway.
+				graph, _ = client.Relate(ctx, d, r, obj, relate)
+			})
 		}
 	}
 	x.Events, x.EventsErr = client.EventsFor(ctx, obj.GetNamespace(), obj.GetUID())
 	if errors.Is(x.EventsErr, apiclient.ErrNoEventsAPI) {
 		x.NoEventsAPI, x.EventsErr = true, nil
 	}
-	return x
+	wg.Wait()
+	return x, graph
 }
 
 // Model builds an object page from what was fetched; the handler adds the
@@ -215,6 +301,15 @@ func Model(ctx context.Context, in Input) (views.ObjectPage, error) {
 		}
 		p.YAML = &views.YAMLView{Text: text, ManagedFields: in.ManagedFields, ToggleHref: toggle}
 		p.Source = "YAML"
+	case in.View == viewMap:
+		p.Map = relationMap(in.URLs, in.Graph)
+		p.Source = "Relations"
+		if p.Map != nil {
+			p.Map.Scan.RefreshHref = base + "?view=map&fresh=1"
+			if p.Map.Object != nil && in.Namespaces != nil && in.Namespace != "" {
+				p.Map.Object.NamespaceMapHref = in.URLs.Resource(*in.Namespaces, "", in.Namespace) + "?view=map"
+			}
+		}
 	case in.View == viewStatus:
 		status := &unstructured.Unstructured{Object: map[string]any{"status": obj.Object["status"]}}
 		text, err := objectYAML(status, false)
@@ -235,6 +330,10 @@ func Model(ctx context.Context, in Input) (views.ObjectPage, error) {
 			p.Age = duration.HumanDuration(in.Now.Sub(created))
 			p.Created = created.UTC().Format(time.RFC3339)
 		}
+	}
+	if in.View == viewOverview && in.Graph != nil {
+		p.Related = relatedSection(in.URLs, in.Graph)
+		p.Related.Scan.RefreshHref = base + "?fresh=1"
 	}
 	p.Summary = summaryFields(in.Summary, in.Now)
 	p.Live = in.View == viewOverview && r.Can("watch")
@@ -281,6 +380,7 @@ func tabs(base templ.SafeURL, r apiclient.Resource, view string) []views.Tab {
 	out := []views.Tab{
 		{Label: "Overview", Href: base, Current: view == viewOverview},
 		{Label: "YAML", Href: base + "?view=yaml", Current: view == viewYAML},
+		{Label: "Map", Href: base + "?view=map", Current: view == viewMap},
 	}
 	if slices.Contains(r.Subresources, viewStatus) {
 		out = append(out, views.Tab{Label: "Status", Href: base + "/status", Current: view == viewStatus})

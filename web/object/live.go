@@ -110,7 +110,8 @@ func watchableEvents(ctx context.Context, client *apiclient.Client) (apiclient.R
 func (h *Handler) sections(ctx context.Context, t page.Target) (SectionsMessage, error) {
 	ctx, cancel := h.env.WithDeadline(ctx)
 	defer cancel()
-	in, err := h.load(ctx, t, viewOverview, false)
+	// The object or its events changed: its relations may have too.
+	in, err := h.load(ctx, t, viewOverview, pageOptions{related: true, fresh: true})
 	if err != nil {
 		return SectionsMessage{}, err
 	}

@@ -8,9 +8,12 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/apiclient/apitest"
+	"github.com/tabula-console/tabula/web"
 	"github.com/tabula-console/tabula/web/object"
 	"github.com/tabula-console/tabula/web/webtest"
 )
@@ -41,8 +44,11 @@ func TestReplicaSetPageLinksOwnerAndPods(t *testing.T) {
 	if href := doc.Find("[data-testid=owners] a").AttrOr("href", ""); href != "/c/dev/apis/apps/v1/namespaces/demo/deployments/web" {
 		t.Errorf("owner link = %q", href)
 	}
-	if got := strings.Join(webtest.Texts(doc, "[data-testid=related] a"), ","); got != "web-5d9-a,web-5d9-b" {
-		t.Errorf("pods = %s", got)
+	if got := strings.Join(webtest.Texts(doc, "[data-testid=related-row][data-relation=owns][data-kind=Pod] a"), ","); got != "web-5d9-a,web-5d9-b" {
+		t.Errorf("owned pods = %s", got)
+	}
+	if got := strings.Join(webtest.Texts(doc, "[data-testid=related-row][data-relation=owned-by] a"), ","); got != "web" {
+		t.Errorf("owned by = %s", got)
 	}
 }
 
@@ -166,4 +172,123 @@ func TestLiveObjectPushesItsSectionsOnChange(t *testing.T) {
 		}
 	}
 	t.Fatal("no SECTIONS message with the new phase")
+}
+
+func TestRelatedSectionAndMaps(t *testing.T) {
+	h, fake := webtest.Demo(t, apitest.Options{})
+	fake.SetOpenAPI("", "v1", apitest.CoreV1OpenAPI())
+	fake.SetOpenAPI("apps", "v1", apitest.AppsV1OpenAPI())
+
+	_, body := h.Get(t, "/c/dev/api/v1/namespaces/demo/pods/web-5d9-a", http.StatusOK)
+	doc := webtest.Parse(t, body)
+	if got := strings.Join(webtest.Texts(doc, "[data-testid=related-row][data-relation=owned-by] a"), ","); !strings.Contains(got, "web-5d9") {
+		t.Errorf("owned by = %q", got)
+	}
+	if doc.Find("[data-testid=scan-line]").Length() == 0 {
+		t.Errorf("the Related section does not say what its scan cost")
+	}
+
+	_, body = h.Get(t, "/c/dev/api/v1/namespaces/demo/pods/web-5d9-a?related=0", http.StatusOK)
+	if webtest.Parse(t, body).Find("[data-testid=related]").Length() != 0 {
+		t.Errorf("?related=0 shows the Related section")
+	}
+
+	_, body = h.Get(t, "/c/dev/apis/apps/v1/namespaces/demo/deployments/web?view=map", http.StatusOK)
+	doc = webtest.Parse(t, body)
+	if doc.Find("[data-testid=relation-map] [data-testid=map-node][data-kind=ReplicaSet][data-name=web-5d9]").Length() != 1 {
+		t.Errorf("the Deployment's map lacks its ReplicaSet: %v", webtest.Texts(doc, "[data-testid=map-node]"))
+	}
+	if doc.Find("[data-testid=relation-list] a").Length() == 0 {
+		t.Errorf("the map has no list of the same graph")
+	}
+	if doc.Find("[data-testid=namespace-map-link]").AttrOr("href", "") != "/c/dev/api/v1/namespaces/demo?view=map" {
+		t.Errorf("the map does not link to its namespace's")
+	}
+	if got := doc.Find(`nav.tabs a[aria-current=page]`).Text(); got != "Map" {
+		t.Errorf("current tab %q", got)
+	}
+
+	fake.Add(apitest.Object("v1", "Namespace", "", "demo", nil))
+	_, body = h.Get(t, "/c/dev/api/v1/namespaces/demo?view=map", http.StatusOK)
+	doc = webtest.Parse(t, body)
+	if doc.Find("[data-testid=namespace-map] [data-testid=owner-tree]").Length() == 0 {
+		t.Errorf("the namespace map has no owner trees")
+	}
+}
+
+func TestRelatedSectionWithoutOpenAPISaysSo(t *testing.T) {
+	h, _ := webtest.Demo(t, apitest.Options{})
+	_, body := h.Get(t, "/c/dev/api/v1/namespaces/demo/pods/web-5d9-a", http.StatusOK)
+	doc := webtest.Parse(t, body)
+	if doc.Find("[data-testid=scan-no-openapi]").Length() != 1 {
+		t.Errorf("a server without OpenAPI v3: no note")
+	}
+	if doc.Find("[data-testid=related-row][data-relation=owned-by]").Length() == 0 {
+		t.Errorf("owners are lost without OpenAPI v3")
+	}
+}
+
+func TestRelatedSectionNamesAForbiddenKind(t *testing.T) {
+	h, fake := webtest.Demo(t, apitest.Options{})
+	fake.FailResource("", "services", metav1.Status{Status: metav1.StatusFailure, Code: http.StatusForbidden, Reason: metav1.StatusReasonForbidden, Message: "services is forbidden"})
+	_, body := h.Get(t, "/c/dev/api/v1/namespaces/demo/pods/web-5d9-a", http.StatusOK)
+	doc := webtest.Parse(t, body)
+	if got := doc.Find("[data-testid=skipped-kind][data-resource=services]").Text(); !strings.Contains(got, "forbidden") {
+		t.Errorf("skipped services: %q", got)
+	}
+}
+
+func TestRelatedScanBudgetExhaustedNamesTheKindsLeft(t *testing.T) {
+	h, _ := webtest.DemoWith(t, apitest.Options{}, webtest.Options{Deps: web.Deps{Relate: apiclient.RelateBudget{MaxKinds: 1}}})
+	_, body := h.Get(t, "/c/dev/api/v1/namespaces/demo/pods/web-5d9-a", http.StatusOK)
+	doc := webtest.Parse(t, body)
+	over := 0
+	doc.Find("[data-testid=skipped-kind]").Each(func(_ int, s *goquery.Selection) {
+		if strings.Contains(s.Text(), "budget of 1 kinds") {
+			over++
+		}
+	})
+	if over == 0 {
+		t.Errorf("no kind named as over the budget: %v", webtest.Texts(doc, "[data-testid=skipped-kind]"))
+	}
+}
+
+// A server copying the conventions without a core group, events or OpenAPI
+// (CSM): relations still work from ownerReferences, and the page says what
+// it could not look at.
+func TestRelationsOnACSMServer(t *testing.T) {
+	fake := apitest.NewServer(t, apitest.CSMGroup())
+	param := apitest.CSMParameters("x1000c0s0b0n0", "x1000c0s0b0n0", "console=ttyS0")
+	session := apitest.CSMSession("boot-x3000", "boot", "compute-23.7", "running")
+	controller := true
+	session.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: param.GetAPIVersion(), Kind: param.GetKind(), Name: param.GetName(), UID: param.GetUID(), Controller: &controller}})
+	fake.Add(param, session)
+	h := webtest.Start(t, fake, webtest.Options{})
+	for _, path := range []string{"/c/dev/apis/policy.example.com/v1/sessions/boot-x3000", "/c/dev/apis/policy.example.com/v1/sessions/boot-x3000?view=map"} {
+		_, body := h.Get(t, path, http.StatusOK)
+		doc := webtest.Parse(t, body)
+		if doc.Find("[data-testid=scan-no-openapi]").Length() != 1 || doc.Find("[data-testid=scan-note]").Length() != 1 {
+			t.Errorf("%s: no note on the missing OpenAPI and the unscanned referrers", path)
+		}
+		if doc.Find(`a[href="/c/dev/apis/policy.example.com/v1/bosparameters/x1000c0s0b0n0"]`).Length() == 0 {
+			t.Errorf("%s: no link to the session's owner", path)
+		}
+	}
+}
+
+// Relations are found as the user: a viewer who may not list Secrets sees
+// them named as not listed, and none of them; the admin's scan lists them.
+func TestRelationsAreTheUsers(t *testing.T) {
+	h := webtest.WithAccess(t, webtest.AccessRules())
+	viewer := webtest.Parse(t, h.GetAs(t, webtest.ViewerToken, "/c/dev/api/v1/namespaces/demo/pods/web-1", http.StatusOK))
+	if got := viewer.Find("[data-testid=skipped-kind][data-resource=secrets]").Text(); !strings.Contains(got, "forbidden") {
+		t.Errorf("the viewer's skipped secrets: %q", got)
+	}
+	if viewer.Find("[data-testid=related-row][data-kind=Secret]").Length() != 0 {
+		t.Errorf("the viewer sees a Secret it may not list")
+	}
+	admin := webtest.Parse(t, h.GetAs(t, webtest.ConsoleToken, "/c/dev/api/v1/namespaces/demo/pods/web-1", http.StatusOK))
+	if got := admin.Find("[data-testid=skipped-kind][data-resource=secrets]").Text(); strings.Contains(got, "forbidden") {
+		t.Errorf("the admin's scan of secrets was refused: %q", got)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/a-h/templ"
 
@@ -231,6 +232,10 @@ func scanSummary(s apiclient.Scan) views.ScanSummary {
 			strconv.FormatFloat(s.Elapsed.Seconds(), 'f', 2, 64)),
 		NoOpenAPI: s.NoOpenAPI,
 		Truncated: s.Truncated,
+		Notes:     s.Notes,
+	}
+	if s.Reused > 0 {
+		out.Reused = fmt.Sprintf("%d of them as you listed them up to %.1f s ago.", s.Reused, max(s.ReusedAge, 100*time.Millisecond).Seconds())
 	}
 	for _, k := range s.Skipped {
 		out.Skipped = append(out.Skipped, views.SkippedKind{Kind: cmp.Or(k.Resource.Kind, k.Resource.Name), Resource: resourceName(k.Resource), Reason: k.Reason})

@@ -1,0 +1,217 @@
+package apiclient
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+)
+
+// The recommended labels that tie the objects of one application together.
+const (
+	labelPartOf   = "app.kubernetes.io/part-of"
+	labelInstance = "app.kubernetes.io/instance"
+)
+
+// objKey names an object by where it is served.
+type objKey struct {
+	group, resource, namespace, name string
+}
+
+func keyOf(r Resource, namespace, name string) objKey {
+	if !r.Namespaced {
+		namespace = ""
+	}
+	return objKey{group: r.Group, resource: r.Name, namespace: namespace, name: name}
+}
+
+// resourceKey names a resource across versions: "apps/deployments".
+func resourceKey(r Resource) string { return r.Group + "/" + r.Name }
+
+// record is what a relation scan keeps of one object: enough to relate it
+// and to draw it, never its spec or data (a Secret's values never reach
+// it: only the fields its schema types as links are read).
+type record struct {
+	res       Resource
+	namespace string
+	name      string
+	uid       types.UID
+	labels    map[string]string
+	owners    []metav1.OwnerReference
+	health    Health
+	message   string
+	app       string
+	targets   []FieldTarget
+}
+
+// newRecord keeps what relations need of obj, whose kind's links are links
+// (nil: unknown).
+func newRecord(r Resource, obj *unstructured.Unstructured, links *KindLinks) *record {
+	rec := &record{
+		res:       r,
+		namespace: obj.GetNamespace(),
+		name:      obj.GetName(),
+		uid:       obj.GetUID(),
+		labels:    obj.GetLabels(),
+		owners:    obj.GetOwnerReferences(),
+		app:       appOf(obj.GetLabels()),
+	}
+	rec.health, rec.message = HealthOf(obj)
+	if links != nil {
+		rec.targets = links.Targets(obj.Object)
+	}
+	return rec
+}
+
+func (rec *record) key() objKey { return keyOf(rec.res, rec.namespace, rec.name) }
+
+// appOf names the application an object's recommended labels put it in.
+func appOf(l map[string]string) string {
+	if v := l[labelPartOf]; v != "" {
+		return "part-of=" + v
+	}
+	if v := l[labelInstance]; v != "" {
+		return "instance=" + v
+	}
+	return ""
+}
+
+// listPage is one page of a list, decoded an item at a time: only the
+// current item and the records already kept are in memory, never the page.
+type listPage struct {
+	cont  string
+	items int
+}
+
+// errPageTooLarge: one page's body passed maxAnswerBytes.
+var errPageTooLarge = errors.New("a list page over the size bound")
+
+// readListPage streams a list body, handing each item to each as it is
+// decoded (integers as int64, as unstructured expects).
+func readListPage(body io.Reader, each func(*unstructured.Unstructured) error) (listPage, error) {
+	var page listPage
+	lr := &io.LimitedReader{R: body, N: maxAnswerBytes + 1}
+	dec := json.NewDecoder(lr)
+	tooLarge := func(err error) error {
+		if lr.N <= 0 {
+			return errPageTooLarge
+		}
+		return err
+	}
+	if err := expectDelim(dec, '{'); err != nil {
+		return page, tooLarge(err)
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return page, tooLarge(err)
+		}
+		key, _ := tok.(string)
+		switch key {
+		case "metadata":
+			var meta struct {
+				Continue string `json:"continue"`
+			}
+			if err := dec.Decode(&meta); err != nil {
+				return page, tooLarge(err)
+			}
+			page.cont = meta.Continue
+		case "items":
+			if err := expectDelim(dec, '['); err != nil {
+				// "items": null is an empty list.
+				continue
+			}
+			for dec.More() {
+				var raw json.RawMessage
+				if err := dec.Decode(&raw); err != nil {
+					return page, tooLarge(err)
+				}
+				var m map[string]any
+				if err := utiljson.Unmarshal(raw, &m); err != nil {
+					return page, err
+				}
+				page.items++
+				if err := each(&unstructured.Unstructured{Object: m}); err != nil {
+					return page, err
+				}
+			}
+			if _, err := dec.Token(); err != nil {
+				return page, tooLarge(err)
+			}
+		default:
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				return page, tooLarge(err)
+			}
+		}
+	}
+	return page, nil
+}
+
+// expectDelim reads the next token and checks it is d.
+func expectDelim(dec *json.Decoder, d json.Delim) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if got, ok := tok.(json.Delim); !ok || got != d {
+		return fmt.Errorf("not a list: %v where %q was expected", tok, d)
+	}
+	return nil
+}
+
+// listRecords lists r in namespace (all of it for a cluster-scoped r), page
+// by page, keeping a record of each item. It stops after maxObjects items
+// (whole pages), saying so with errListCut. sel, when set, is a label
+// selector the server applies.
+//
+// A kind whose links say its metadata is all that matters is listed as
+// PartialObjectMetadataList: the server sends no spec, data or status (a
+// server without it answers the full list, read the same way).
+func (c *Client) listRecords(ctx context.Context, r Resource, namespace, sel string, pageSize, maxObjects int, links *KindLinks, keep func(*record)) (int, error) {
+	read := 0
+	cont := ""
+	accept := MediaTypeJSON
+	if links != nil && links.MetadataOnly {
+		accept = MediaTypePartialObjectMetadataList + ", " + MediaTypeJSON
+	}
+	for {
+		req := c.get(r, namespace, "", accept).Param("limit", strconv.Itoa(pageSize))
+		if sel != "" {
+			req = req.Param("labelSelector", sel)
+		}
+		if cont != "" {
+			req = req.Param("continue", cont)
+		}
+		rc, err := req.Stream(ctx)
+		if err != nil {
+			return read, err
+		}
+		page, err := readListPage(rc, func(obj *unstructured.Unstructured) error {
+			keep(newRecord(r, obj, links))
+			return nil
+		})
+		rc.Close()
+		read += page.items
+		if err != nil {
+			return read, &BadResponseError{Err: fmt.Errorf("decoding the %s list: %w", r.Name, err)}
+		}
+		cont = page.cont
+		if cont == "" {
+			return read, nil
+		}
+		if read >= maxObjects {
+			return read, errListCut
+		}
+	}
+}
+
+// errListCut: a list had more objects than a scan reads of one kind.
+var errListCut = errors.New("more objects than the scan reads of one kind")
