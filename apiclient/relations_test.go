@@ -359,3 +359,25 @@ func TestRelateReadsOnlyTheMetadataOfKindsWithoutLinksOrStatus(t *testing.T) {
 		t.Errorf("pods listed as metadata (%q): their selectors' targets and status are needed", accept)
 	}
 }
+
+// A kind whose schema declares no selector selects what its scale
+// subresource's selector (a CRD's labelSelectorPath) matches.
+func TestRelateFollowsTheScaleSelector(t *testing.T) {
+	fake, _ := relationsWorld(t, apitest.Options{})
+	fake.AddGroupVersions(apitest.MaritimeV1Alpha1())
+	lamp := apitest.Object("maritime.tabula.dev/v1alpha1", "Lighthouse", "demo", "harbour", map[string]any{"spec": map[string]any{"replicas": int64(2)}})
+	fake.Add(lamp)
+	g := relate(t, clientFor(t, fake), lamp, apiclient.RelateOptions{Hops: 1, ScaleSelector: "app=web,pod-template-hash=abc"})
+	got := edges(g)
+	for _, want := range []string{
+		"Lighthouse harbour -selects(scale: status.selector)-> Pod web-abc-1",
+		"Lighthouse harbour -selects(scale: status.selector)-> Pod web-abc-2",
+	} {
+		if !slices.Contains(got, want) {
+			t.Errorf("missing %q in\n%s", want, strings.Join(got, "\n"))
+		}
+	}
+	if slices.ContainsFunc(got, func(e string) bool { return strings.Contains(e, "-> Pod manual") }) {
+		t.Errorf("the scale selector's hash is ignored:\n%s", strings.Join(got, "\n"))
+	}
+}

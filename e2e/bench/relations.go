@@ -159,20 +159,29 @@ func (p relationsPage) ms() []float64 {
 
 func (p relationsPage) p50() float64 { return median(p.ms()) }
 
-// relationsResult is the relations measurement.
+// relationsResult is the relations measurement. The pages are loaded in a
+// row, as a user opens them, so the console reuses the user's lists of
+// the moment before (for 3 s); the fresh ones (?fresh=1) list every kind
+// anew, as the first page of a namespace or a live re-render does.
 type relationsResult struct {
 	replicas                         int
 	without, with, depMap, namespace relationsPage
+	withFresh, mapFresh, nsFresh     relationsPage
 }
 
 func (r *relationsResult) pages() []*relationsPage {
-	return []*relationsPage{&r.without, &r.with, &r.depMap, &r.namespace}
+	return []*relationsPage{&r.without, &r.with, &r.withFresh, &r.depMap, &r.mapFresh, &r.namespace, &r.nsFresh}
 }
 
 // addedPct is what the Related section adds to the overview, in % of the
 // overview without it (medians).
 func (r relationsResult) addedPct() float64 {
 	return (r.with.p50() - r.without.p50()) / r.without.p50() * 100
+}
+
+// addedFreshPct is addedPct with every kind listed anew.
+func (r relationsResult) addedFreshPct() float64 {
+	return (r.withFresh.p50() - r.without.p50()) / r.without.p50() * 100
 }
 
 // measureRelations loads the Deployment demo/web's overview without and
@@ -193,9 +202,13 @@ func measureRelations(ctx context.Context, o options, kube, browser *http.Client
 	}
 	object := "/c/" + contextName + "/apis/apps/v1/namespaces/" + relationsNamespace + "/deployments/" + relationsDeployment
 	res.without = relationsPage{name: "object page, `?related=0`", path: object + "?related=0"}
+	namespace := "/c/" + contextName + "/api/v1/namespaces/" + relationsNamespace
 	res.with = relationsPage{name: "object page, with Related", path: object, scan: true}
+	res.withFresh = relationsPage{name: "object page, with Related listed anew", path: object + "?fresh=1", scan: true}
 	res.depMap = relationsPage{name: "map of the Deployment", path: object + "?view=map", scan: true}
-	res.namespace = relationsPage{name: "namespace map of " + relationsNamespace, path: "/c/" + contextName + "/api/v1/namespaces/" + relationsNamespace + "?view=map", scan: true}
+	res.mapFresh = relationsPage{name: "map of the Deployment listed anew", path: object + "?view=map&fresh=1", scan: true}
+	res.namespace = relationsPage{name: "namespace map of " + relationsNamespace, path: namespace + "?view=map", scan: true}
+	res.nsFresh = relationsPage{name: "namespace map listed anew", path: namespace + "?view=map&fresh=1", scan: true}
 	pages := res.pages()
 	for round := range o.warmup + o.relationsRuns {
 		for _, p := range pages {
@@ -287,7 +300,8 @@ func skippedCell(b relationsBudget) string {
 
 func reportRelations(w io.Writer, o options, res relationsResult, err error) (targets []targetResult) {
 	names := []string{
-		fmt.Sprintf("relations: Related section adds ≤ %d %% to the object page (p50)", targetRelatedAddedPct),
+		fmt.Sprintf("relations: Related section adds ≤ %d %% to the object page (p50, pages in a row)", targetRelatedAddedPct),
+		fmt.Sprintf("relations: Related section adds ≤ %d %% to the object page (p50, every kind listed anew)", targetRelatedAddedPct),
 		fmt.Sprintf("relations: map of a Deployment with %d Pods ≤ %d ms (p50)", relationsReplicas, targetMapMs),
 		fmt.Sprintf("relations: namespace map of %s ≤ %d ms (p50)", relationsNamespace, targetNamespaceMapMs),
 	}
@@ -315,12 +329,14 @@ func reportRelations(w io.Writer, o options, res relationsResult, err error) (ta
 		last := p.budgets[len(p.budgets)-1]
 		fmt.Fprintf(w, "| %s `%s` | %s | %s | %d / %d | %s |\n", p.name, p.path, msCells(p.ms()), requestsCell(p.budgets), last.nodes, last.rows, skippedCell(last))
 	}
-	added := res.addedPct()
-	fmt.Fprintf(w, "\nThe Related section adds %+.0f %% (%.0f ms against %.0f ms, medians).\n", added, res.with.p50(), res.without.p50())
-	mapMs, nsMs := res.depMap.p50(), res.namespace.p50()
+	added, fresh := res.addedPct(), res.addedFreshPct()
+	fmt.Fprintf(w, "\nThe Related section adds %+.0f %% (%.0f ms against %.0f ms, medians) to pages opened in a row, which reuse the user's lists of a moment before, and %+.0f %% (%.0f ms) when every kind is listed anew (`?fresh=1`).\n",
+		added, res.with.p50(), res.without.p50(), fresh, res.withFresh.p50())
+	mapMs, nsMs := max(res.depMap.p50(), res.mapFresh.p50()), max(res.namespace.p50(), res.nsFresh.p50())
 	return []targetResult{
 		{names[0], fmt.Sprintf("%+.0f %% (%.0f ms vs %.0f ms)", added, res.with.p50(), res.without.p50()), !math.IsNaN(added) && added <= targetRelatedAddedPct},
-		{names[1], fmt.Sprintf("%.0f ms", mapMs), mapMs <= targetMapMs},
-		{names[2], fmt.Sprintf("%.0f ms", nsMs), nsMs <= targetNamespaceMapMs},
+		{names[1], fmt.Sprintf("%+.0f %% (%.0f ms vs %.0f ms)", fresh, res.withFresh.p50(), res.without.p50()), !math.IsNaN(fresh) && fresh <= targetRelatedAddedPct},
+		{names[2], fmt.Sprintf("%.0f ms (the slower of reused and anew)", mapMs), mapMs <= targetMapMs},
+		{names[3], fmt.Sprintf("%.0f ms (the slower of reused and anew)", nsMs), nsMs <= targetNamespaceMapMs},
 	}
 }

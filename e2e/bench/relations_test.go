@@ -105,18 +105,24 @@ func TestRelationsReport(t *testing.T) {
 		replicas:  3,
 		without:   relationsPage{name: "without", path: "/a?related=0", samples: loads(100, 100, 110)},
 		with:      relationsPage{name: "with", path: "/a", scan: true, samples: loads(120, 125, 130), budgets: budgets},
-		depMap:    relationsPage{name: "map", path: "/a?view=map", scan: true, samples: loads(400, 700), budgets: budgets},
+		withFresh: relationsPage{name: "with anew", path: "/a?fresh=1", scan: true, samples: loads(140, 150, 160), budgets: budgets},
+		depMap:    relationsPage{name: "map", path: "/a?view=map", scan: true, samples: loads(300, 350), budgets: budgets},
+		mapFresh:  relationsPage{name: "map anew", path: "/a?view=map&fresh=1", scan: true, samples: loads(400, 700), budgets: budgets},
 		namespace: relationsPage{name: "ns", path: "/ns?view=map", scan: true, samples: loads(900, 1200, 1300), budgets: budgets},
+		nsFresh:   relationsPage{name: "ns anew", path: "/ns?view=map&fresh=1", scan: true, samples: loads(900, 950, 1000), budgets: budgets},
 	}
 	if got := res.addedPct(); math.Abs(got-25) > 1e-9 {
 		t.Errorf("addedPct = %v, want 25", got)
 	}
+	if got := res.addedFreshPct(); math.Abs(got-50) > 1e-9 {
+		t.Errorf("addedFreshPct = %v, want 50", got)
+	}
 	var out strings.Builder
 	targets := reportRelations(&out, options{relationsRuns: 3, warmup: 1, pods: 10, crds: 2}, res, nil)
-	if len(targets) != 3 || !targets[0].ok || targets[1].ok || targets[2].ok {
-		t.Errorf("targets %+v: want the Related section met (25 %%), the map missed (550 ms), the namespace map missed (1200 ms)", targets)
+	if len(targets) != 4 || !targets[0].ok || targets[1].ok || targets[2].ok || targets[3].ok {
+		t.Errorf("targets %+v: want the Related section met in a row (25 %%) and missed anew (50 %%), the map missed (550 ms anew), the namespace map missed (1200 ms)", targets)
 	}
-	for _, want := range []string{"+25 %", "| 22 (20–24) |", "9 / 0", "1: 1 forbidden (secrets)"} {
+	for _, want := range []string{"+25 %", "+50 %", "| 22 (20–24) |", "9 / 0", "1: 1 forbidden (secrets)"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the report lacks %q:\n%s", want, out.String())
 		}
@@ -124,7 +130,7 @@ func TestRelationsReport(t *testing.T) {
 
 	out.Reset()
 	targets = reportRelations(&out, options{}, relationsResult{}, errTest)
-	if len(targets) != 3 || targets[0].ok || targets[0].value != "not measured" || !strings.Contains(out.String(), "Not measured: boom") {
+	if len(targets) != 4 || targets[0].ok || targets[0].value != "not measured" || !strings.Contains(out.String(), "Not measured: boom") {
 		t.Errorf("on error: %+v\n%s", targets, out.String())
 	}
 }
