@@ -37,6 +37,9 @@ type RelatedSection struct {
 	Scan   ScanSummary
 	// MapHref is the object's relation map (?view=map).
 	MapHref templ.SafeURL
+	// NamespaceMapHref is the map of the object's namespace, where the
+	// rest of its application is.
+	NamespaceMapHref templ.SafeURL
 }
 
 // RelatedGroup is the rows of one relation ("Owned by", "Selects", …).

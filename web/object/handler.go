@@ -200,6 +200,7 @@ func fetch(ctx context.Context, t page.Target, view string, opts pageOptions, bu
 			relate.Hops = 0
 		}
 		in.Extras, in.Graph = fetchExtras(ctx, client, r, in.Object, relate)
+		in.Namespaces = namespacesOf(in.Discovery)
 	}
 	return in, nil
 }
@@ -211,10 +212,7 @@ func mapGraph(ctx context.Context, client *apiclient.Client, r apiclient.Resourc
 	if err != nil {
 		return nil, nil, err
 	}
-	var namespaces *apiclient.Resource
-	if ns, ok := d.Lookup("", "v1", "namespaces"); ok {
-		namespaces = &ns
-	}
+	namespaces := namespacesOf(d)
 	if isNamespaces(r) {
 		g, err := client.NamespaceGraph(ctx, d, obj.GetName(), opts)
 		return g, namespaces, err
@@ -222,6 +220,17 @@ func mapGraph(ctx context.Context, client *apiclient.Client, r apiclient.Resourc
 	opts.ScaleSelector = scaleSelector(ctx, client, r, obj)
 	g, err := client.Relate(ctx, d, r, obj, opts)
 	return g, namespaces, err
+}
+
+// namespacesOf is where d serves namespaces, if it does.
+func namespacesOf(d *apiclient.Discovery) *apiclient.Resource {
+	if d == nil {
+		return nil
+	}
+	if ns, ok := d.Lookup("", "v1", "namespaces"); ok {
+		return &ns
+	}
+	return nil
 }
 
 // isNamespaces says r is the core namespaces resource, whose map is the
@@ -334,6 +343,9 @@ func Model(ctx context.Context, in Input) (views.ObjectPage, error) {
 	if in.View == viewOverview && in.Graph != nil {
 		p.Related = relatedSection(in.URLs, in.Graph)
 		p.Related.Scan.RefreshHref = base + "?fresh=1"
+		if in.Namespaces != nil && in.Namespace != "" {
+			p.Related.NamespaceMapHref = in.URLs.Resource(*in.Namespaces, "", in.Namespace) + "?view=map"
+		}
 	}
 	p.Summary = summaryFields(in.Summary, in.Now)
 	p.Live = in.View == viewOverview && r.Can("watch")

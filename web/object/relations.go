@@ -23,6 +23,10 @@ import (
 // section; the map lists the rest.
 const maxRelatedRows = 50
 
+// maxAppRows caps the Same application group lower: an application is
+// often the whole namespace, and its map is the namespace map.
+const maxAppRows = 8
+
 // A relation as one object of a link sees it: the link's own relation from
 // its From side, its reverse from its To side. Their order is the order of
 // the groups on the page: the owner chain first.
@@ -119,7 +123,11 @@ func relatedSection(u page.URLs, g *apiclient.Graph) *views.RelatedSection {
 			s.Groups = append(s.Groups, views.RelatedGroup{Relation: r.label.key, Label: r.label.label})
 		}
 		grp := &s.Groups[len(s.Groups)-1]
-		if len(grp.Rows) == maxRelatedRows {
+		limit := maxRelatedRows
+		if grp.Relation == "same-app" {
+			limit = maxAppRows
+		}
+		if len(grp.Rows) == limit {
 			grp.More++
 			continue
 		}

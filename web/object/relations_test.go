@@ -238,6 +238,25 @@ func TestRelatedSectionCapsAGroup(t *testing.T) {
 	}
 }
 
+// An application is often the whole namespace: its group stops sooner,
+// and points at the namespace map, where the application is drawn.
+func TestRelatedSectionCapsTheApplicationLower(t *testing.T) {
+	g := ownerOf(maxAppRows + 4)
+	for i := range g.Links {
+		g.Links[i].Relation, g.Links[i].Why = apiclient.SharesApp, "app.kubernetes.io/part-of=shop"
+	}
+	s := relatedSection(testURLs(), g)
+	s.NamespaceMapHref = "/c/dev/api/v1/namespaces/demo?view=map"
+	doc, _ := render(t, views.RelatedSectionView(*s))
+	if n := doc.Find("[data-testid=related-row][data-relation=same-app]").Length(); n != maxAppRows {
+		t.Errorf("%d rows, want the cap %d", n, maxAppRows)
+	}
+	more := doc.Find("[data-testid=related-more]")
+	if more.AttrOr("data-more", "") != "4" || more.Find("a").AttrOr("href", "") != "/c/dev/api/v1/namespaces/demo?view=map" {
+		t.Errorf("more row = %q, link %q", more.Text(), more.Find("a").AttrOr("href", ""))
+	}
+}
+
 func TestRelatedSectionEmpty(t *testing.T) {
 	g := &apiclient.Graph{Nodes: []apiclient.Node{{Resource: podsRes, Namespace: "demo", Name: "lonely"}}, Scan: apiclient.Scan{Requests: 1, Asked: []apiclient.Resource{podsRes}, Elapsed: 5 * time.Millisecond}}
 	doc, _ := render(t, views.RelatedSectionView(*relatedSection(testURLs(), g)))
