@@ -11,7 +11,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
-	utiljson "k8s.io/apimachinery/pkg/util/json"
 )
 
 // The recommended labels that tie the objects of one application together.
@@ -99,6 +98,9 @@ func readListPage(body io.Reader, each func(*unstructured.Unstructured) error) (
 	var page listPage
 	lr := &io.LimitedReader{R: body, N: maxAnswerBytes + 1}
 	dec := json.NewDecoder(lr)
+	// Numbers stay as text until intsAsInt64 makes them what unstructured
+	// expects: decoding each item once, not into bytes and then again.
+	dec.UseNumber()
 	tooLarge := func(err error) error {
 		if lr.N <= 0 {
 			return errPageTooLarge
@@ -129,12 +131,11 @@ func readListPage(body io.Reader, each func(*unstructured.Unstructured) error) (
 				continue
 			}
 			for dec.More() {
-				var raw json.RawMessage
-				if err := dec.Decode(&raw); err != nil {
+				var m map[string]any
+				if err := dec.Decode(&m); err != nil {
 					return page, tooLarge(err)
 				}
-				var m map[string]any
-				if err := utiljson.Unmarshal(raw, &m); err != nil {
+				if err := intsAsInt64(m); err != nil {
 					return page, err
 				}
 				page.items++
@@ -153,6 +154,50 @@ func readListPage(body io.Reader, each func(*unstructured.Unstructured) error) (
 		}
 	}
 	return page, nil
+}
+
+// intsAsInt64 turns the json.Numbers of a decoded value into int64 where
+// they are integers and float64 otherwise, as k8s.io/apimachinery's JSON
+// decoding (and so unstructured) has them.
+func intsAsInt64(v any) error {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			if n, ok := x.(json.Number); ok {
+				num, err := numberOf(n)
+				if err != nil {
+					return err
+				}
+				v[k] = num
+				continue
+			}
+			if err := intsAsInt64(x); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for i, x := range v {
+			if n, ok := x.(json.Number); ok {
+				num, err := numberOf(n)
+				if err != nil {
+					return err
+				}
+				v[i] = num
+				continue
+			}
+			if err := intsAsInt64(x); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func numberOf(n json.Number) (any, error) {
+	if i, err := n.Int64(); err == nil {
+		return i, nil
+	}
+	return n.Float64()
 }
 
 // expectDelim reads the next token and checks it is d.
