@@ -132,8 +132,9 @@ type RelateBudget struct {
 	// kind are read, at most (whole pages).
 	PageSize   int
 	MaxObjects int
-	// MaxNodes caps the graph.
-	MaxNodes int
+	// MaxNodes caps an object's graph, MaxNamespaceNodes a namespace's.
+	MaxNodes          int
+	MaxNamespaceNodes int
 	// MaxGets caps the GETs of referenced objects the lists did not cover
 	// (cluster-scoped kinds, or kinds over budget).
 	MaxGets int
@@ -147,19 +148,21 @@ type RelateBudget struct {
 
 // DefaultRelateBudget is the budget of an object page's Related section and
 // map: 64 kinds, 8 at a time, 3 s each, 5 s in all, 500 objects a page, 2,000
-// objects a kind, 80 nodes, 16 GETs; a kind found empty is skipped for 30 s,
-// and a list answers the same user's scans for 3 s.
+// objects a kind, 80 nodes (400 for a namespace), 16 GETs; a kind found
+// empty is skipped for 30 s, and a list answers the same user's scans for
+// 3 s.
 func DefaultRelateBudget() RelateBudget {
 	return RelateBudget{
-		MaxKinds:    64,
-		Concurrency: 8,
-		PerRequest:  3 * time.Second,
-		Total:       5 * time.Second,
-		PageSize:    500,
-		MaxObjects:  2000,
-		MaxNodes:    80,
-		MaxGets:     16,
-		EmptyFor:    30 * time.Second,
-		ReuseFor:    3 * time.Second,
+		MaxKinds:          64,
+		Concurrency:       8,
+		PerRequest:        3 * time.Second,
+		Total:             5 * time.Second,
+		PageSize:          500,
+		MaxObjects:        2000,
+		MaxNodes:          80,
+		MaxNamespaceNodes: 400,
+		MaxGets:           16,
+		EmptyFor:          30 * time.Second,
+		ReuseFor:          3 * time.Second,
 	}
 }

@@ -45,6 +45,7 @@ func (b RelateBudget) orDefaults() RelateBudget {
 	b.PageSize = cmp.Or(b.PageSize, d.PageSize)
 	b.MaxObjects = cmp.Or(b.MaxObjects, d.MaxObjects)
 	b.MaxNodes = cmp.Or(b.MaxNodes, d.MaxNodes)
+	b.MaxNamespaceNodes = cmp.Or(b.MaxNamespaceNodes, d.MaxNamespaceNodes)
 	b.MaxGets = cmp.Or(b.MaxGets, d.MaxGets)
 	b.EmptyFor = cmp.Or(b.EmptyFor, d.EmptyFor)
 	b.ReuseFor = cmp.Or(b.ReuseFor, d.ReuseFor)
@@ -61,11 +62,13 @@ const maxOwnerChain = 8
 // recommended app.kubernetes.io labels. Everything is read with c's
 // identity, so the graph holds only what that identity may read.
 //
-// For a namespaced focus it lists the namespace's kinds (full objects,
-// decoded an item at a time and kept as small records) within
-// opts.Budget: kinds found related to this kind before go first, kinds
-// found empty in the namespace a moment ago are skipped, and every kind
-// left out is in Scan.Skipped with why. Objects it did not list (owners up
+// For a namespaced focus it lists the namespace's kinds (decoded an item
+// at a time and kept as small records; metadata alone for kinds whose
+// schema declares no links and no status) within opts.Budget: kinds found
+// related to this kind before go first, kinds found empty in the namespace
+// a moment ago are skipped, the same user's lists of a moment ago are
+// reused unless opts.Fresh, and every kind left out is in Scan.Skipped
+// with why. Objects it did not list (owners up
 // the chain, cluster-scoped references) are read one by one, up to
 // Budget.MaxGets. For a cluster-scoped focus nothing is listed: its own
 // owners, references and selections are followed, and Scan.Notes says
@@ -97,12 +100,12 @@ func (c *Client) Relate(ctx context.Context, d *Discovery, r Resource, focus *un
 	c.relations.learn(learned, b.relatedKinds(), start)
 	g := b.g
 	g.Scan = s.report(start)
-	return g, parentErr(ctx)
+	return g, s.parent.Err()
 }
 
 // NamespaceGraph lists the namespace's kinds as Relate does (opts.Hops and
 // ScaleSelector do not apply) and returns every object read (up to
-// Budget.MaxNodes) with the ownerReferences among them, for a map grouped
+// Budget.MaxNamespaceNodes) with the ownerReferences among them, for a map grouped
 // by owner roots and applications. Focus is -1. The only error is ctx's.
 func (c *Client) NamespaceGraph(ctx context.Context, d *Discovery, namespace string, opts RelateOptions) (*Graph, error) {
 	start := time.Now()
@@ -111,6 +114,7 @@ func (c *Client) NamespaceGraph(ctx context.Context, d *Discovery, namespace str
 	s.readIndex(ctx)
 	s.list(ctx, s.candidates(nil))
 	s.idx.finish(d)
+	s.b.MaxNodes = s.b.MaxNamespaceNodes
 	b := &graphBuilder{s: s, nodes: map[objKey]int{}, links: map[linkID]bool{}, g: &Graph{Focus: -1}}
 	for _, rec := range s.idx.all {
 		b.node(rec, 0)
@@ -124,7 +128,7 @@ func (c *Client) NamespaceGraph(ctx context.Context, d *Discovery, namespace str
 		}
 	}
 	b.g.Scan = s.report(start)
-	return b.g, parentErr(ctx)
+	return b.g, s.parent.Err()
 }
 
 // scan is one relation scan's state.
@@ -134,7 +138,9 @@ type scan struct {
 	b         RelateBudget
 	namespace string
 	count     RequestCount
-	parent    context.Context
+	// parent is the caller's context: the scan's own deadline is not an
+	// error, the request going away is.
+	parent context.Context
 
 	fresh     bool
 	mu        sync.Mutex
@@ -143,8 +149,6 @@ type scan struct {
 	noOpenAPI bool
 }
 
-type parentKey struct{}
-
 func (c *Client) newScan(ctx context.Context, d *Discovery, opts RelateOptions, namespace string) (*scan, context.Context, func()) {
 	s := &scan{c: c, d: d, b: opts.Budget.orDefaults(), fresh: opts.Fresh, namespace: namespace, idx: newIndex(), parent: ctx}
 	ctx = CountRequests(ctx, &s.count)
@@ -152,16 +156,7 @@ func (c *Client) newScan(ctx context.Context, d *Discovery, opts RelateOptions, 
 	// deprecation warnings (v1 Endpoints) are not the page's to show.
 	ctx, _ = WithWarnings(ctx)
 	ctx, cancel := context.WithTimeout(ctx, s.b.Total)
-	return s, context.WithValue(ctx, parentKey{}, s.parent), cancel
-}
-
-// parentErr is the error of the context the scan was started with: the
-// scan's own deadline is not an error, the request going away is.
-func parentErr(ctx context.Context) error {
-	if p, ok := ctx.Value(parentKey{}).(context.Context); ok {
-		return p.Err()
-	}
-	return nil
+	return s, ctx, cancel
 }
 
 func (s *scan) report(start time.Time) Scan {
