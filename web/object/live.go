@@ -110,8 +110,10 @@ func watchableEvents(ctx context.Context, client *apiclient.Client) (apiclient.R
 func (h *Handler) sections(ctx context.Context, t page.Target) (SectionsMessage, error) {
 	ctx, cancel := h.env.WithDeadline(ctx)
 	defer cancel()
-	// The object or its events changed: its relations may have too.
-	in, err := h.load(ctx, t, viewOverview, pageOptions{related: true, fresh: true})
+	// A busy object (a rollout, events every second) re-renders often: its
+	// relations reuse the user's lists of a moment ago, so following it
+	// costs at most one scan every few seconds.
+	in, err := h.load(ctx, t, viewOverview, pageOptions{related: true})
 	if err != nil {
 		return SectionsMessage{}, err
 	}
