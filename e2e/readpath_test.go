@@ -45,12 +45,12 @@ func TestJourneyFromHomeToThePodsOfADeployment(t *testing.T) {
 	screenshot(t, page, "deployment-web.png")
 	checkA11y(t, page, "deployment-web")
 
-	rs := page.GetByTestId("related").Locator("a").First()
+	rs := page.Locator(`[data-testid=related-row][data-relation=owns][data-kind=ReplicaSet] a`).First()
 	must(t, expect.Locator(rs).ToHaveText(regexp.MustCompile(`^web-[a-z0-9]+$`)))
 	must(t, rs.Click())
 	must(t, expect.Page(page).ToHaveURL(regexp.MustCompile(`/namespaces/demo/replicasets/web-[a-z0-9]+$`)))
 	must(t, expect.Locator(page.GetByTestId("owners")).ToContainText("web"))
-	pods := page.GetByTestId("related").Locator("a")
+	pods := page.Locator(`[data-testid=related-row][data-relation=owns][data-kind=Pod] a`)
 	must(t, expect.Locator(pods).ToHaveCount(3))
 	checkA11y(t, page, "replicaset")
 

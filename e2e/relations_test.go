@@ -307,7 +307,9 @@ func createGadgetWorld(t *testing.T) gadgetWorld {
 	t.Cleanup(func() {
 		if err := crds.Delete(context.Background(), gadgetCRDName, metav1.DeleteOptions{}); err != nil {
 			t.Errorf("deleting the CRD: %v", err)
+			return
 		}
+		forgetGadgets(t)
 	})
 	freshNamespace(t, cs, w.namespace)
 
@@ -400,6 +402,23 @@ func wantGadgetRelations(w gadgetWorld, p relatedPage) error {
 		return fmt.Errorf("%s; the rows:%s", strings.Join(problems, "; "), p)
 	}
 	return nil
+}
+
+// forgetGadgets waits until the console no longer serves the deleted
+// Gadget kind, so that no later test lists a kind that is gone: its
+// discovery, kept for minutes, is fetched again as soon as a page names a
+// resource it does not know, here one of the Gadgets' group.
+func forgetGadgets(t *testing.T) {
+	t.Helper()
+	unknown := "/c/admin/apis/" + gadgetGVR.Group + "/" + gadgetGVR.Version + "/no-such-resource"
+	gadgets := "/c/admin/apis/" + gadgetGVR.Group + "/" + gadgetGVR.Version + "/" + gadgetGVR.Resource
+	apitest.WaitFor(t, time.Minute, func() error {
+		consoleGet(t, unknown)
+		if code, _ := consoleGet(t, gadgets); code != http.StatusNotFound {
+			return fmt.Errorf("GET %s: status %d, want 404 once the CRD is gone", gadgets, code)
+		}
+		return nil
+	})
 }
 
 // relatedOverHTTP reads a page's Related section without a browser.

@@ -2,6 +2,7 @@ package object
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"time"
 
@@ -65,25 +66,42 @@ func (h *Handler) follow(stream *page.Stream, t page.Target) error {
 			}, poke)
 		}()
 	}
+	// The Related section's kinds are listed anew at most once per
+	// relistEvery: a change inside that window re-renders with the lists of
+	// a moment ago, and one more render follows when the window ends, so
+	// the last state of a burst (a rollout's new pods) is shown from fresh
+	// lists, and following a busy object costs one scan every few seconds.
+	relistEvery := cmp.Or(h.relate.ReuseFor, apiclient.DefaultRelateBudget().ReuseFor)
+	var lastFresh time.Time
+	var relist <-chan time.Time
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
 		case err := <-watchErr:
 			return err
+		case <-relist:
+			relist = nil
 		case <-changed:
+			// Let a burst settle, then render once.
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(settle):
+			}
+			select {
+			case <-changed:
+			default:
+			}
 		}
-		// Let a burst settle, then render once.
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(settle):
+		now := time.Now()
+		fresh := now.Sub(lastFresh) >= relistEvery
+		if fresh {
+			lastFresh = now
+		} else if relist == nil {
+			relist = time.After(lastFresh.Add(relistEvery).Sub(now))
 		}
-		select {
-		case <-changed:
-		default:
-		}
-		msg, err := h.sections(ctx, t)
+		msg, err := h.sections(ctx, t, fresh)
 		if err != nil {
 			return err
 		}
@@ -106,14 +124,12 @@ func watchableEvents(ctx context.Context, client *apiclient.Client) (apiclient.R
 }
 
 // sections renders the live sections of an object page afresh, with the
-// same fetch and builder as the page.
-func (h *Handler) sections(ctx context.Context, t page.Target) (SectionsMessage, error) {
+// same fetch and builder as the page; fresh lists the relations' kinds
+// anew.
+func (h *Handler) sections(ctx context.Context, t page.Target, fresh bool) (SectionsMessage, error) {
 	ctx, cancel := h.env.WithDeadline(ctx)
 	defer cancel()
-	// A busy object (a rollout, events every second) re-renders often: its
-	// relations reuse the user's lists of a moment ago, so following it
-	// costs at most one scan every few seconds.
-	in, err := h.load(ctx, t, viewOverview, pageOptions{related: true})
+	in, err := h.load(ctx, t, viewOverview, pageOptions{related: true, fresh: fresh})
 	if err != nil {
 		return SectionsMessage{}, err
 	}
