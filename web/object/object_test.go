@@ -292,3 +292,53 @@ func TestRelationsAreTheUsers(t *testing.T) {
 		t.Errorf("the admin's scan of secrets was refused: %q", got)
 	}
 }
+
+// A live page lists its relations anew at most once per ReuseFor: a change
+// soon after a render re-renders from the lists of a moment ago, and a
+// last render from fresh lists follows, so what changed meanwhile (a
+// Service created) shows without any further change to the object.
+func TestLiveRelationsRelistAfterABurstWithinTheirBudget(t *testing.T) {
+	const reuse = time.Second
+	h, fake := webtest.DemoWith(t, apitest.Options{}, webtest.Options{Deps: web.Deps{Relate: apiclient.RelateBudget{ReuseFor: reuse}}})
+	fake.SetOpenAPI("", "v1", apitest.CoreV1OpenAPI())
+	// A Service already there: a kind found empty is skipped for a while,
+	// whatever the lists' reuse.
+	fake.Add(apitest.Service("demo", "db", map[string]string{"app": "db"}))
+	const path = "/c/dev/api/v1/namespaces/demo/pods/web-5d9-a"
+	h.Get(t, path, http.StatusOK)
+	c := h.Dial(t, path)
+	if !fake.AwaitOpenWatches(2, 5*time.Second) {
+		t.Fatalf("%d upstream watches, want 2", fake.OpenWatches())
+	}
+	related := func(deadline time.Time, want func(string) bool) {
+		t.Helper()
+		for {
+			ch, payload := c.Frame(time.Until(deadline))
+			var m object.SectionsMessage
+			if ch == 1 && json.Unmarshal(payload, &m) == nil && m.Type == "SECTIONS" && want(m.Sections["related"]) {
+				return
+			}
+		}
+	}
+	fake.ResetRequests()
+	start := time.Now()
+	fake.Modify(webtest.PodGVK, "demo", "web-5d9-a", webtest.SetPhase("Pending"))
+	related(time.Now().Add(10*time.Second), func(string) bool { return true })
+	// Changes right after a render: a Service appears, and the pod changes
+	// a few times (one render each settles them, then one more after).
+	fake.Add(apitest.Service("demo", "late", map[string]string{"app": "web"}))
+	for _, phase := range []string{"Running", "Pending", "Running"} {
+		fake.Modify(webtest.PodGVK, "demo", "web-5d9-a", webtest.SetPhase(phase))
+	}
+	related(time.Now().Add(15*time.Second), func(s string) bool { return strings.Contains(s, `data-name="late"`) })
+	elapsed := time.Since(start)
+	lists := 0
+	for _, r := range fake.Requests() {
+		if r.URL.Path == "/api/v1/namespaces/demo/services" {
+			lists++
+		}
+	}
+	if budget := int(elapsed/reuse) + 2; lists > budget {
+		t.Errorf("services listed %d times in %s: more than once per %s (%d)", lists, elapsed.Round(time.Millisecond), reuse, budget)
+	}
+}
