@@ -64,6 +64,9 @@ type LoadOptions struct {
 	Observer Observer
 	// UserAgent is sent with every upstream request.
 	UserAgent string
+	// FieldManager names every write in the objects' managedFields
+	// (default DefaultFieldManager).
+	FieldManager string
 	// DiscoveryTTL is how long discovery is cached per context and identity
 	// (default DefaultDiscoveryTTL).
 	DiscoveryTTL time.Duration
@@ -90,7 +93,9 @@ type Clusters struct {
 	schemas   *kindSchemaCache
 	relations *relateMemory
 	pools     *decodePools
-	log       *slog.Logger
+	// fieldManager names the writes (LoadOptions.FieldManager).
+	fieldManager string
+	log          *slog.Logger
 	// secret keys IdentityKey's HMAC; drawn per process, never shown.
 	secret []byte
 }
@@ -175,16 +180,17 @@ func fromKubeconfig(raw clientcmdapi.Config, opts LoadOptions) (*Clusters, error
 		return true
 	}
 	cs := &Clusters{
-		contexts:  map[string]Context{},
-		configs:   map[string]*rest.Config{},
-		current:   current,
-		observer:  opts.Observer,
-		discovery: newDiscoveryCache(opts.DiscoveryTTL),
-		schemas:   newKindSchemaCache(),
-		relations: newRelateMemory(),
-		pools:     newDecodePools(),
-		log:       loggerOf(opts),
-		secret:    newIdentitySecret(),
+		contexts:     map[string]Context{},
+		configs:      map[string]*rest.Config{},
+		current:      current,
+		observer:     opts.Observer,
+		discovery:    newDiscoveryCache(opts.DiscoveryTTL),
+		schemas:      newKindSchemaCache(),
+		relations:    newRelateMemory(),
+		pools:        newDecodePools(),
+		log:          loggerOf(opts),
+		secret:       newIdentitySecret(),
+		fieldManager: opts.FieldManager,
 	}
 	for _, name := range slices.Sorted(maps.Keys(raw.Contexts)) {
 		if !offered(name) {
@@ -217,16 +223,17 @@ func fromKubeconfig(raw clientcmdapi.Config, opts LoadOptions) (*Clusters, error
 func inCluster(cfg *rest.Config, opts LoadOptions) *Clusters {
 	cfg.UserAgent = opts.UserAgent
 	cs := &Clusters{
-		contexts:  map[string]Context{},
-		configs:   map[string]*rest.Config{},
-		current:   InClusterContext,
-		observer:  opts.Observer,
-		discovery: newDiscoveryCache(opts.DiscoveryTTL),
-		schemas:   newKindSchemaCache(),
-		relations: newRelateMemory(),
-		pools:     newDecodePools(),
-		log:       loggerOf(opts),
-		secret:    newIdentitySecret(),
+		contexts:     map[string]Context{},
+		configs:      map[string]*rest.Config{},
+		current:      InClusterContext,
+		observer:     opts.Observer,
+		discovery:    newDiscoveryCache(opts.DiscoveryTTL),
+		schemas:      newKindSchemaCache(),
+		relations:    newRelateMemory(),
+		pools:        newDecodePools(),
+		log:          loggerOf(opts),
+		secret:       newIdentitySecret(),
+		fieldManager: opts.FieldManager,
 	}
 	// The service account token is set on cfg itself, not merged by
 	// clientcmd, so it is never dropped (and in-cluster hosts are https).

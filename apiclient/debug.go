@@ -94,7 +94,7 @@ func (c *Client) AddEphemeralContainer(ctx context.Context, namespace, pod, reso
 		return nil, err
 	}
 	req := c.write(http.MethodPatch, podsResource, namespace, pod, "ephemeralcontainers", MergePatchType, patch)
-	out, err := doRaw(ctx, WriteOptions{}.params(req))
+	out, err := doRaw(ctx, c.params(WriteOptions{}, req))
 	if err != nil {
 		return nil, fmt.Errorf("adding ephemeral container %q to pod %q: %w", ec.Name, pod, err)
 	}

@@ -95,8 +95,10 @@ type Client struct {
 	schemas   *kindSchemaCache
 	relations *relateMemory
 	pools     *decodePools
-	rest      *rest.RESTClient
-	discovery *discovery.DiscoveryClient
+	// fieldManager names the writes (LoadOptions.FieldManager).
+	fieldManager string
+	rest         *rest.RESTClient
+	discovery    *discovery.DiscoveryClient
 	// config is what rest was built from, for the clients that build
 	// their own transports (exec and attach).
 	config *rest.Config
@@ -147,7 +149,7 @@ func (cs *Clusters) Client(contextName string, id Identity) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("context %q: building discovery client: %w", contextName, err)
 	}
-	return &Client{context: contextName, idKey: cs.IdentityKey(id), cache: cs.discovery, schemas: cs.schemas, relations: cs.relations, pools: cs.pools, rest: restClient, discovery: disco, config: cfg}, nil
+	return &Client{context: contextName, idKey: cs.IdentityKey(id), cache: cs.discovery, schemas: cs.schemas, relations: cs.relations, pools: cs.pools, fieldManager: cs.fieldManager, rest: restClient, discovery: disco, config: cfg}, nil
 }
 
 func applyIdentity(cfg *rest.Config, id Identity) {

@@ -48,7 +48,7 @@ func (c *Client) UpdateSecret(ctx context.Context, s *corev1.Secret) (*corev1.Se
 	if err != nil {
 		return nil, err
 	}
-	req := WriteOptions{}.params(c.write(http.MethodPut, secrets, s.Namespace, s.Name, "", MediaTypeJSON, raw))
+	req := c.params(WriteOptions{}, c.write(http.MethodPut, secrets, s.Namespace, s.Name, "", MediaTypeJSON, raw))
 	body, err := readBounded(ctx, req, maxSecretBytes)
 	if err != nil {
 		return nil, err

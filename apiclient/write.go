@@ -1,8 +1,10 @@
 package apiclient
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -10,7 +12,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/rest"
 )
 
@@ -20,21 +24,33 @@ type WriteOptions struct {
 	// wrote, and stores nothing.
 	DryRun bool
 	// FieldManager names the writer in the object's managedFields; ""
-	// is "tabula".
+	// is the Clusters' (LoadOptions.FieldManager).
 	FieldManager string
 }
 
-const defaultFieldManager = "tabula"
+// DefaultFieldManager is the field manager of the console's writes unless
+// LoadOptions says otherwise.
+const DefaultFieldManager = "tabula"
 
-func (o WriteOptions) params(req *rest.Request) *rest.Request {
+// ValidFieldManager checks a field manager as kube-apiserver does: at most
+// 128 printable characters, and not empty.
+func ValidFieldManager(name string) error {
+	if name == "" {
+		return errors.New("a field manager must not be empty")
+	}
+	if errs := metav1validation.ValidateFieldManager(name, field.NewPath("fieldManager")); len(errs) > 0 {
+		return errs.ToAggregate()
+	}
+	return nil
+}
+
+// params adds a write's options to req: dryRun, and the field manager its
+// change is recorded under.
+func (c *Client) params(o WriteOptions, req *rest.Request) *rest.Request {
 	if o.DryRun {
 		req.Param("dryRun", metav1.DryRunAll)
 	}
-	manager := o.FieldManager
-	if manager == "" {
-		manager = defaultFieldManager
-	}
-	return req.Param("fieldManager", manager)
+	return req.Param("fieldManager", cmp.Or(o.FieldManager, c.fieldManager, DefaultFieldManager))
 }
 
 // write builds a write of the resource path (name "" for the collection)
@@ -121,7 +137,7 @@ func (c *Client) Patch(ctx context.Context, r Resource, namespace, name, subreso
 // and what it sent.
 func (c *Client) patch(ctx context.Context, r Resource, namespace, name, subresource string, mergePatch []byte, opts WriteOptions) ([]byte, *PatchResult, error) {
 	sent := &PatchResult{Type: MergePatchType, Body: mergePatch}
-	body, err := doRaw(ctx, opts.params(c.write(http.MethodPatch, r, namespace, name, subresource, MergePatchType, mergePatch)))
+	body, err := doRaw(ctx, c.params(opts, c.write(http.MethodPatch, r, namespace, name, subresource, MergePatchType, mergePatch)))
 	if !apierrors.IsUnsupportedMediaType(err) {
 		return body, sent, err
 	}
@@ -142,7 +158,7 @@ func (c *Client) patch(ctx context.Context, r Resource, namespace, name, subreso
 		return nil, nil, err
 	}
 	sent = &PatchResult{Type: JSONPatchType, Body: jsonPatch}
-	body, err = doRaw(ctx, opts.params(c.write(http.MethodPatch, r, namespace, name, subresource, JSONPatchType, jsonPatch)))
+	body, err = doRaw(ctx, c.params(opts, c.write(http.MethodPatch, r, namespace, name, subresource, JSONPatchType, jsonPatch)))
 	return body, sent, err
 }
 
@@ -169,7 +185,7 @@ func (c *Client) Create(ctx context.Context, r Resource, namespace string, obj *
 	if err != nil {
 		return nil, fmt.Errorf("encoding the %s to create: %w", r.Kind, err)
 	}
-	body, err := doRaw(ctx, opts.params(c.write(http.MethodPost, r, namespace, "", "", MediaTypeJSON, data)))
+	body, err := doRaw(ctx, c.params(opts, c.write(http.MethodPost, r, namespace, "", "", MediaTypeJSON, data)))
 	if err != nil {
 		name := obj.GetName()
 		if name == "" {

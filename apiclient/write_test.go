@@ -474,3 +474,28 @@ func TestScaleTo(t *testing.T) {
 		})
 	}
 }
+
+// The console's writes are recorded under LoadOptions.FieldManager, unless
+// a write names its own.
+func TestWritesUseTheConsolesFieldManager(t *testing.T) {
+	fake := apitest.NewServer(t, apitest.CoreV1())
+	fake.Add(apitest.Pod("demo", "web-1", map[string]string{"app": "web"}))
+	c := clientWith(t, fake, apiclient.LoadOptions{FieldManager: "tabula-prod"})
+	pods := apiclient.Resource{Version: "v1", Name: "pods", Kind: "Pod", Namespaced: true}
+	patch := []byte(`{"metadata":{"labels":{"tier":"web"}}}`)
+	for _, tc := range []struct {
+		opts apiclient.WriteOptions
+		want string
+	}{{apiclient.WriteOptions{}, "tabula-prod"}, {apiclient.WriteOptions{FieldManager: "tabula-edit"}, "tabula-edit"}} {
+		if _, err := c.Patch(context.Background(), pods, "demo", "web-1", "", patch, tc.opts); err != nil {
+			t.Fatal(err)
+		}
+		writes := fake.Writes()
+		if got := writes[len(writes)-1].Query.Get("fieldManager"); got != tc.want {
+			t.Errorf("fieldManager %q, want %q", got, tc.want)
+		}
+	}
+	if err := apiclient.ValidFieldManager(strings.Repeat("x", 129)); err == nil {
+		t.Errorf("a field manager of 129 characters is valid")
+	}
+}

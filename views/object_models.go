@@ -46,6 +46,8 @@ type ObjectPage struct {
 	Related *RelatedSection
 	// Map is set on the Map tab.
 	Map *RelationMap
+	// Blame is set on the YAML tab with ?blame=1.
+	Blame *BlameView
 }
 
 // ObjectActions are the object's write pages; empty ones are not offered.
@@ -196,4 +198,54 @@ type YAMLView struct {
 	// ToggleHref flips it; empty shows no toggle (the status view).
 	ManagedFields bool
 	ToggleHref    templ.SafeURL
+	// BlameHref shows who owns each field (?blame=1).
+	BlameHref templ.SafeURL
+}
+
+// BlameView is the YAML view with each field's owners, from the object's
+// managedFields.
+type BlameView struct {
+	Lines []BlameLine
+	// Managers is the legend: each manager once, newest write first.
+	Managers []BlameManager
+	// Manager, when set, is the manager the view is filtered by: the
+	// lines it does not own are dimmed.
+	Manager string
+	// AllHref shows every manager; YAMLHref the plain YAML.
+	AllHref  templ.SafeURL
+	YAMLHref templ.SafeURL
+	// Notes say what could not be read (no managedFields, a malformed
+	// entry) or was cut.
+	Notes []string
+}
+
+// BlameLine is one line of the YAML and who owns it.
+type BlameLine struct {
+	Depth  int
+	Text   string
+	Owners []BlameOwner
+	Dim    bool
+}
+
+// BlameOwner is one managedFields entry owning a line.
+type BlameOwner struct {
+	Manager     string
+	Operation   string
+	Subresource string
+	Age, Time   string
+	// Color indexes the manager's colour in the legend.
+	Color int
+}
+
+// BlameManager is a manager of the legend.
+type BlameManager struct {
+	Name string
+	// Writes are its operations, with the subresource ("Update (status)").
+	Writes    []string
+	Age, Time string
+	// Lines is how many lines it owns.
+	Lines   int
+	Color   int
+	Href    templ.SafeURL
+	Current bool
 }

@@ -72,6 +72,8 @@ type config struct {
 	// Compress sends pages and assets brotli- or gzip-compressed to
 	// browsers that accept it.
 	Compress bool
+	// FieldManager names the console's writes in managedFields.
+	FieldManager string
 	// TrustedProxies are the proxies whose ProxyHeader names the client
 	// (for the sign-in rate limit).
 	TrustedProxies []netip.Prefix
@@ -160,6 +162,7 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	trustedProxies := fs.String("trusted-proxies", "", "comma-separated CIDRs (or addresses) of the proxies in front of the console, such as the Ingress controller's pods: only their --trusted-proxy-header is believed to name the client, for the sign-in rate limit")
 	fs.StringVar(&cfg.ProxyHeader, "trusted-proxy-header", web.HeaderXForwardedFor, "the header the trusted proxies name the client in: "+web.HeaderXForwardedFor+" or "+web.HeaderForwarded+" (RFC 7239)")
 	fs.BoolVar(&cfg.Compress, "compress", true, "compress pages and static assets (brotli or gzip) for browsers that accept it; false sends them as they are")
+	fs.StringVar(&cfg.FieldManager, "field-manager", apiclient.DefaultFieldManager, "the field manager the console's writes are recorded under in managedFields (the YAML view's owners show it); which user wrote is in the API server's audit log and the console's write log")
 
 	// Environment first, so explicit flags override it.
 	var envErr error
@@ -198,6 +201,9 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	}
 	if err := si.validate(); err != nil {
 		return config{}, err
+	}
+	if err := apiclient.ValidFieldManager(cfg.FieldManager); err != nil {
+		return config{}, fmt.Errorf("--field-manager: %w", err)
 	}
 	if err := cfg.LogLevel.UnmarshalText([]byte(*logLevel)); err != nil {
 		return config{}, fmt.Errorf("--log-level: %w", err)

@@ -26,7 +26,7 @@ func TestParseConfigDefaults(t *testing.T) {
 	}
 	want := config{Listen: "127.0.0.1:8080", LogLevel: slog.LevelInfo, LogFormat: "text", RequestTimeout: 30 * time.Second, MaxStreams: 256, MaxStreamsPerUser: 32,
 		TerminalIdleTimeout: 30 * time.Minute, MaxTerminalsPerUser: 8, MemoryLimit: 40 << 20, ReleaseIdleMemory: web.DefaultReleaseIdleMemory,
-		Compress: true, ProxyHeader: "X-Forwarded-For",
+		Compress: true, ProxyHeader: "X-Forwarded-For", FieldManager: "tabula",
 		SignIn: signInConfig{
 			Mode: "kubeconfig", IdleTimeout: time.Hour, MaxAge: 12 * time.Hour, StateSecret: "tabula-session-state",
 			OIDC: web.OIDCConfig{Scopes: []string{"openid", "email", "profile", "groups"}, UsernameClaim: "email", GroupsClaim: "groups", Identity: "passthrough",
@@ -84,30 +84,32 @@ func TestParseConfigRejectsBadInput(t *testing.T) {
 		env  map[string]string
 		want string
 	}{
-		"unknown flag":    {args: []string{"--nope"}, want: "flag provided but not defined"},
-		"bad level":       {args: []string{"--log-level", "loud"}, want: "--log-level"},
-		"bad format":      {args: []string{"--log-format", "xml"}, want: "--log-format"},
-		"stray argument":  {args: []string{"serve"}, want: "unexpected arguments"},
-		"bad env":         {env: map[string]string{"TABULA_LOG_LEVEL": "loud"}, want: "--log-level"},
-		"external path":   {args: []string{"--external-url", "https://tabula.example.com/console"}, want: "--external-url"},
-		"external ftp":    {args: []string{"--external-url", "ftp://tabula.example.com"}, want: "--external-url"},
-		"no streams":      {args: []string{"--max-streams", "0"}, want: "--max-streams"},
-		"bad auth":        {args: []string{"--auth", "ldap"}, want: "--auth"},
-		"oidc no issuer":  {args: []string{"--auth", "oidc", "--oidc-client-id", "tabula"}, want: "--oidc-issuer-url"},
-		"oidc no client":  {args: []string{"--auth", "oidc", "--oidc-issuer-url", "https://idp.example.com"}, want: "--oidc-client-id"},
-		"oidc plain http": {args: []string{"--auth", "oidc", "--oidc-issuer-url", "http://idp.example.com", "--oidc-client-id", "c"}, want: "--oidc-issuer-url"},
-		"oidc identity":   {args: []string{"--auth", "oidc", "--oidc-issuer-url", "https://idp.example.com", "--oidc-client-id", "c", "--oidc-identity", "both"}, want: "--oidc-identity"},
-		"idle timeout":    {args: []string{"--session-idle-timeout", "0s"}, want: "--session-idle-timeout"},
-		"system prefix":   {args: []string{"--auth", "oidc", "--oidc-issuer-url", "https://idp.example.com", "--oidc-client-id", "c", "--oidc-groups-prefix", "system:"}, want: "--oidc-groups-prefix"},
-		"short key":       {env: map[string]string{"TABULA_SESSION_KEY": base64.StdEncoding.EncodeToString([]byte("too short"))}, want: "TABULA_SESSION_KEY"},
-		"key not base64":  {env: map[string]string{"TABULA_SESSION_KEY": "not base64!"}, want: "TABULA_SESSION_KEY"},
-		"cert alone":      {args: []string{"--tls-cert", "tls.crt"}, want: "--tls-cert and --tls-key"},
-		"key alone":       {env: map[string]string{"TABULA_TLS_KEY": "tls.key"}, want: "--tls-cert and --tls-key"},
-		"metrics on own":  {args: []string{"--listen", ":8080", "--metrics-listen", ":8080"}, want: "--metrics-listen"},
-		"relative base":   {args: []string{"--base-path", "tabula"}, want: "--base-path"},
-		"no user streams": {args: []string{"--max-streams-per-user", "0"}, want: "--max-streams-per-user"},
-		"no terminals":    {args: []string{"--max-terminals-per-user", "0"}, want: "--max-terminals-per-user"},
-		"negative idle":   {args: []string{"--terminal-idle-timeout", "-1s"}, want: "--terminal-idle-timeout"},
+		"unknown flag":        {args: []string{"--nope"}, want: "flag provided but not defined"},
+		"bad level":           {args: []string{"--log-level", "loud"}, want: "--log-level"},
+		"empty field manager": {args: []string{"--field-manager", ""}, want: "--field-manager"},
+		"long field manager":  {args: []string{"--field-manager", strings.Repeat("m", 129)}, want: "--field-manager"},
+		"bad format":          {args: []string{"--log-format", "xml"}, want: "--log-format"},
+		"stray argument":      {args: []string{"serve"}, want: "unexpected arguments"},
+		"bad env":             {env: map[string]string{"TABULA_LOG_LEVEL": "loud"}, want: "--log-level"},
+		"external path":       {args: []string{"--external-url", "https://tabula.example.com/console"}, want: "--external-url"},
+		"external ftp":        {args: []string{"--external-url", "ftp://tabula.example.com"}, want: "--external-url"},
+		"no streams":          {args: []string{"--max-streams", "0"}, want: "--max-streams"},
+		"bad auth":            {args: []string{"--auth", "ldap"}, want: "--auth"},
+		"oidc no issuer":      {args: []string{"--auth", "oidc", "--oidc-client-id", "tabula"}, want: "--oidc-issuer-url"},
+		"oidc no client":      {args: []string{"--auth", "oidc", "--oidc-issuer-url", "https://idp.example.com"}, want: "--oidc-client-id"},
+		"oidc plain http":     {args: []string{"--auth", "oidc", "--oidc-issuer-url", "http://idp.example.com", "--oidc-client-id", "c"}, want: "--oidc-issuer-url"},
+		"oidc identity":       {args: []string{"--auth", "oidc", "--oidc-issuer-url", "https://idp.example.com", "--oidc-client-id", "c", "--oidc-identity", "both"}, want: "--oidc-identity"},
+		"idle timeout":        {args: []string{"--session-idle-timeout", "0s"}, want: "--session-idle-timeout"},
+		"system prefix":       {args: []string{"--auth", "oidc", "--oidc-issuer-url", "https://idp.example.com", "--oidc-client-id", "c", "--oidc-groups-prefix", "system:"}, want: "--oidc-groups-prefix"},
+		"short key":           {env: map[string]string{"TABULA_SESSION_KEY": base64.StdEncoding.EncodeToString([]byte("too short"))}, want: "TABULA_SESSION_KEY"},
+		"key not base64":      {env: map[string]string{"TABULA_SESSION_KEY": "not base64!"}, want: "TABULA_SESSION_KEY"},
+		"cert alone":          {args: []string{"--tls-cert", "tls.crt"}, want: "--tls-cert and --tls-key"},
+		"key alone":           {env: map[string]string{"TABULA_TLS_KEY": "tls.key"}, want: "--tls-cert and --tls-key"},
+		"metrics on own":      {args: []string{"--listen", ":8080", "--metrics-listen", ":8080"}, want: "--metrics-listen"},
+		"relative base":       {args: []string{"--base-path", "tabula"}, want: "--base-path"},
+		"no user streams":     {args: []string{"--max-streams-per-user", "0"}, want: "--max-streams-per-user"},
+		"no terminals":        {args: []string{"--max-terminals-per-user", "0"}, want: "--max-terminals-per-user"},
+		"negative idle":       {args: []string{"--terminal-idle-timeout", "-1s"}, want: "--terminal-idle-timeout"},
 	} {
 		_, err := parseConfig(tc.args, env(tc.env))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -397,5 +399,15 @@ func TestMemoryLimitIsAQuantity(t *testing.T) {
 		if _, err := parseMemoryLimit(in); err == nil || !strings.Contains(err.Error(), "--memory-limit") {
 			t.Errorf("parseMemoryLimit(%q): %v, want an error naming the flag", in, err)
 		}
+	}
+}
+
+func TestFieldManagerFlag(t *testing.T) {
+	cfg, err := parseConfig([]string{"--field-manager", "tabula-prod"}, env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.FieldManager != "tabula-prod" {
+		t.Errorf("FieldManager = %q", cfg.FieldManager)
 	}
 }

@@ -43,6 +43,8 @@ func run(ctx context.Context, cfg config, logOut io.Writer) error {
 		Observer:    metrics,
 		UserAgent:   "tabula",
 		Log:         log,
+		// Writes are recorded under it in managedFields.
+		FieldManager: cfg.FieldManager,
 	})
 	if err != nil {
 		return err

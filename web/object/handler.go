@@ -53,7 +53,11 @@ func (h *Handler) Page(c echo.Context, t page.Target) error {
 		view = viewOverview
 	}
 	q := c.QueryParams()
-	return h.serve(c, t, view, pageOptions{managedFields: page.Bool(q, "managedFields"), related: q.Get("related") != "0", fresh: page.Bool(q, "fresh")})
+	opts := pageOptions{managedFields: page.Bool(q, "managedFields"), related: q.Get("related") != "0", fresh: page.Bool(q, "fresh")}
+	if view == viewYAML && page.Bool(q, "blame") {
+		opts.blame, opts.manager = true, q.Get("manager")
+	}
+	return h.serve(c, t, view, opts)
 }
 
 // pageOptions are what a request asks of an object page beyond its view.
@@ -65,6 +69,10 @@ type pageOptions struct {
 	// fresh: the relation scan reuses none of the user's lists of a
 	// moment ago.
 	fresh bool
+	// blame shows the YAML with each field's owners, dimming the lines
+	// manager does not own when it is set.
+	blame   bool
+	manager string
 }
 
 // Subresource serves …/{resource}/{name}/{subresource}: the object's status
@@ -116,6 +124,10 @@ type Input struct {
 	View      string
 	// ManagedFields shows metadata.managedFields in the YAML.
 	ManagedFields bool
+	// Blame shows each field's owners, dimming the lines BlameManager
+	// does not own when it is set.
+	Blame        bool
+	BlameManager string
 	// Object is the object (YAML, status and generic views); Description
 	// the server's own describe, when it serves one.
 	Object      *unstructured.Unstructured
@@ -162,7 +174,7 @@ func (h *Handler) load(ctx context.Context, t page.Target, view string, opts pag
 // object itself was read.
 func fetch(ctx context.Context, t page.Target, view string, opts pageOptions, budget apiclient.RelateBudget) (Input, error) {
 	client, r, p := t.Client, t.Resource, t.Path
-	in := Input{URLs: t.URLs, Resource: r, Namespace: p.Namespace, Name: p.Name, View: view, ManagedFields: opts.managedFields, Now: time.Now()}
+	in := Input{URLs: t.URLs, Resource: r, Namespace: p.Namespace, Name: p.Name, View: view, ManagedFields: opts.managedFields, Blame: opts.blame, BlameManager: opts.manager, Now: time.Now()}
 	relate := apiclient.RelateOptions{Hops: 1, Budget: budget, Fresh: opts.fresh}
 	listHref := in.URLs.Resource(r, p.Namespace, "")
 	var err error
@@ -299,6 +311,9 @@ func Model(ctx context.Context, in Input) (views.ObjectPage, error) {
 	}
 	obj := in.Object
 	switch {
+	case in.View == viewYAML && in.Blame:
+		p.Blame = blameView(maskedIfSecret(obj), base, in.BlameManager, in.Now)
+		p.Source = "YAML with field owners"
 	case in.View == viewYAML:
 		text, err := objectYAML(obj, in.ManagedFields)
 		if err != nil {
@@ -308,7 +323,7 @@ func Model(ctx context.Context, in Input) (views.ObjectPage, error) {
 		if !in.ManagedFields {
 			toggle += "&managedFields=1"
 		}
-		p.YAML = &views.YAMLView{Text: text, ManagedFields: in.ManagedFields, ToggleHref: toggle}
+		p.YAML = &views.YAMLView{Text: text, ManagedFields: in.ManagedFields, ToggleHref: toggle, BlameHref: base + "?view=yaml&blame=1"}
 		p.Source = "YAML"
 	case in.View == viewMap:
 		p.Map = relationMap(in.URLs, in.Graph)

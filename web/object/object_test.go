@@ -342,3 +342,51 @@ func TestLiveRelationsRelistAfterABurstWithinTheirBudget(t *testing.T) {
 		t.Errorf("services listed %d times in %s: more than once per %s (%d)", lists, elapsed.Round(time.Millisecond), reuse, budget)
 	}
 }
+
+// The YAML view's owners come from the object alone: no request more than
+// the plain YAML view, and a Secret's values stay masked.
+func TestBlameViewCostsNoRequestAndMasksSecrets(t *testing.T) {
+	h, fake := webtest.Demo(t, apitest.Options{})
+	secret := apitest.Object("v1", "Secret", "demo", "creds", map[string]any{"data": map[string]any{"password": "czNjcjN0LXZhbHVl"}})
+	secret.SetManagedFields([]metav1.ManagedFieldsEntry{{
+		Manager: "kubectl", Operation: metav1.ManagedFieldsOperationApply, APIVersion: "v1", FieldsType: "FieldsV1",
+		FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:data":{"f:password":{}}}`)},
+	}})
+	fake.Add(secret)
+	const path = "/c/dev/api/v1/namespaces/demo/secrets/creds"
+	count := func(query string) (int, string) {
+		fake.ResetRequests()
+		_, body := h.Get(t, path+query, http.StatusOK)
+		return len(fake.Requests()), body
+	}
+	// Once each first: the page's access checks are then cached alike.
+	count("?view=yaml")
+	count("?view=yaml&blame=1")
+	plain, plainBody := count("?view=yaml")
+	if webtest.Parse(t, plainBody).Find("[data-testid=blame-toggle]").AttrOr("href", "") != path+"?view=yaml&blame=1" {
+		t.Errorf("the YAML view does not offer the owners")
+	}
+	withOwners, body := count("?view=yaml&blame=1")
+	if withOwners != plain {
+		t.Errorf("the view with owners made %d upstream requests, the YAML view %d", withOwners, plain)
+	}
+	if strings.Contains(body, "czNjcjN0") || strings.Contains(body, "s3cr3t") {
+		t.Errorf("the view with owners shows the Secret's value")
+	}
+	doc := webtest.Parse(t, body)
+	var owned []string
+	doc.Find("[data-testid=blame-line]").Each(func(_ int, s *goquery.Selection) {
+		if s.Find("[data-testid=blame-owner][data-manager=kubectl][data-operation=Apply]").Length() > 0 {
+			owned = append(owned, strings.TrimSpace(s.Find("code").Text()))
+		}
+	})
+	if len(owned) != 1 || owned[0] != "password: hidden (12 bytes)" {
+		t.Errorf("lines kubectl owns: %q", owned)
+	}
+	if doc.Find("[data-testid=blame-manager][data-manager=kubectl] a").AttrOr("href", "") != path+"?blame=1&manager=kubectl&view=yaml" {
+		t.Errorf("the legend does not filter by kubectl")
+	}
+	if got := doc.Find(`nav.tabs a[aria-current=page]`).Text(); got != "YAML" {
+		t.Errorf("current tab %q", got)
+	}
+}

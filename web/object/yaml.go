@@ -26,6 +26,17 @@ func objectYAML(obj *unstructured.Unstructured, managedFields bool) (string, err
 	return string(b), nil
 }
 
+// maskedIfSecret is obj as every view shows it: a copy with a Secret's
+// values masked, or obj itself.
+func maskedIfSecret(obj *unstructured.Unstructured) *unstructured.Unstructured {
+	if !isSecret(obj) {
+		return obj
+	}
+	o := obj.DeepCopy()
+	maskSecret(o)
+	return o
+}
+
 // maskSecret replaces every value of data and stringData, keeping the keys
 // and their sizes, and the last-applied annotation.
 func maskSecret(o *unstructured.Unstructured) {
