@@ -1,6 +1,8 @@
 package object
 
 import (
+	"bytes"
+	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -10,7 +12,9 @@ import (
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"sigs.k8s.io/yaml"
 
+	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/views"
+	"github.com/tabula-console/tabula/web/page"
 )
 
 // blameObject is a Deployment written by three managers as the API server
@@ -241,4 +245,36 @@ func BenchmarkObjectYAMLView(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkYAMLTab and BenchmarkBlameTab render the YAML tab of the same
+// object without and with its owners, the page's body as the handler
+// renders it (the budget: owners add at most 20 % to the YAML view).
+func BenchmarkYAMLTab(b *testing.B)  { benchmarkYAMLTab(b, false) }
+func BenchmarkBlameTab(b *testing.B) { benchmarkYAMLTab(b, true) }
+
+func benchmarkYAMLTab(b *testing.B, blame bool) {
+	var m map[string]any
+	if err := utiljson.Unmarshal([]byte(blameObject), &m); err != nil {
+		b.Fatal(err)
+	}
+	in := Input{
+		URLs:      page.URLsOf(context.Background()).In("dev"),
+		Resource:  apiclient.Resource{Group: "apps", Version: "v1", Name: "deployments", Kind: "Deployment", Namespaced: true},
+		Namespace: "demo", Name: "web", View: viewYAML, Blame: blame,
+		Object: &unstructured.Unstructured{Object: m}, Now: blameNow,
+	}
+	var buf bytes.Buffer
+	b.ReportAllocs()
+	for b.Loop() {
+		p, err := Model(context.Background(), in)
+		if err != nil {
+			b.Fatal(err)
+		}
+		buf.Reset()
+		if err := views.Object(p).Render(context.Background(), &buf); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.SetBytes(int64(buf.Len()))
 }
