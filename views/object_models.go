@@ -48,6 +48,10 @@ type ObjectPage struct {
 	Map *RelationMap
 	// Blame is set on the YAML tab with ?blame=1.
 	Blame *BlameView
+	// Health is the object's kstatus; HealthNote its reason when it is
+	// not Current.
+	Health     *HealthBadge
+	HealthNote string
 }
 
 // ObjectActions are the object's write pages; empty ones are not offered.

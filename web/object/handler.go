@@ -349,6 +349,15 @@ func Model(ctx context.Context, in Input) (views.ObjectPage, error) {
 		p.Source = "Generic describe"
 		p.Generic = genericDescribe(in)
 	}
+	if obj != nil && in.View != viewStatus {
+		// Every kind's health, from the conventions (kstatus).
+		h, msg := apiclient.HealthOf(obj)
+		badge := healthBadge(h, msg)
+		p.Health = &badge
+		if h != apiclient.HealthCurrent {
+			p.HealthNote = msg
+		}
+	}
 	if obj != nil {
 		if created := obj.GetCreationTimestamp().Time; !created.IsZero() {
 			p.Age = duration.HumanDuration(in.Now.Sub(created))

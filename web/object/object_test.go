@@ -390,3 +390,32 @@ func TestBlameViewCostsNoRequestAndMasksSecrets(t *testing.T) {
 		t.Errorf("current tab %q", got)
 	}
 }
+
+// Every object page says its health as kstatus reads the conventions, with
+// the reason when it is not Current; the header is a live section, so it
+// follows.
+func TestObjectPageShowsItsHealth(t *testing.T) {
+	h, fake := webtest.Demo(t, apitest.Options{})
+	_, body := h.Get(t, "/c/dev/apis/apps/v1/namespaces/demo/deployments/web", http.StatusOK)
+	doc := webtest.Parse(t, body)
+	if got := doc.Find("[data-testid=object-health] [data-testid=health]").AttrOr("data-health", ""); got != "Current" {
+		t.Errorf("the Deployment's health %q, want Current", got)
+	}
+	if doc.Find("[data-testid=object-health-note]").Length() != 0 {
+		t.Errorf("a Current object has a health note")
+	}
+	fake.Modify(webtest.PodGVK, "demo", "web-5d9-a", func(o *unstructured.Unstructured) {
+		_ = unstructured.SetNestedSlice(o.Object, []any{map[string]any{"type": "Ready", "status": "False", "reason": "ContainersNotReady", "message": "containers with unready status: [web]"}}, "status", "conditions")
+		_ = unstructured.SetNestedField(o.Object, "Pending", "status", "phase")
+	})
+	for _, view := range []string{"", "?view=yaml", "?view=map"} {
+		_, body = h.Get(t, "/c/dev/api/v1/namespaces/demo/pods/web-5d9-a"+view, http.StatusOK)
+		doc = webtest.Parse(t, body)
+		if got := doc.Find("[data-testid=object-health] [data-testid=health]").AttrOr("data-health", ""); got != "InProgress" {
+			t.Errorf("%s: the pending pod's health %q, want InProgress", view, got)
+		}
+		if doc.Find("[data-testid=object-health-note]").Text() == "" {
+			t.Errorf("%s: no reason for InProgress", view)
+		}
+	}
+}
