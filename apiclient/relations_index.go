@@ -214,7 +214,7 @@ func expectDelim(dec *json.Decoder, d json.Delim) error {
 
 // listRecords lists r in namespace (all of it for a cluster-scoped r), page
 // by page, keeping a record of each item. It stops after maxObjects items
-// (whole pages), saying so with errListCut. sel, when set, is a label
+// (whole pages), saying so with ErrListCut. sel, when set, is a label
 // selector the server applies.
 //
 // A kind whose links say its metadata is all that matters is listed as
@@ -253,10 +253,53 @@ func (c *Client) listRecords(ctx context.Context, r Resource, namespace, sel str
 			return read, nil
 		}
 		if read >= maxObjects {
-			return read, errListCut
+			return read, ErrListCut
 		}
 	}
 }
 
-// errListCut: a list had more objects than a scan reads of one kind.
-var errListCut = errors.New("more objects than the scan reads of one kind")
+// ErrListCut: a list had more objects than a scan reads of one kind.
+var ErrListCut = errors.New("more objects than the scan reads of one kind")
+
+// EachMetadata lists r in namespace ("" for all of it) as
+// PartialObjectMetadataList, pageSize objects a request, handing each
+// object's metadata to each as it is decoded: only the one object is in
+// memory, never a page. It stops after maxObjects objects (whole pages)
+// with ErrListCut, and at each's first error, which it returns. read is
+// how many objects were read. A server that ignores the metadata form
+// sends whole objects, read the same way.
+func (c *Client) EachMetadata(ctx context.Context, r Resource, namespace string, pageSize, maxObjects int, each func(*unstructured.Unstructured) error) (read int, err error) {
+	cont := ""
+	for {
+		req := c.get(r, namespace, "", MediaTypePartialObjectMetadataList+", "+MediaTypeJSON).Param("limit", strconv.Itoa(pageSize))
+		if cont != "" {
+			req = req.Param("continue", cont)
+		}
+		rc, err := req.Stream(ctx)
+		if err != nil {
+			return read, err
+		}
+		var stopped error
+		page, err := readListPage(rc, func(obj *unstructured.Unstructured) error {
+			if stopped = each(obj); stopped != nil {
+				return stopped
+			}
+			return nil
+		})
+		rc.Close()
+		read += page.items
+		switch {
+		case stopped != nil:
+			return read, stopped
+		case err != nil:
+			return read, &BadResponseError{Err: fmt.Errorf("decoding the %s list: %w", r.Name, err)}
+		}
+		cont = page.cont
+		if cont == "" {
+			return read, nil
+		}
+		if read >= maxObjects {
+			return read, ErrListCut
+		}
+	}
+}

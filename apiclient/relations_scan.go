@@ -297,7 +297,7 @@ func (s *scan) listKind(ctx context.Context, r Resource) {
 	n, err := s.c.listRecords(ctx, r, s.namespace, "", s.b.PageSize, s.b.MaxObjects, links, func(rec *record) {
 		l.records = append(l.records, rec)
 	})
-	if err == nil || errors.Is(err, errListCut) {
+	if err == nil || errors.Is(err, ErrListCut) {
 		l.complete = err == nil
 		s.c.relations.setEmpty(k, n == 0, s.b.EmptyFor, time.Now())
 		s.c.relations.keepList(k, l, s.b.ReuseFor, time.Now())
@@ -311,7 +311,7 @@ func (s *scan) listKind(ctx context.Context, r Resource) {
 // listFailure says why a kind's list gave no (complete) answer.
 func listFailure(err error, n int, b RelateBudget) string {
 	switch {
-	case errors.Is(err, errListCut):
+	case errors.Is(err, ErrListCut):
 		return fmt.Sprintf("read only its first %d objects", n)
 	case apierrors.IsForbidden(err):
 		return "forbidden: you may not list it here"
@@ -744,7 +744,7 @@ func (b *graphBuilder) selected(ctx context.Context, i int, rec *record, res Res
 			}
 		})
 		cancel()
-		if err != nil && !errors.Is(err, errListCut) {
+		if err != nil && !errors.Is(err, ErrListCut) {
 			b.s.skip(res, "selected by "+t.Path+": "+listFailure(err, 0, b.s.b))
 		}
 	}

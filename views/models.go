@@ -119,6 +119,8 @@ type HomePage struct {
 	Groups        []APIGroup
 	// Unavailable names group versions discovery could not describe.
 	Unavailable []string
+	// ChangesHref is the recent-changes page.
+	ChangesHref templ.SafeURL
 }
 
 // APIGroup is one API group at its preferred version.

@@ -38,7 +38,7 @@ func (s *Server) home(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	p := views.HomePage{Layout: s.env.ContextLayout(ctx, client, "API resources", nil, "")}
+	p := views.HomePage{Layout: s.env.ContextLayout(ctx, client, "API resources", nil, ""), ChangesHref: page.URLsOf(ctx).In(client.ContextName()).Path("/changes")}
 	if v, err := client.ServerVersion(ctx); err == nil {
 		p.ServerVersion = v
 	}

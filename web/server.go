@@ -22,6 +22,7 @@ import (
 	"github.com/tabula-console/tabula/views"
 	"github.com/tabula-console/tabula/web/access"
 	"github.com/tabula-console/tabula/web/auth"
+	"github.com/tabula-console/tabula/web/changes"
 	"github.com/tabula-console/tabula/web/edit"
 	"github.com/tabula-console/tabula/web/exec"
 	"github.com/tabula-console/tabula/web/list"
@@ -77,12 +78,17 @@ type Deps struct {
 	// DisableCompression sends pages and assets uncompressed whatever the
 	// browser accepts (--compress=false).
 	DisableCompression bool
+	// Changes bounds each recent-changes page (zero: changes.DefaultBudget()).
+	Changes ChangesBudget
 	// Search bounds each search (zero: search.DefaultBudget()).
 	Search SearchBudget
 	// Relate bounds each relation scan of an object page and map (zero
 	// fields: apiclient.DefaultRelateBudget()).
 	Relate apiclient.RelateBudget
 }
+
+// ChangesBudget bounds one recent-changes page (web/changes).
+type ChangesBudget = changes.Budget
 
 // SearchBudget bounds one search (web/search).
 type SearchBudget = search.Budget
@@ -123,6 +129,8 @@ type Server struct {
 	edit   *edit.Handler
 	exec   *exec.Handler
 	search *search.Handler
+	// changes serves the recent changes of a namespace.
+	changes *changes.Handler
 	// dispatch is what the /api/* and /apis/* routes lead to.
 	dispatch resourceRoutes
 }
@@ -193,13 +201,14 @@ func New(d Deps) (*Server, error) {
 		bodyTimeout:   bodyTimeout,
 		ownCredentialServes: d.Auth.Mode == "" || d.Auth.Mode == ModeKubeconfig ||
 			d.Auth.Mode == ModeOIDC && d.Auth.OIDC.Identity == OIDCImpersonate,
-		auth:   signIn,
-		list:   list.New(env),
-		object: object.New(env, d.Relate),
-		logs:   logs.New(env),
-		edit:   edit.New(env),
-		exec:   exec.New(env, d.Terminal),
-		search: search.New(env, cmp.Or(d.Search, search.DefaultBudget())),
+		auth:    signIn,
+		list:    list.New(env),
+		object:  object.New(env, d.Relate),
+		logs:    logs.New(env),
+		edit:    edit.New(env),
+		exec:    exec.New(env, d.Terminal),
+		search:  search.New(env, cmp.Or(d.Search, search.DefaultBudget())),
+		changes: changes.New(env, cmp.Or(d.Changes, changes.DefaultBudget())),
 	}
 	quiet := d.ReleaseIdleMemory
 	if quiet == 0 {

@@ -1,7 +1,6 @@
 package object
 
 import (
-	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -18,6 +17,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/tabula-console/tabula/views"
+	"github.com/tabula-console/tabula/web/kube"
 )
 
 // Blame shows, beside each field of an object's YAML, who owns it, from
@@ -26,88 +26,14 @@ import (
 // subresource, when last, and the exact set of fields (FieldsV1). Nothing
 // is asked of the server beyond the object itself.
 
-// fieldSet is one managedFields entry's FieldsV1 as a tree: "f:<field>",
-// "k:<key JSON>", "v:<value JSON>" and "i:<index>" children, and "." when
-// the node itself is owned (a list element, a map added whole).
-type fieldSet map[string]fieldSet
-
-// owner is one managedFields entry.
-type owner struct {
-	index                              int // in managedFields, for a stable order
-	manager, operation, subresource    string
-	time                               time.Time
-	fields                             fieldSet
-}
-
 // maxBlameLines bounds the lines of a blame view: an object is at most
 // about 1.5 MiB, but a view of a hundred thousand lines helps no one.
 const maxBlameLines = 5000
 
-// owners reads an object's managedFields; entries it cannot read are
-// skipped, each with a note.
-func owners(obj *unstructured.Unstructured) ([]owner, []string) {
-	raw, found, err := unstructured.NestedSlice(obj.Object, "metadata", "managedFields")
-	if err != nil {
-		return nil, []string{"metadata.managedFields is not a list: " + err.Error()}
-	}
-	if !found {
-		return nil, nil
-	}
-	var out []owner
-	var notes []string
-	for i, item := range raw {
-		m, ok := item.(map[string]any)
-		if !ok {
-			notes = append(notes, fmt.Sprintf("managedFields[%d] is not an object: skipped.", i))
-			continue
-		}
-		str := func(k string) string { s, _ := m[k].(string); return s }
-		o := owner{index: i, manager: cmp.Or(str("manager"), "(no manager)"), operation: str("operation"), subresource: str("subresource")}
-		if t, err := time.Parse(time.RFC3339, str("time")); err == nil {
-			o.time = t
-		}
-		if ft := str("fieldsType"); ft != "" && ft != "FieldsV1" {
-			notes = append(notes, fmt.Sprintf("managedFields[%d] (%s) is %s, not FieldsV1: skipped.", i, o.manager, ft))
-			continue
-		}
-		fields, err := fieldSetOf(m["fieldsV1"])
-		if err != nil {
-			notes = append(notes, fmt.Sprintf("managedFields[%d] (%s) could not be read: %v.", i, o.manager, err))
-			continue
-		}
-		o.fields = fields
-		out = append(out, o)
-	}
-	return out, notes
-}
-
-// fieldSetOf reads a FieldsV1 value, as decoded from JSON.
-func fieldSetOf(v any) (fieldSet, error) {
-	if v == nil {
-		return fieldSet{}, nil
-	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		return nil, fmt.Errorf("fieldsV1 is a %T, not an object", v)
-	}
-	out := make(fieldSet, len(m))
-	for k, child := range m {
-		if k != "." && (len(k) < 2 || k[1] != ':' || !strings.ContainsRune("fkvi", rune(k[0]))) {
-			return nil, fmt.Errorf("%q is not a FieldsV1 path element", k)
-		}
-		sub, err := fieldSetOf(child)
-		if err != nil {
-			return nil, err
-		}
-		out[k] = sub
-	}
-	return out, nil
-}
-
 // elementKey is the path element of a list's element in a FieldsV1 set:
 // among the set's children of the list, the "k:" whose key fields all
 // match the element, the "v:" equal to it, or "i:" its index.
-func elementKey(children fieldSet, elem any, index int) (string, bool) {
+func elementKey(children kube.FieldSet, elem any, index int) (string, bool) {
 	for k := range children {
 		switch k[0] {
 		case 'k':
@@ -152,7 +78,7 @@ func jsonEqual(a, b any) bool {
 
 // blamer walks an object's fields along each owner's field set.
 type blamer struct {
-	owners []owner
+	owners []kube.ManagedEntry
 	now    time.Time
 	lines  []views.BlameLine
 	// counts are the lines each manager owns, for the legend.
@@ -162,7 +88,7 @@ type blamer struct {
 
 // cursor is where one owner's set is, at the node being rendered: nil
 // once the node is outside the set.
-type cursor []fieldSet
+type cursor []kube.FieldSet
 
 func (c cursor) field(name string) cursor {
 	out := make(cursor, len(c))
@@ -197,13 +123,13 @@ func (b *blamer) owned(c cursor) []views.BlameOwner {
 		}
 		if _, self := s["."]; self || len(s) == 0 {
 			o := b.owners[i]
-			bo := views.BlameOwner{Manager: o.manager, Operation: o.operation, Subresource: o.subresource}
-			if !o.time.IsZero() {
-				bo.Age = duration.HumanDuration(b.now.Sub(o.time))
-				bo.Time = o.time.UTC().Format(time.RFC3339)
+			bo := views.BlameOwner{Manager: o.Manager, Operation: o.Operation, Subresource: o.Subresource}
+			if !o.Time.IsZero() {
+				bo.Age = duration.HumanDuration(b.now.Sub(o.Time))
+				bo.Time = o.Time.UTC().Format(time.RFC3339)
 			}
 			out = append(out, bo)
-			b.counts[o.manager]++
+			b.counts[o.Manager]++
 		}
 	}
 	return out
@@ -291,14 +217,16 @@ func plainYAML(s string) bool {
 	return err != nil && !strings.ContainsAny(s[:1], "0123456789")
 }
 
-func isAlnum(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' }
+func isAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
 
 // blameView builds the YAML view with field owners: obj is already masked
 // (a Secret's values hidden), and its managedFields are read before they
 // are left out of the text. manager, when set, keeps the lines owned by
 // that manager bright and dims the others.
 func blameView(obj *unstructured.Unstructured, base templ.SafeURL, manager string, now time.Time) *views.BlameView {
-	all, notes := owners(obj)
+	all, notes := kube.ManagedEntries(obj)
 	v := &views.BlameView{Notes: notes, Manager: manager, AllHref: base + "?view=yaml&blame=1", YAMLHref: base + "?view=yaml"}
 	if len(all) == 0 && len(notes) == 0 {
 		v.Notes = append(v.Notes, "This object has no managedFields: the server keeps no record of who wrote which field (or it was removed).")
@@ -308,7 +236,7 @@ func blameView(obj *unstructured.Unstructured, base templ.SafeURL, manager strin
 	b := &blamer{owners: all, now: now, counts: map[string]int{}}
 	c := make(cursor, len(all))
 	for i, ow := range all {
-		c[i] = ow.fields
+		c[i] = ow.Fields
 	}
 	for _, k := range slices.Sorted(maps.Keys(o.Object)) {
 		b.value(0, yamlKey(k)+":", o.Object[k], c.field(k))
@@ -337,29 +265,29 @@ func blameView(obj *unstructured.Unstructured, base templ.SafeURL, manager strin
 
 // legend is each manager once, newest write first, with its operations,
 // subresources and the lines it owns.
-func legend(all []owner, counts map[string]int, base templ.SafeURL, current string, now time.Time) []views.BlameManager {
+func legend(all []kube.ManagedEntry, counts map[string]int, base templ.SafeURL, current string, now time.Time) []views.BlameManager {
 	byName := map[string]*views.BlameManager{}
 	last := map[string]time.Time{}
 	var order []string
 	for _, o := range all {
-		m, ok := byName[o.manager]
+		m, ok := byName[o.Manager]
 		if !ok {
-			m = &views.BlameManager{Name: o.manager, Lines: counts[o.manager], Current: o.manager == current,
-				Href: base + templ.SafeURL("?"+url.Values{"view": {"yaml"}, "blame": {"1"}, "manager": {o.manager}}.Encode())}
-			byName[o.manager] = m
-			order = append(order, o.manager)
+			m = &views.BlameManager{Name: o.Manager, Lines: counts[o.Manager], Current: o.Manager == current,
+				Href: base + templ.SafeURL("?"+url.Values{"view": {"yaml"}, "blame": {"1"}, "manager": {o.Manager}}.Encode())}
+			byName[o.Manager] = m
+			order = append(order, o.Manager)
 		}
-		what := o.operation
-		if o.subresource != "" {
-			what += " (" + o.subresource + ")"
+		what := o.Operation
+		if o.Subresource != "" {
+			what += " (" + o.Subresource + ")"
 		}
 		if what != "" && !slices.Contains(m.Writes, what) {
 			m.Writes = append(m.Writes, what)
 		}
-		if o.time.After(last[o.manager]) {
-			last[o.manager] = o.time
-			m.Age = duration.HumanDuration(now.Sub(o.time))
-			m.Time = o.time.UTC().Format(time.RFC3339)
+		if o.Time.After(last[o.Manager]) {
+			last[o.Manager] = o.Time
+			m.Age = duration.HumanDuration(now.Sub(o.Time))
+			m.Time = o.Time.UTC().Format(time.RFC3339)
 		}
 	}
 	slices.SortStableFunc(order, func(a, b string) int { return last[b].Compare(last[a]) })
