@@ -44,6 +44,10 @@
 //     -relations-runs loads each after -warmup, over HTTP as a browser
 //     asks: medians, the Related section's added %, and the upstream
 //     requests and skipped kinds each page states.
+//   - changes: the recent changes of namespace bulk over 24 h, one load
+//     unmeasured, one with the console's VmRSS sampled, then
+//     -relations-runs: the median against 2 s, and what the page states it
+//     read.
 //
 // A live measurement that fails (the console may not serve WebSockets yet)
 // is reported as not measured, the others still run, and the exit code is 1.
@@ -91,7 +95,7 @@ const (
 )
 
 // measurements, in the order they run.
-var measurements = []string{"list", "memory", "browser", "logs", "watch", "clients", "exec", "search", "relations"}
+var measurements = []string{"list", "memory", "browser", "logs", "watch", "clients", "exec", "search", "relations", "changes"}
 
 type options struct {
 	requests       int
@@ -483,6 +487,14 @@ func run(ctx context.Context, o options) (err error) {
 		targets = append(targets, reportRelations(out, o, res, err)...)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("relations: %w", err))
+		}
+	}
+	if o.measure["changes"] {
+		slog.Info("measuring recent changes", "runs", o.relationsRuns)
+		res, err := measureChanges(ctx, o, browser, console.URL, console.Pid())
+		targets = append(targets, reportChanges(out, o, res, err)...)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("changes: %w", err))
 		}
 	}
 	if len(targets) > 0 || len(figures) > 0 {
