@@ -104,7 +104,7 @@ func reportChanges(w io.Writer, o options, res changesResult, err error) []targe
 	fmt.Fprintln(w, "|---|---|")
 	fmt.Fprintf(w, "| complete, p50 (min–max) | %.0f ms (%.0f–%.0f) |\n", p50, nearestRank(ms, 0), nearestRank(ms, 1))
 	fmt.Fprintf(w, "| the page states | %s; %d rows, %d kinds skipped |\n", res.cost, res.rows, res.skipped)
-	fmt.Fprintf(w, "| console VmRSS before / peak during the first | %s / %s MiB |\n", mib(res.peak.beforeKiB), mib(res.peak.peakKiB()))
+	fmt.Fprintf(w, "| console VmRSS before / peak during the first | %s / %s |\n", mib(res.peak.beforeKiB), mib(res.peak.peakKiB()))
 	return []targetResult{
 		{names[0], fmt.Sprintf("%.0f ms (%d objects read in %d requests)", p50, res.objects, res.requests), p50 <= targetChangesMs},
 		{names[1], fmt.Sprintf("%+.1f MiB", growth), growth <= targetChangesGrowthMiB},
