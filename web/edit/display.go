@@ -8,6 +8,7 @@ import (
 
 	"github.com/tabula-console/tabula/views"
 	"github.com/tabula-console/tabula/web/edit/yamltext"
+	"github.com/tabula-console/tabula/web/textdiff"
 )
 
 // rows are a patch's changes as the review lists them.
@@ -119,28 +120,5 @@ func displayPatch(patch []byte, secret bool) string {
 
 // diffOf is a titled line diff of two texts.
 func diffOf(title, before, after, empty string) views.Diff {
-	hunks := Diff(before, after, 3)
-	d := views.Diff{Title: title, Empty: empty}
-	d.Added, d.Removed = DiffStats(hunks)
-	for _, h := range hunks {
-		vh := views.DiffHunk{Header: h.Header}
-		for _, l := range h.Lines {
-			vl := views.DiffLine{Text: l.Text, Op: "ctx"}
-			switch l.Op {
-			case '+':
-				vl.Op = "add"
-			case '-':
-				vl.Op = "del"
-			}
-			if l.Old > 0 {
-				vl.Old = strconv.Itoa(l.Old)
-			}
-			if l.New > 0 {
-				vl.New = strconv.Itoa(l.New)
-			}
-			vh.Lines = append(vh.Lines, vl)
-		}
-		d.Hunks = append(d.Hunks, vh)
-	}
-	return d
+	return textdiff.Titled(title, before, after, empty)
 }

@@ -1,11 +1,17 @@
-package edit
+// Package textdiff is the line diff the console shows wherever two texts
+// are compared: the editor's review and conflict pages, an object's
+// revisions. A leaf: it knows texts and the views' diff model, nothing else.
+package textdiff
 
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/pmezard/go-difflib/difflib"
+
+	"github.com/tabula-console/tabula/views"
 )
 
 // DiffLine is one line of a hunk.
@@ -254,4 +260,33 @@ func unifiedRange(start, stop int) string {
 		beginning--
 	}
 	return fmt.Sprintf("%d,%d", beginning, length)
+}
+
+// Titled is a titled line diff of two texts, as the views show it, with
+// three lines of context; empty says why there is no hunk.
+func Titled(title, before, after, empty string) views.Diff {
+	hunks := Diff(before, after, 3)
+	d := views.Diff{Title: title, Empty: empty}
+	d.Added, d.Removed = DiffStats(hunks)
+	for _, h := range hunks {
+		vh := views.DiffHunk{Header: h.Header}
+		for _, l := range h.Lines {
+			vl := views.DiffLine{Text: l.Text, Op: "ctx"}
+			switch l.Op {
+			case '+':
+				vl.Op = "add"
+			case '-':
+				vl.Op = "del"
+			}
+			if l.Old > 0 {
+				vl.Old = strconv.Itoa(l.Old)
+			}
+			if l.New > 0 {
+				vl.New = strconv.Itoa(l.New)
+			}
+			vh.Lines = append(vh.Lines, vl)
+		}
+		d.Hunks = append(d.Hunks, vh)
+	}
+	return d
 }
