@@ -48,6 +48,8 @@ type ObjectPage struct {
 	Map *RelationMap
 	// Blame is set on the YAML tab with ?blame=1.
 	Blame *BlameView
+	// History is set on the History tab.
+	History *HistoryView
 	// Health is the object's kstatus; HealthNote its reason when it is
 	// not Current.
 	Health     *HealthBadge
@@ -252,4 +254,31 @@ type BlameManager struct {
 	Color   int
 	Href    templ.SafeURL
 	Current bool
+}
+
+// HistoryView is an object's History tab: its revisions, a diff of two,
+// and a rollback to each, reviewed by the editor.
+type HistoryView struct {
+	Rows []RevisionRow
+	// Action is the object's page, where the diff form goes; EditHref the
+	// editor, which reviews a rollback.
+	Action   templ.SafeURL
+	EditHref templ.SafeURL
+	// From and To are the revisions diffed; Diff the diff, DiffError why
+	// there is none.
+	From, To  string
+	Diff      *Diff
+	DiffError string
+	Note      string
+}
+
+// RevisionRow is one revision.
+type RevisionRow struct {
+	Number, Object, ChangeCause, Images, Replicas string
+	Age, Time                                     string
+	Current                                       bool
+	// DiffHref diffs it against the current revision.
+	DiffHref templ.SafeURL
+	// Rollback, when set, is the editor's state rolling back to it.
+	Rollback *EditState
 }

@@ -40,6 +40,7 @@ const (
 	viewOverview = ""
 	viewYAML     = "yaml"
 	viewMap      = "map"
+	viewHistory  = "history"
 	viewStatus   = "status"
 )
 
@@ -49,13 +50,16 @@ const (
 // of the relations anew.
 func (h *Handler) Page(c echo.Context, t page.Target) error {
 	view := c.QueryParam("view")
-	if view != viewYAML && view != viewMap {
+	if view != viewYAML && view != viewMap && view != viewHistory {
 		view = viewOverview
 	}
 	q := c.QueryParams()
 	opts := pageOptions{managedFields: page.Bool(q, "managedFields"), related: q.Get("related") != "0", fresh: page.Bool(q, "fresh")}
 	if view == viewYAML && page.Bool(q, "blame") {
 		opts.blame, opts.manager = true, q.Get("manager")
+	}
+	if view == viewHistory {
+		opts.from, opts.to = q.Get("from"), q.Get("to")
 	}
 	return h.serve(c, t, view, opts)
 }
@@ -73,6 +77,8 @@ type pageOptions struct {
 	// manager does not own when it is set.
 	blame   bool
 	manager string
+	// from and to are the revisions the History tab diffs.
+	from, to string
 }
 
 // Subresource serves …/{resource}/{name}/{subresource}: the object's status
@@ -128,6 +134,13 @@ type Input struct {
 	// does not own when it is set.
 	Blame        bool
 	BlameManager string
+	// Revisions are the History tab's (RevisionsErr why not all were
+	// read), From and To the two it diffs; HasHistory says the tab is
+	// offered.
+	Revisions    []apiclient.Revision
+	RevisionsErr error
+	From, To     string
+	HasHistory   bool
 	// Object is the object (YAML, status and generic views); Description
 	// the server's own describe, when it serves one.
 	Object      *unstructured.Unstructured
@@ -174,12 +187,12 @@ func (h *Handler) load(ctx context.Context, t page.Target, view string, opts pag
 // object itself was read.
 func fetch(ctx context.Context, t page.Target, view string, opts pageOptions, budget apiclient.RelateBudget) (Input, error) {
 	client, r, p := t.Client, t.Resource, t.Path
-	in := Input{URLs: t.URLs, Resource: r, Namespace: p.Namespace, Name: p.Name, View: view, ManagedFields: opts.managedFields, Blame: opts.blame, BlameManager: opts.manager, Now: time.Now()}
+	in := Input{URLs: t.URLs, Resource: r, Namespace: p.Namespace, Name: p.Name, View: view, ManagedFields: opts.managedFields, Blame: opts.blame, BlameManager: opts.manager, From: opts.from, To: opts.to, Now: time.Now()}
 	relate := apiclient.RelateOptions{Hops: 1, Budget: budget, Fresh: opts.fresh}
 	listHref := in.URLs.Resource(r, p.Namespace, "")
 	var err error
 	switch view {
-	case viewYAML, viewMap:
+	case viewYAML, viewMap, viewHistory:
 		in.Object, err = client.GetObject(ctx, r, p.Namespace, p.Name)
 	case viewStatus:
 		in.Object, err = client.GetSubresource(ctx, r, p.Namespace, p.Name, viewStatus)
@@ -198,6 +211,14 @@ func fetch(ctx context.Context, t page.Target, view string, opts pageOptions, bu
 	if !kube.IsPods(r) && r.Namespaced {
 		if pods, err := client.Resource(ctx, "", "v1", "pods"); err == nil && !apiclient.SupportsExec(pods) {
 			in.NoPodExec = true
+		}
+	}
+	if in.Object != nil {
+		if d, err := client.Discovery(ctx); err == nil {
+			in.HasHistory = apiclient.HasRevisions(d, r, in.Object)
+			if view == viewHistory && in.HasHistory {
+				in.Revisions, in.RevisionsErr = client.Revisions(ctx, d, r, in.Object)
+			}
 		}
 	}
 	switch {
@@ -304,13 +325,18 @@ func Model(ctx context.Context, in Input) (views.ObjectPage, error) {
 		Namespace:    in.Namespace,
 		GroupVersion: r.GroupVersion().String(),
 		ListHref:     in.URLs.Resource(r, "", ""),
-		Tabs:         tabs(base, r, in.View),
+		Tabs:         tabs(base, r, in.View, in.HasHistory),
 	}
 	if in.Namespace != "" {
 		p.NamespaceHref = in.URLs.Resource(r, in.Namespace, "")
 	}
 	obj := in.Object
 	switch {
+	case in.View == viewHistory && !in.HasHistory:
+		return p, echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("%s %q keeps no revisions the console can read: History is for Deployments and objects with a pod template whose ControllerRevisions the server serves.", r.Kind, in.Name))
+	case in.View == viewHistory:
+		p.History = historyView(base, in.Object, in.Revisions, in.RevisionsErr, in.From, in.To, in.Now)
+		p.Source = "Revisions"
 	case in.View == viewYAML && in.Blame:
 		p.Blame = blameView(maskedIfSecret(obj), base, in.BlameManager, in.Now)
 		p.Source = "YAML with field owners"
@@ -412,11 +438,14 @@ func kubectl(in Input) kube.KubectlGet {
 	return k
 }
 
-func tabs(base templ.SafeURL, r apiclient.Resource, view string) []views.Tab {
+func tabs(base templ.SafeURL, r apiclient.Resource, view string, history bool) []views.Tab {
 	out := []views.Tab{
 		{Label: "Overview", Href: base, Current: view == viewOverview},
 		{Label: "YAML", Href: base + "?view=yaml", Current: view == viewYAML},
 		{Label: "Map", Href: base + "?view=map", Current: view == viewMap},
+	}
+	if history {
+		out = append(out, views.Tab{Label: "History", Href: base + "?view=history", Current: view == viewHistory})
 	}
 	if slices.Contains(r.Subresources, viewStatus) {
 		out = append(out, views.Tab{Label: "Status", Href: base + "/status", Current: view == viewStatus})
