@@ -164,7 +164,11 @@ func screenshotThemes(t *testing.T, page playwright.Page, base string) {
 // the first response from the form's action URL.
 func submit(t *testing.T, page playwright.Page, button playwright.Locator) playwright.Response {
 	t.Helper()
-	action, err := button.Evaluate(`(b) => b.formAction`, nil)
+	// A button's formAction is the document's URL when it has no
+	// formaction of its own: its form's action attribute is where it posts
+	// (read as an attribute: form.action is the button itself when the
+	// button is named "action", as the editor's are).
+	action, err := button.Evaluate(`(b) => b.hasAttribute("formaction") ? b.formAction : new URL(b.form.getAttribute("action") || "", document.baseURI).href`, nil)
 	must(t, err)
 	resp, err := page.ExpectResponse(func(u string) bool { return u == action }, func() error { return button.Click() })
 	must(t, err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/playwright-community/playwright-go"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/tabula-console/tabula/apiclient/apitest"
 )
@@ -27,12 +28,18 @@ func TestHistoryDiffAndGuardedRollback(t *testing.T) {
 	editDeployment(t, cs, name, nil)
 	deployments := cs.AppsV1().Deployments(editNS)
 	for i, image := range []string{"ghcr.io/tabula-console/demo-web:1.1.0", "ghcr.io/tabula-console/demo-web:1.2.0"} {
-		d, err := deployments.Get(ctx, name, metav1.GetOptions{})
-		must(t, err)
-		d.Spec.Template.Spec.Containers[0].Image = image
-		d.Annotations = map[string]string{"kubernetes.io/change-cause": "image " + image}
-		_, err = deployments.Update(ctx, d, metav1.UpdateOptions{})
-		must(t, err)
+		// The controller writes the Deployment's status as the test writes
+		// its spec: a 409 is retried on the latest, as kubectl does.
+		must(t, retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			d, err := deployments.Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			d.Spec.Template.Spec.Containers[0].Image = image
+			d.Annotations = map[string]string{"kubernetes.io/change-cause": "image " + image}
+			_, err = deployments.Update(ctx, d, metav1.UpdateOptions{})
+			return err
+		}))
 		want := fmt.Sprint(i + 2)
 		apitest.WaitFor(t, time.Minute, func() error {
 			d, err := deployments.Get(ctx, name, metav1.GetOptions{})
