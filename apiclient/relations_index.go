@@ -221,12 +221,24 @@ func expectDelim(dec *json.Decoder, d json.Delim) error {
 // PartialObjectMetadataList: the server sends no spec, data or status (a
 // server without it answers the full list, read the same way).
 func (c *Client) listRecords(ctx context.Context, r Resource, namespace, sel string, pageSize, maxObjects int, links *KindLinks, keep func(*record)) (int, error) {
-	read := 0
-	cont := ""
 	accept := MediaTypeJSON
 	if links != nil && links.MetadataOnly {
 		accept = MediaTypePartialObjectMetadataList + ", " + MediaTypeJSON
 	}
+	return c.eachItem(ctx, r, namespace, accept, sel, pageSize, maxObjects, func(obj *unstructured.Unstructured) error {
+		keep(newRecord(r, obj, links))
+		return nil
+	})
+}
+
+// eachItem lists r in namespace ("" for all of it) with the label
+// selector sel, pageSize objects a request, following continue tokens and
+// handing each item to each as it is decoded: only the one item is in
+// memory, never a page. It stops after maxObjects objects (whole pages)
+// with ErrListCut, and at each's first error, which it returns as it is.
+// read is how many objects were read.
+func (c *Client) eachItem(ctx context.Context, r Resource, namespace, accept, sel string, pageSize, maxObjects int, each func(*unstructured.Unstructured) error) (read int, err error) {
+	cont := ""
 	for {
 		req := c.get(r, namespace, "", accept).Param("limit", strconv.Itoa(pageSize))
 		if sel != "" {
@@ -239,52 +251,10 @@ func (c *Client) listRecords(ctx context.Context, r Resource, namespace, sel str
 		if err != nil {
 			return read, err
 		}
-		page, err := readListPage(rc, func(obj *unstructured.Unstructured) error {
-			keep(newRecord(r, obj, links))
-			return nil
-		})
-		rc.Close()
-		read += page.items
-		if err != nil {
-			return read, &BadResponseError{Err: fmt.Errorf("decoding the %s list: %w", r.Name, err)}
-		}
-		cont = page.cont
-		if cont == "" {
-			return read, nil
-		}
-		if read >= maxObjects {
-			return read, ErrListCut
-		}
-	}
-}
-
-// ErrListCut: a list had more objects than a scan reads of one kind.
-var ErrListCut = errors.New("more objects than the scan reads of one kind")
-
-// EachMetadata lists r in namespace ("" for all of it) as
-// PartialObjectMetadataList, pageSize objects a request, handing each
-// object's metadata to each as it is decoded: only the one object is in
-// memory, never a page. It stops after maxObjects objects (whole pages)
-// with ErrListCut, and at each's first error, which it returns. read is
-// how many objects were read. A server that ignores the metadata form
-// sends whole objects, read the same way.
-func (c *Client) EachMetadata(ctx context.Context, r Resource, namespace string, pageSize, maxObjects int, each func(*unstructured.Unstructured) error) (read int, err error) {
-	cont := ""
-	for {
-		req := c.get(r, namespace, "", MediaTypePartialObjectMetadataList+", "+MediaTypeJSON).Param("limit", strconv.Itoa(pageSize))
-		if cont != "" {
-			req = req.Param("continue", cont)
-		}
-		rc, err := req.Stream(ctx)
-		if err != nil {
-			return read, err
-		}
 		var stopped error
 		page, err := readListPage(rc, func(obj *unstructured.Unstructured) error {
-			if stopped = each(obj); stopped != nil {
-				return stopped
-			}
-			return nil
+			stopped = each(obj)
+			return stopped
 		})
 		rc.Close()
 		read += page.items
@@ -294,12 +264,25 @@ func (c *Client) EachMetadata(ctx context.Context, r Resource, namespace string,
 		case err != nil:
 			return read, &BadResponseError{Err: fmt.Errorf("decoding the %s list: %w", r.Name, err)}
 		}
-		cont = page.cont
-		if cont == "" {
+		if cont = page.cont; cont == "" {
 			return read, nil
 		}
 		if read >= maxObjects {
 			return read, ErrListCut
 		}
 	}
+}
+
+// ErrListCut: a list had more objects than its reader reads of one kind.
+var ErrListCut = errors.New("more objects than are read of one kind")
+
+// EachMetadata lists r in namespace ("" for all of it) as
+// PartialObjectMetadataList, pageSize objects a request, handing each
+// object's metadata to each as it is decoded: only the one object is in
+// memory, never a page. It stops after maxObjects objects (whole pages)
+// with ErrListCut, and at each's first error, which it returns. read is
+// how many objects were read. A server that ignores the metadata form
+// sends whole objects, read the same way.
+func (c *Client) EachMetadata(ctx context.Context, r Resource, namespace string, pageSize, maxObjects int, each func(*unstructured.Unstructured) error) (read int, err error) {
+	return c.eachItem(ctx, r, namespace, MediaTypePartialObjectMetadataList+", "+MediaTypeJSON, "", pageSize, maxObjects, each)
 }

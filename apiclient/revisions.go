@@ -89,41 +89,19 @@ func (c *Client) owned(ctx context.Context, d *Discovery, gk schema.GroupKind, o
 	if sel != nil && !sel.Empty() {
 		selector = sel.String()
 	}
-	cont := ""
-	read := 0
-	for {
-		req := c.get(res, obj.GetNamespace(), "", MediaTypeJSON).Param("limit", "500")
-		if selector != "" {
-			req = req.Param("labelSelector", selector)
-		}
-		if cont != "" {
-			req = req.Param("continue", cont)
-		}
-		rc, err := req.Stream(ctx)
-		if err != nil {
-			return fmt.Errorf("listing %s: %w", res.Name, err)
-		}
-		page, err := readListPage(rc, func(item *unstructured.Unstructured) error {
-			for _, o := range item.GetOwnerReferences() {
-				if o.UID == obj.GetUID() {
-					keep(item)
-					break
-				}
+	_, err := c.eachItem(ctx, res, obj.GetNamespace(), MediaTypeJSON, selector, 500, maxRevisionObjects, func(item *unstructured.Unstructured) error {
+		for _, o := range item.GetOwnerReferences() {
+			if o.UID == obj.GetUID() {
+				keep(item)
+				break
 			}
-			return nil
-		})
-		rc.Close()
-		read += page.items
-		if err != nil {
-			return &BadResponseError{Err: fmt.Errorf("decoding the %s list: %w", res.Name, err)}
 		}
-		if cont = page.cont; cont == "" {
-			return nil
-		}
-		if read >= maxRevisionObjects {
-			return fmt.Errorf("listing %s: %w", res.Name, ErrListCut)
-		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("listing %s: %w", res.Name, err)
 	}
+	return nil
 }
 
 func (c *Client) replicaSetRevisions(ctx context.Context, d *Discovery, obj *unstructured.Unstructured) ([]Revision, error) {
