@@ -55,7 +55,7 @@ func historyView(h HistoryView) templ.Component {
 			}
 		}
 		if len(h.Rows) > 0 {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "<div class=\"table-wrap\"><table data-testid=\"revisions\"><thead><tr><th scope=\"col\">Revision</th><th scope=\"col\">Age</th><th scope=\"col\">Change cause</th><th scope=\"col\">Images</th><th scope=\"col\">Replicas</th><th scope=\"col\"><span class=\"visually-hidden\">Actions</span></th></tr></thead> <tbody>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "<div class=\"table-wrap\"><table class=\"revisions-table\" data-testid=\"revisions\"><thead><tr><th scope=\"col\">Revision</th><th scope=\"col\">Age</th><th scope=\"col\">Change cause</th><th scope=\"col\">Images</th><th scope=\"col\">Replicas</th><th scope=\"col\"><span class=\"visually-hidden\">Actions</span></th></tr></thead> <tbody>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
