@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -207,7 +208,7 @@ func (s *scan) candidates(learned map[string]bool) []Resource {
 	var first, rest []Resource
 	for _, g := range s.d.Groups {
 		for _, r := range g.Resources {
-			if !r.Namespaced || !r.Can("list") || isEventsResource(r) {
+			if !r.Namespaced || !r.Can("list") || IsEventsResource(r) {
 				continue
 			}
 			if watches && !r.Can("watch") {
@@ -252,9 +253,9 @@ func (s *scan) serverWatches() bool {
 	return false
 }
 
-// isEventsResource: events are read by the page's Events section, not
-// scanned as objects.
-func isEventsResource(r Resource) bool {
+// IsEventsResource says r holds events (core or events.k8s.io): they are
+// about objects, so fan-outs over a namespace's objects leave them out.
+func IsEventsResource(r Resource) bool {
 	return r.Name == "events" && (r.Group == "" || r.Group == "events.k8s.io")
 }
 
@@ -310,15 +311,26 @@ func (s *scan) listKind(ctx context.Context, r Resource) {
 
 // listFailure says why a kind's list gave no (complete) answer.
 func listFailure(err error, n int, b RelateBudget) string {
+	return ListFailure(err, n, b.PerRequest, "the scan")
+}
+
+// ListFailure says, for a page that names the kinds it could not read,
+// why a kind's list gave no whole answer: cut after read objects, refused,
+// not answered within limit, or not answered because the page (the
+// reader, named by reader: "the scan") ended first.
+func ListFailure(err error, read int, limit time.Duration, reader string) string {
 	switch {
 	case errors.Is(err, ErrListCut):
-		return fmt.Sprintf("read only its first %d objects", n)
+		return fmt.Sprintf("read only its first %d objects", read)
 	case apierrors.IsForbidden(err):
 		return "forbidden: you may not list it here"
 	case errors.Is(err, context.DeadlineExceeded) || apierrors.IsTimeout(err):
-		return fmt.Sprintf("no answer within %s", b.PerRequest)
+		if read > 0 {
+			return fmt.Sprintf("no whole answer within %s (%d objects read)", limit, read)
+		}
+		return fmt.Sprintf("no answer within %s", limit)
 	case errors.Is(err, context.Canceled):
-		return "not answered: the scan ended"
+		return "not answered: " + reader + " ended"
 	}
 	msg := err.Error()
 	if len(msg) > 200 {
@@ -453,9 +465,6 @@ type graphBuilder struct {
 	nodes map[objKey]int
 	links map[linkID]bool
 	gets  int
-	// related are the resources of the focus's hop-1 nodes, learned for the
-	// next scan of its kind.
-	related map[string]bool
 	// appOnly are the nodes only the focus's application brought in; their
 	// own relations are not followed.
 	appOnly map[int]bool
@@ -476,7 +485,6 @@ type queued struct {
 }
 
 func (b *graphBuilder) build(ctx context.Context, focus *record, hops int) {
-	b.related = map[string]bool{}
 	b.appOnly = map[int]bool{}
 	b.hops = hops
 	b.node(focus, 0)
@@ -513,20 +521,17 @@ func (b *graphBuilder) queueNew(queue []queued, from int) []queued {
 
 // relatedKinds are the resource keys of the focus's direct relations.
 func (b *graphBuilder) relatedKinds() []string {
+	related := map[string]bool{}
 	for _, l := range b.g.Links {
 		other := l.To
 		if l.To == 0 {
 			other = l.From
 		}
 		if (l.From == 0 || l.To == 0) && other != 0 && b.g.Nodes[other].Resource.Name != "" {
-			b.related[resourceKey(b.g.Nodes[other].Resource)] = true
+			related[resourceKey(b.g.Nodes[other].Resource)] = true
 		}
 	}
-	out := make([]string, 0, len(b.related))
-	for k := range b.related {
-		out = append(out, k)
-	}
-	return out
+	return slices.Collect(maps.Keys(related))
 }
 
 // node adds rec's node (or finds it), at hop; -1 when the graph is full.

@@ -8,13 +8,11 @@ import (
 	"cmp"
 	"container/heap"
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"sync"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/tabula-console/tabula/apiclient"
@@ -153,7 +151,7 @@ func Scan(ctx context.Context, client *apiclient.Client, d *apiclient.Discovery,
 		for _, r := range g.Resources {
 			switch {
 			case !r.Namespaced:
-			case r.Name == "events" && (r.Group == "" || r.Group == "events.k8s.io"):
+			case apiclient.IsEventsResource(r):
 			case !r.Can("list"):
 				res.Skipped = append(res.Skipped, Skipped{Resource: r, Reason: "cannot be listed"})
 			default:
@@ -196,7 +194,7 @@ func Scan(ctx context.Context, client *apiclient.Client, d *apiclient.Discovery,
 				return nil
 			})
 			if err != nil {
-				skip(r, failure(err, n, b))
+				skip(r, apiclient.ListFailure(err, n, b.PerKind, "the page"))
 			}
 		})
 	}
@@ -210,23 +208,4 @@ func Scan(ctx context.Context, client *apiclient.Client, d *apiclient.Discovery,
 	res.Requests = int(count.Load())
 	res.Elapsed = time.Since(start)
 	return res
-}
-
-// failure says why a kind's list gave no whole answer.
-func failure(err error, n int, b Budget) string {
-	switch {
-	case errors.Is(err, apiclient.ErrListCut):
-		return fmt.Sprintf("read only its first %d objects", n)
-	case apierrors.IsForbidden(err):
-		return "forbidden: you may not list it here"
-	case errors.Is(err, context.DeadlineExceeded) || apierrors.IsTimeout(err):
-		return fmt.Sprintf("no whole answer within %s (%d objects read)", b.PerKind, n)
-	case errors.Is(err, context.Canceled):
-		return "not answered: the page ended"
-	}
-	msg := err.Error()
-	if len(msg) > 200 {
-		msg = msg[:200] + "…"
-	}
-	return "failed: " + msg
 }

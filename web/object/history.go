@@ -33,6 +33,7 @@ func historyView(base templ.SafeURL, obj *unstructured.Unstructured, revs []apic
 		v.Note = "The revisions could not all be read: " + revErr.Error()
 	}
 	byNumber := map[string]apiclient.Revision{}
+	current := currentNumber(revs)
 	for _, r := range revs {
 		n := strconv.FormatInt(r.Number, 10)
 		byNumber[n] = r
@@ -41,7 +42,7 @@ func historyView(base templ.SafeURL, obj *unstructured.Unstructured, revs []apic
 			row.Age = duration.HumanDuration(now.Sub(r.Created))
 			row.Time = r.Created.UTC().Format(time.RFC3339)
 		}
-		if current := currentNumber(revs); current != "" && current != n {
+		if current != "" && current != n {
 			row.DiffHref = base + templ.SafeURL("?"+url.Values{"view": {"history"}, "from": {n}, "to": {current}}.Encode())
 		}
 		if r.Rollback && !r.Current {
@@ -58,7 +59,7 @@ func historyView(base templ.SafeURL, obj *unstructured.Unstructured, revs []apic
 	a, okA := byNumber[from]
 	b, okB := byNumber[to]
 	if !okA || !okB {
-		v.DiffError = fmt.Sprintf("Revisions %q and %q are not both among the object's revisions.", truncated(from), truncated(to))
+		v.DiffError = fmt.Sprintf("Revisions %q and %q are not both among the object's revisions.", truncate(from, 20), truncate(to, 20))
 		return v
 	}
 	before, errA := yaml.Marshal(a.Template)
@@ -108,11 +109,4 @@ func rollbackState(obj *unstructured.Unstructured, r apiclient.Revision) *views.
 // its value with DeepCopyJSONValue, which refuses what JSON has no type for).
 func runtimeCopy(m map[string]any) map[string]any {
 	return (&unstructured.Unstructured{Object: m}).DeepCopy().Object
-}
-
-func truncated(s string) string {
-	if len(s) > 20 {
-		return s[:20] + "…"
-	}
-	return s
 }
