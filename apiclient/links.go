@@ -53,6 +53,13 @@ type KindLinks struct {
 	// keeps no unknown fields, so an object's metadata is all a relation
 	// scan reads of it (a ConfigMap, a Secret: never its data).
 	MetadataOnly bool
+	// Conditions: its status declares conditions (status.conditions), the
+	// conventions' vocabulary of health.
+	Conditions bool
+	// Workload: its spec holds a template of the objects it makes
+	// (spec.template, spec.jobTemplate): Deployments, Jobs, CronJobs, and
+	// CRDs built the same way.
+	Workload bool
 }
 
 // Bounds of the schema analysis and of Targets.
@@ -241,7 +248,27 @@ func linksOf(raw []byte) (*KindLinks, error) {
 		}
 	}
 	_, status := root.Properties["status"]
-	return &KindLinks{Links: w.links, MetadataOnly: len(w.links) == 0 && !status && !root.PreserveUnknown && root.AdditionalProperties.node == nil}, nil
+	statusNode, specNode := resolve(doc.Schemas, root.Properties["status"]), resolve(doc.Schemas, root.Properties["spec"])
+	workload := false
+	if specNode != nil {
+		for name := range specNode.Properties {
+			workload = workload || name == "template" || name == "jobTemplate"
+		}
+	}
+	return &KindLinks{
+		Links:        w.links,
+		MetadataOnly: len(w.links) == 0 && !status && !root.PreserveUnknown && root.AdditionalProperties.node == nil,
+		Conditions:   statusNode != nil && statusNode.Properties["conditions"] != nil,
+		Workload:     workload,
+	}, nil
+}
+
+// resolve is the node n names: itself, or the schema its $ref names.
+func resolve(schemas map[string]*linkNode, n *linkNode) *linkNode {
+	if n != nil && n.Ref != "" {
+		return schemas[n.Ref]
+	}
+	return n
 }
 
 // linkWalker walks a schema, keeping the path and the references on it.

@@ -994,3 +994,35 @@ func TestKindLinksMetadataOnly(t *testing.T) {
 		}
 	}
 }
+
+// The schema facts Problems picks kinds by: conditions in the status, and a
+// template in the spec.
+func TestKindLinksHealthFacts(t *testing.T) {
+	c := clientOf(t, openAPIClusters(t, linksServer(t)), Identity{})
+	deployRes := Resource{Group: "apps", Version: "v1", Name: "deployments", Kind: "Deployment", Namespaced: true}
+	for _, tc := range []struct {
+		of                   Resource
+		conditions, workload bool
+	}{
+		{deployRes, true, true},
+		{configMapRes, false, false},
+		{certificateRes, false, false}, // a secretTemplate is not a workload's template
+	} {
+		links, err := c.KindLinks(context.Background(), tc.of)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.of.Kind, err)
+		}
+		if links.Conditions != tc.conditions || links.Workload != tc.workload {
+			t.Errorf("%s: conditions %v, workload %v; want %v, %v", tc.of.Kind, links.Conditions, links.Workload, tc.conditions, tc.workload)
+		}
+	}
+	links, err := linksOf([]byte(`{"root":"x","schemas":{"x":{"type":"object","properties":{
+		"spec":{"type":"object","properties":{"jobTemplate":{"type":"object"}}},
+		"status":{"$ref":"s"}}},"s":{"type":"object","properties":{"conditions":{"type":"array"}}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !links.Conditions || !links.Workload {
+		t.Errorf("a jobTemplate and conditions through $ref: conditions %v, workload %v", links.Conditions, links.Workload)
+	}
+}

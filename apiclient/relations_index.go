@@ -85,8 +85,8 @@ func appOf(l map[string]string) string {
 // listPage is one page of a list, decoded an item at a time: only the
 // current item and the records already kept are in memory, never the page.
 type listPage struct {
-	cont  string
-	items int
+	cont, version string
+	items         int
 }
 
 // errPageTooLarge: one page's body passed maxAnswerBytes.
@@ -119,12 +119,13 @@ func readListPage(body io.Reader, each func(*unstructured.Unstructured) error) (
 		switch key {
 		case "metadata":
 			var meta struct {
-				Continue string `json:"continue"`
+				Continue        string `json:"continue"`
+				ResourceVersion string `json:"resourceVersion"`
 			}
 			if err := dec.Decode(&meta); err != nil {
 				return page, tooLarge(err)
 			}
-			page.cont = meta.Continue
+			page.cont, page.version = meta.Continue, meta.ResourceVersion
 		case "items":
 			if err := expectDelim(dec, '['); err != nil {
 				// "items": null is an empty list.
@@ -225,28 +226,41 @@ func (c *Client) listRecords(ctx context.Context, r Resource, namespace, sel str
 	if links != nil && links.MetadataOnly {
 		accept = MediaTypePartialObjectMetadataList + ", " + MediaTypeJSON
 	}
-	return c.eachItem(ctx, r, namespace, accept, sel, pageSize, maxObjects, func(obj *unstructured.Unstructured) error {
+	res, err := c.eachItem(ctx, r, namespace, accept, ListQuery{LabelSelector: sel, PageSize: pageSize, MaxObjects: maxObjects}, func(obj *unstructured.Unstructured) error {
 		keep(newRecord(r, obj, links))
 		return nil
 	})
+	return res.Objects, err
 }
 
-// eachItem lists r in namespace ("" for all of it) with the label
-// selector sel, pageSize objects a request, following continue tokens and
-// handing each item to each as it is decoded: only the one item is in
-// memory, never a page. It stops after maxObjects objects (whole pages)
-// with ErrListCut, and at each's first error, which it returns as it is.
-// read is how many objects were read.
-func (c *Client) eachItem(ctx context.Context, r Resource, namespace, accept, sel string, pageSize, maxObjects int, each func(*unstructured.Unstructured) error) (read int, err error) {
+// ListQuery selects and bounds a paged list read item by item.
+type ListQuery struct {
+	LabelSelector, FieldSelector string
+	// PageSize objects are asked for a request; MaxObjects are read at
+	// most (whole pages), then the read stops with ErrListCut.
+	PageSize, MaxObjects int
+}
+
+// ListRead is what a paged list read: how many objects, and the version of
+// the snapshot they came from (its first page's), to watch from.
+type ListRead struct {
+	Objects         int
+	ResourceVersion string
+}
+
+// eachItem lists r in namespace ("" for all of it) as q selects, q.PageSize
+// objects a request, following continue tokens and handing each item to
+// each as it is decoded: only the one item is in memory, never a page. It
+// stops after q.MaxObjects objects (whole pages) with ErrListCut, and at
+// each's first error, which it returns as it is.
+func (c *Client) eachItem(ctx context.Context, r Resource, namespace, accept string, q ListQuery, each func(*unstructured.Unstructured) error) (ListRead, error) {
+	var read ListRead
 	cont := ""
 	for {
-		req := c.get(r, namespace, "", accept).Param("limit", strconv.Itoa(pageSize))
-		if sel != "" {
-			req = req.Param("labelSelector", sel)
-		}
-		if cont != "" {
-			req = req.Param("continue", cont)
-		}
+		req := c.get(r, namespace, "", accept).Param("limit", strconv.Itoa(q.PageSize))
+		setParam(req, "labelSelector", q.LabelSelector)
+		setParam(req, "fieldSelector", q.FieldSelector)
+		setParam(req, "continue", cont)
 		rc, err := req.Stream(ctx)
 		if err != nil {
 			return read, err
@@ -257,7 +271,10 @@ func (c *Client) eachItem(ctx context.Context, r Resource, namespace, accept, se
 			return stopped
 		})
 		rc.Close()
-		read += page.items
+		read.Objects += page.items
+		if read.ResourceVersion == "" {
+			read.ResourceVersion = page.version
+		}
 		switch {
 		case stopped != nil:
 			return read, stopped
@@ -267,7 +284,7 @@ func (c *Client) eachItem(ctx context.Context, r Resource, namespace, accept, se
 		if cont = page.cont; cont == "" {
 			return read, nil
 		}
-		if read >= maxObjects {
+		if read.Objects >= q.MaxObjects {
 			return read, ErrListCut
 		}
 	}
@@ -284,5 +301,13 @@ var ErrListCut = errors.New("more objects than are read of one kind")
 // how many objects were read. A server that ignores the metadata form
 // sends whole objects, read the same way.
 func (c *Client) EachMetadata(ctx context.Context, r Resource, namespace string, pageSize, maxObjects int, each func(*unstructured.Unstructured) error) (read int, err error) {
-	return c.eachItem(ctx, r, namespace, MediaTypePartialObjectMetadataList+", "+MediaTypeJSON, "", pageSize, maxObjects, each)
+	res, err := c.eachItem(ctx, r, namespace, MediaTypePartialObjectMetadataList+", "+MediaTypeJSON, ListQuery{PageSize: pageSize, MaxObjects: maxObjects}, each)
+	return res.Objects, err
+}
+
+// EachObject lists r in namespace ("" for all of it) as whole objects, as q
+// selects and bounds, handing each to each as it is decoded (as
+// EachMetadata does). Its ListRead says where to watch from.
+func (c *Client) EachObject(ctx context.Context, r Resource, namespace string, q ListQuery, each func(*unstructured.Unstructured) error) (ListRead, error) {
+	return c.eachItem(ctx, r, namespace, MediaTypeJSON, q, each)
 }

@@ -11,6 +11,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/client-go/rest"
 )
@@ -50,6 +51,9 @@ type WatchEvent struct {
 	// records, from WatchMeta (nil without managedFields, and from
 	// WatchTable), for an editor to say "changed by kubectl-edit 20 s ago".
 	Change *FieldsChange
+	// Object is the whole object, from WatchObjects (nil for BOOKMARK and
+	// from the other watches).
+	Object *unstructured.Unstructured
 }
 
 // FieldsChange is one entry of an object's managedFields: who wrote (the
@@ -160,6 +164,29 @@ func (c *Client) WatchMeta(ctx context.Context, r Resource, opts WatchOptions, e
 		m := obj.Metadata
 		emit(WatchEvent{Type: typ, ResourceVersion: m.ResourceVersion, UID: m.UID, Name: m.Name, Namespace: m.Namespace,
 			Change: latestChange(m.ManagedFields)})
+		return nil
+	})
+}
+
+// WatchObjects watches r's whole objects, for pages that judge an object
+// by its status (Problems). It ends as WatchTable does.
+func (c *Client) WatchObjects(ctx context.Context, r Resource, opts WatchOptions, emit func(WatchEvent)) error {
+	return c.watch(ctx, r, opts, []string{MediaTypeJSON}, func(typ string, raw []byte) error {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		var m map[string]any
+		if err := dec.Decode(&m); err != nil {
+			return fmt.Errorf("decoding %s watch event: %w", typ, err)
+		}
+		if err := intsAsInt64(m); err != nil {
+			return fmt.Errorf("decoding %s watch event: %w", typ, err)
+		}
+		obj := &unstructured.Unstructured{Object: m}
+		ev := WatchEvent{Type: typ, ResourceVersion: obj.GetResourceVersion(), UID: string(obj.GetUID()), Name: obj.GetName(), Namespace: obj.GetNamespace()}
+		if typ != WatchBookmark {
+			ev.Object = obj
+		}
+		emit(ev)
 		return nil
 	})
 }
