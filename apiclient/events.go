@@ -12,7 +12,9 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -245,4 +247,29 @@ func mergeEvents(in []Event) []Event {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].LastSeen.After(out[j].LastSeen) })
 	return out
+}
+
+// EventAbout is one Event object as Problems reads it from a list or a
+// watch of r (an events resource): what happened, and to which object.
+type EventAbout struct {
+	Event
+	// Regarding is the object the event is about.
+	Regarding corev1.ObjectReference
+}
+
+// EventOf reads an item of r (events.k8s.io/v1 or core v1 events) as an
+// EventAbout.
+func EventOf(r Resource, obj *unstructured.Unstructured) (EventAbout, error) {
+	if r.Group == "events.k8s.io" {
+		var e eventsv1.Event
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, &e); err != nil {
+			return EventAbout{}, fmt.Errorf("reading an events.k8s.io/v1 event: %w", err)
+		}
+		return EventAbout{Event: fromEventsV1(&e), Regarding: e.Regarding}, nil
+	}
+	var e corev1.Event
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, &e); err != nil {
+		return EventAbout{}, fmt.Errorf("reading a core/v1 event: %w", err)
+	}
+	return EventAbout{Event: fromCoreEvent(&e), Regarding: e.InvolvedObject}, nil
 }

@@ -11,21 +11,43 @@ import (
 // object kstatus cannot read (a malformed status) is HealthUnknown, with
 // the reason.
 func HealthOf(obj *unstructured.Unstructured) (Health, string) {
+	v := VerdictOf(obj)
+	return v.Health, v.Message
+}
+
+// HealthVerdict is kstatus's verdict on an object.
+type HealthVerdict struct {
+	Health Health
+	// Reason is the reason kstatus gives, from the condition it judged by
+	// (a Ready=False condition's, "ProgressDeadlineExceeded",
+	// "LatestGenerationNotObserved"); "" when it gives none.
+	Reason, Message string
+}
+
+// VerdictOf is obj's HealthVerdict (HealthOf's, with the reason).
+func VerdictOf(obj *unstructured.Unstructured) HealthVerdict {
 	res, err := status.Compute(obj)
 	if err != nil {
-		return HealthUnknown, err.Error()
+		return HealthVerdict{Health: HealthUnknown, Message: err.Error()}
+	}
+	v := HealthVerdict{Health: HealthUnknown, Message: res.Message}
+	for _, c := range res.Conditions {
+		if c.Reason != "" {
+			v.Reason = c.Reason
+			break
+		}
 	}
 	switch res.Status {
 	case status.CurrentStatus:
-		return HealthCurrent, res.Message
+		v.Health = HealthCurrent
 	case status.InProgressStatus:
-		return HealthInProgress, res.Message
+		v.Health = HealthInProgress
 	case status.FailedStatus:
-		return HealthFailed, res.Message
+		v.Health = HealthFailed
 	case status.TerminatingStatus:
-		return HealthTerminating, res.Message
+		v.Health = HealthTerminating
 	case status.NotFoundStatus:
-		return HealthNotFound, res.Message
+		v.Health = HealthNotFound
 	}
-	return HealthUnknown, res.Message
+	return v
 }

@@ -16,6 +16,7 @@ switch (root?.dataset.live) {
     liveList(root);
     break;
   case "object":
+  case "sections": // any page whose live sections the server re-renders (Problems)
     liveObject(root);
     break;
   case "log":

@@ -114,9 +114,11 @@ type NavItem struct {
 
 // HomePage lists what the server serves.
 type HomePage struct {
-	Layout        Layout
-	ServerVersion string
-	Groups        []APIGroup
+	Layout Layout
+	// Health opens the page: called while the page streams, after its
+	// frame is sent.
+	Health func() HomeHealth
+	Groups []APIGroup
 	// Unavailable names group versions discovery could not describe.
 	Unavailable []string
 	// ChangesHref is the recent-changes page.

@@ -87,9 +87,12 @@ func TestThemeOnlyAcceptsKnownValues(t *testing.T) {
 
 func TestHomeRendersGroupsAndResources(t *testing.T) {
 	page := HomePage{
-		Layout:        testLayout(),
-		ServerVersion: "v1.36.1",
-		Unavailable:   []string{"metrics.k8s.io/v1beta1"},
+		Layout: testLayout(),
+		Health: func() HomeHealth {
+			return HomeHealth{ServerVersion: "v1.36.1", Nodes: "1 of 2 ready", ProblemsHref: "/c/dev/problems",
+				Counts: []ProblemCount{{ID: "pods", Label: "pods in trouble", N: 3, Href: "/c/dev/problems#pods"}}}
+		},
+		Unavailable: []string{"metrics.k8s.io/v1beta1"},
 		Groups: []APIGroup{
 			{Anchor: "group-core", Name: "core", Version: "v1", Versions: []string{"v1"}, Resources: []APIResource{
 				{Name: "pods", Kind: "Pod", Href: "/c/dev/api/v1/pods", Namespaced: true, ShortNames: []string{"po"}, Listable: true},
@@ -114,6 +117,17 @@ func TestHomeRendersGroupsAndResources(t *testing.T) {
 	}
 	if !strings.Contains(doc.Find("#group-empty").Text(), "No resources") {
 		t.Error("an empty group says nothing")
+	}
+	health := doc.Find("[data-testid=home-health]")
+	if health.Find("[data-testid=server-version]").Text() != "v1.36.1" || health.Find("[data-testid=nodes-ready]").Text() != "1 of 2 ready" {
+		t.Errorf("health = %q", health.Text())
+	}
+	if c := health.Find("[data-testid=problem-count][data-category=pods]"); c.AttrOr("href", "") != "/c/dev/problems#pods" || !strings.Contains(c.Text(), "3") {
+		t.Errorf("pods count = %q → %q", c.Text(), c.AttrOr("href", ""))
+	}
+	// Health opens the page, above the catalogue.
+	if doc.Find("[data-testid=home-health] ~ .page-head").Length() != 1 {
+		t.Error("the health does not come before the catalogue")
 	}
 }
 

@@ -39,9 +39,7 @@ func (s *Server) home(c echo.Context) error {
 		return err
 	}
 	p := views.HomePage{Layout: s.env.ContextLayout(ctx, client, "API resources", nil, ""), ChangesHref: page.URLsOf(ctx).In(client.ContextName()).Path("/changes")}
-	if v, err := client.ServerVersion(ctx); err == nil {
-		p.ServerVersion = v
-	}
+	p.Health = func() views.HomeHealth { return s.problems.Health(ctx, client, disco) }
 	for gv := range disco.Failed {
 		p.Unavailable = append(p.Unavailable, gv)
 	}
@@ -49,7 +47,8 @@ func (s *Server) home(c echo.Context) error {
 	for _, g := range disco.Groups {
 		p.Groups = append(p.Groups, groupView(page.URLsOf(ctx), g))
 	}
-	return s.env.Render(c, http.StatusOK, views.Home(p))
+	// Streamed: the frame is painted while the health is counted.
+	return s.env.Stream(c, http.StatusOK, views.Home(p))
 }
 
 func groupView(u page.URLs, g apiclient.Group) views.APIGroup {

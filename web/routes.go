@@ -66,6 +66,7 @@ func (s *Server) routes() *echo.Echo {
 	c.GET("/jump", bounded(s.jump))                   // kubectl-style name ("deploy", "sts.apps") → its list; anything else → search
 	c.GET("/search", bounded(s.search.Page))          // ?q=: objects of every kind the user may list, streamed kind by kind (web/search)
 	c.GET("/changes", bounded(s.changes.Page))        // ?namespace=&since=: objects newest written to first, by manager (web/changes)
+	c.GET("/problems", s.problems.Serve)              // stream: ?namespace=&after=: what is broken now, any kind (page bounded; WebSocket follows it) (web/problems)
 	c.GET("/namespace", bounded(s.list.Namespace))    // namespace picker → the same list in another namespace
 	c.GET("/logs/:namespace", s.logs.Selector)        // stream: merged logs of ?labelSelector= (page, WebSocket, ?download=1)
 	c.GET("/schema/*", bounded(s.schema))             // the OpenAPI v3 schema of a collection's kind, trimmed for the editor (JSON)

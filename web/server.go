@@ -29,6 +29,7 @@ import (
 	"github.com/tabula-console/tabula/web/logs"
 	"github.com/tabula-console/tabula/web/object"
 	"github.com/tabula-console/tabula/web/page"
+	"github.com/tabula-console/tabula/web/problems"
 	"github.com/tabula-console/tabula/web/seal"
 	"github.com/tabula-console/tabula/web/search"
 )
@@ -80,6 +81,9 @@ type Deps struct {
 	DisableCompression bool
 	// Changes bounds each recent-changes page (zero: changes.DefaultBudget()).
 	Changes ChangesBudget
+	// Problems bounds each Problems page and the home page's health (zero:
+	// problems.DefaultBudget()).
+	Problems ProblemsBudget
 	// Search bounds each search (zero: search.DefaultBudget()).
 	Search SearchBudget
 	// Relate bounds each relation scan of an object page and map (zero
@@ -89,6 +93,9 @@ type Deps struct {
 
 // ChangesBudget bounds one recent-changes page (web/changes).
 type ChangesBudget = changes.Budget
+
+// ProblemsBudget bounds one Problems page (web/problems).
+type ProblemsBudget = problems.Budget
 
 // SearchBudget bounds one search (web/search).
 type SearchBudget = search.Budget
@@ -130,7 +137,8 @@ type Server struct {
 	exec   *exec.Handler
 	search *search.Handler
 	// changes serves the recent changes of a namespace.
-	changes *changes.Handler
+	changes  *changes.Handler
+	problems *problems.Handler
 	// dispatch is what the /api/* and /apis/* routes lead to.
 	dispatch resourceRoutes
 }
@@ -201,14 +209,15 @@ func New(d Deps) (*Server, error) {
 		bodyTimeout:   bodyTimeout,
 		ownCredentialServes: d.Auth.Mode == "" || d.Auth.Mode == ModeKubeconfig ||
 			d.Auth.Mode == ModeOIDC && d.Auth.OIDC.Identity == OIDCImpersonate,
-		auth:    signIn,
-		list:    list.New(env),
-		object:  object.New(env, d.Relate),
-		logs:    logs.New(env),
-		edit:    edit.New(env),
-		exec:    exec.New(env, d.Terminal),
-		search:  search.New(env, cmp.Or(d.Search, search.DefaultBudget())),
-		changes: changes.New(env, cmp.Or(d.Changes, changes.DefaultBudget())),
+		auth:     signIn,
+		list:     list.New(env),
+		object:   object.New(env, d.Relate),
+		logs:     logs.New(env),
+		edit:     edit.New(env),
+		exec:     exec.New(env, d.Terminal),
+		search:   search.New(env, cmp.Or(d.Search, search.DefaultBudget())),
+		changes:  changes.New(env, cmp.Or(d.Changes, changes.DefaultBudget())),
+		problems: problems.New(env, cmp.Or(d.Problems, problems.DefaultBudget())),
 	}
 	quiet := d.ReleaseIdleMemory
 	if quiet == 0 {

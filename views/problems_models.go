@@ -1,0 +1,113 @@
+package views
+
+import "github.com/a-h/templ"
+
+// ProblemsPage is what is broken now in a namespace or the cluster.
+type ProblemsPage struct {
+	Layout Layout
+	Form   ProblemsForm
+	// Error is why the request was refused (a 4xx); the form keeps it.
+	Error string
+	// Live: the page follows the cluster over a WebSocket.
+	Live   bool
+	Report ProblemsReport
+}
+
+// ProblemsForm is the page's form: a namespace ("" for the cluster) and
+// how long an object may be in progress before it is a problem.
+type ProblemsForm struct {
+	Action    templ.SafeURL
+	Namespace string
+	After     string
+	// Afters are the thresholds offered ("1m", "5m", …).
+	Afters []string
+}
+
+// ProblemsReport is the page's live part: counts, sections and what the
+// scan cost and skipped.
+type ProblemsReport struct {
+	// Scope is "in namespace demo" or "in the cluster".
+	Scope    string
+	Counts   []ProblemCount
+	Sections []ProblemSection
+	Warnings WarningsSection
+	// Cost is "24 kinds asked in 31 requests, 1,204 objects read, 0.21 s".
+	Cost string
+	// Notes say what the page could not see (events hidden, the board
+	// full).
+	Notes   []string
+	Skipped []SkippedKind
+	// NotLive are the asked kinds the live page does not watch.
+	NotLive []SkippedKind
+}
+
+// ProblemCount is one kind of problem's count, linked to its section.
+type ProblemCount struct {
+	// ID names the category ("failed", "stuck", "pods", "warnings") and
+	// its section's anchor.
+	ID, Label string
+	N         int
+	Href      templ.SafeURL
+}
+
+// ProblemSection lists one category's problems.
+type ProblemSection struct {
+	ID, Title string
+	// Help says what the section holds; Empty what an empty one means.
+	Help, Empty string
+	Total       int
+	// Pods: the rows are pods (a container and restarts column).
+	Pods bool
+	Rows []ProblemRow
+	// More is how many problems are not shown.
+	More int
+}
+
+// ProblemRow is one object in trouble.
+type ProblemRow struct {
+	Kind, Namespace, Name string
+	// Href is the object's page.
+	Href            templ.SafeURL
+	Reason, Message string
+	Container       string
+	Restarts        string
+	// Age and Time say since when ("" when the object does not tell).
+	Age, Time string
+}
+
+// WarningsSection is the Warning events, grouped by object and reason.
+type WarningsSection struct {
+	Total int
+	Rows  []WarningRow
+	More  int
+	// Note says why there are no events (no events API, hidden).
+	Note string
+}
+
+// WarningRow is the Warning events about one object with one reason.
+type WarningRow struct {
+	Kind, Namespace, Name string
+	// Href is the object's page ("" when its kind is not served).
+	Href            templ.SafeURL
+	Reason, Message string
+	Count           int
+	FirstAge        string
+	FirstTime       string
+	LastAge         string
+	LastTime        string
+}
+
+// HomeHealth opens the context's home page: the server, its nodes and the
+// Problems counts.
+type HomeHealth struct {
+	ServerVersion string
+	// Nodes is "2 of 3 ready" ("" when the nodes could not be read); NodesOK
+	// says all are.
+	Nodes   string
+	NodesOK bool
+	// Scope is what the counts cover ("in the cluster").
+	Counts       []ProblemCount
+	ProblemsHref templ.SafeURL
+	// Note says what the counts could not cover.
+	Note string
+}
