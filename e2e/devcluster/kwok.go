@@ -23,8 +23,10 @@ import (
 // stageFiles are copies of kwok v0.8.0's stage definitions:
 // kustomize/stage/node/fast/node-initialize.yaml,
 // kustomize/stage/node/heartbeat/node-heartbeat.yaml and
-// kustomize/stage/pod/fast/*.yaml; and devcluster's own
-// pod-ephemeral-containers.yaml. kwok refuses to start without stages.
+// kustomize/stage/pod/fast/*.yaml (pod-ready.yaml and pod-complete.yaml
+// with one selector added, leaving crash-looping pods alone); and
+// devcluster's own pod-ephemeral-containers.yaml and pod-crash-loop.yaml.
+// kwok refuses to start without stages.
 //
 //go:embed stages/*.yaml
 var stageFiles embed.FS
