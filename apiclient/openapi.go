@@ -467,8 +467,12 @@ func alternatives(v any) string {
 }
 
 // Bounds of the kind schema cache, shared by every user of the Clusters.
+// Scans across kinds (relations, Problems) ask for every kind's schema: the
+// entries must outnumber the kinds of a large cluster (hundreds of CRDs),
+// or each scan reads them all again. A trimmed kind schema is a few KiB,
+// so the byte bound is the one that holds.
 const (
-	kindSchemaCacheEntries = 64
+	kindSchemaCacheEntries = 2048
 	kindSchemaCacheBytes   = 64 << 20
 	// openAPIFetchTimeout bounds one document fetch, which callers share.
 	openAPIFetchTimeout = 30 * time.Second

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
+	"github.com/go-json-experiment/json/jsontext"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
@@ -93,68 +95,184 @@ type listPage struct {
 var errPageTooLarge = errors.New("a list page over the size bound")
 
 // readListPage streams a list body, handing each item to each as it is
-// decoded (integers as int64, as unstructured expects).
-func readListPage(body io.Reader, each func(*unstructured.Unstructured) error) (listPage, error) {
+// decoded (integers as int64, as unstructured expects) without what omit
+// names, and the list's metadata to meta (when not nil) as soon as it is
+// read: before the items, as kube-apiserver writes a list.
+//
+// It reads with jsontext (the lexer under encoding/json/v2) and builds each
+// item itself: an omitted field is skipped in the buffer, never built, and
+// numbers become int64 or float64 as they are read.
+func readListPage(body io.Reader, meta func(listPage), omit omission, each func(*unstructured.Unstructured) error) (listPage, error) {
 	var page listPage
 	lr := &io.LimitedReader{R: body, N: maxAnswerBytes + 1}
-	dec := json.NewDecoder(lr)
-	// Numbers stay as text until intsAsInt64 makes them what unstructured
-	// expects: decoding each item once, not into bytes and then again.
-	dec.UseNumber()
+	dec := jsontext.NewDecoder(lr, jsonOptions...)
 	tooLarge := func(err error) error {
 		if lr.N <= 0 {
 			return errPageTooLarge
 		}
 		return err
 	}
-	if err := expectDelim(dec, '{'); err != nil {
+	if err := expectKind(dec, '{'); err != nil {
 		return page, tooLarge(err)
 	}
-	for dec.More() {
-		tok, err := dec.Token()
+	for dec.PeekKind() != '}' {
+		tok, err := dec.ReadToken()
 		if err != nil {
 			return page, tooLarge(err)
 		}
-		key, _ := tok.(string)
-		switch key {
+		switch tok.String() {
 		case "metadata":
-			var meta struct {
-				Continue        string `json:"continue"`
-				ResourceVersion string `json:"resourceVersion"`
-			}
-			if err := dec.Decode(&meta); err != nil {
+			v, err := readValue(dec, nil)
+			if err != nil {
 				return page, tooLarge(err)
 			}
-			page.cont, page.version = meta.Continue, meta.ResourceVersion
-		case "items":
-			if err := expectDelim(dec, '['); err != nil {
-				// "items": null is an empty list.
-				continue
+			lm, _ := v.(map[string]any)
+			page.cont, _ = lm["continue"].(string)
+			page.version, _ = lm["resourceVersion"].(string)
+			if meta != nil {
+				meta(page)
 			}
-			for dec.More() {
-				var m map[string]any
-				if err := dec.Decode(&m); err != nil {
+		case "items":
+			if dec.PeekKind() != '[' {
+				// "items": null is an empty list.
+				if err := dec.SkipValue(); err != nil {
 					return page, tooLarge(err)
 				}
-				if err := intsAsInt64(m); err != nil {
-					return page, err
+				continue
+			}
+			if _, err := dec.ReadToken(); err != nil {
+				return page, tooLarge(err)
+			}
+			for dec.PeekKind() != ']' {
+				v, err := readValue(dec, omit)
+				if err != nil {
+					return page, tooLarge(err)
+				}
+				m, ok := v.(map[string]any)
+				if !ok {
+					return page, fmt.Errorf("a list item is %T, not an object", v)
 				}
 				page.items++
 				if err := each(&unstructured.Unstructured{Object: m}); err != nil {
 					return page, err
 				}
 			}
-			if _, err := dec.Token(); err != nil {
+			if _, err := dec.ReadToken(); err != nil {
 				return page, tooLarge(err)
 			}
 		default:
-			var skip json.RawMessage
-			if err := dec.Decode(&skip); err != nil {
+			if err := dec.SkipValue(); err != nil {
 				return page, tooLarge(err)
 			}
 		}
 	}
 	return page, nil
+}
+
+// expectKind reads the next token and checks it opens what k says.
+func expectKind(dec *jsontext.Decoder, k jsontext.Kind) error {
+	tok, err := dec.ReadToken()
+	if err != nil {
+		return err
+	}
+	if tok.Kind() != k {
+		return fmt.Errorf("not a list: %v where %q was expected", tok.Kind(), k)
+	}
+	return nil
+}
+
+// omission names fields a reader does not need, as a tree: a key mapped to
+// nil is left out with all below it, one mapped to an omission is read but
+// for what that names.
+type omission map[string]omission
+
+// omissionOf is the omission of dotted paths ("spec",
+// "metadata.managedFields").
+func omissionOf(paths []string) omission {
+	if len(paths) == 0 {
+		return nil
+	}
+	root := omission{}
+	for _, p := range paths {
+		node := root
+		parts := strings.Split(p, ".")
+		for i, part := range parts {
+			if i == len(parts)-1 {
+				node[part] = nil
+				break
+			}
+			next, ok := node[part]
+			if !ok || next == nil {
+				next = omission{}
+				node[part] = next
+			}
+			node = next
+		}
+	}
+	return root
+}
+
+// readValue reads the next value as encoding/json reads into any, but with
+// integers as int64 (as unstructured has them) and without what omit names
+// of an object.
+func readValue(dec *jsontext.Decoder, omit omission) (any, error) {
+	switch dec.PeekKind() {
+	case '{':
+		if _, err := dec.ReadToken(); err != nil {
+			return nil, err
+		}
+		m := map[string]any{}
+		for dec.PeekKind() != '}' {
+			tok, err := dec.ReadToken()
+			if err != nil {
+				return nil, err
+			}
+			name := tok.String()
+			below, listed := omit[name]
+			if listed && below == nil {
+				if err := dec.SkipValue(); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			v, err := readValue(dec, below)
+			if err != nil {
+				return nil, err
+			}
+			m[name] = v
+		}
+		_, err := dec.ReadToken()
+		return m, err
+	case '[':
+		if _, err := dec.ReadToken(); err != nil {
+			return nil, err
+		}
+		a := []any{}
+		for dec.PeekKind() != ']' {
+			v, err := readValue(dec, nil)
+			if err != nil {
+				return nil, err
+			}
+			a = append(a, v)
+		}
+		_, err := dec.ReadToken()
+		return a, err
+	}
+	tok, err := dec.ReadToken()
+	if err != nil {
+		return nil, err
+	}
+	switch tok.Kind() {
+	case '"':
+		return tok.String(), nil
+	case '0':
+		return numberOf(json.Number(tok.String()))
+	case 't', 'f':
+		return tok.Bool(), nil
+	case 'n':
+		return nil, nil
+	}
+	return nil, fmt.Errorf("unexpected %v", tok.Kind())
 }
 
 // intsAsInt64 turns the json.Numbers of a decoded value into int64 where
@@ -201,18 +319,6 @@ func numberOf(n json.Number) (any, error) {
 	return n.Float64()
 }
 
-// expectDelim reads the next token and checks it is d.
-func expectDelim(dec *json.Decoder, d json.Delim) error {
-	tok, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	if got, ok := tok.(json.Delim); !ok || got != d {
-		return fmt.Errorf("not a list: %v where %q was expected", tok, d)
-	}
-	return nil
-}
-
 // listRecords lists r in namespace (all of it for a cluster-scoped r), page
 // by page, keeping a record of each item. It stops after maxObjects items
 // (whole pages), saying so with ErrListCut. sel, when set, is a label
@@ -226,7 +332,10 @@ func (c *Client) listRecords(ctx context.Context, r Resource, namespace, sel str
 	if links != nil && links.MetadataOnly {
 		accept = MediaTypePartialObjectMetadataList + ", " + MediaTypeJSON
 	}
-	res, err := c.eachItem(ctx, r, namespace, accept, ListQuery{LabelSelector: sel, PageSize: pageSize, MaxObjects: maxObjects}, func(obj *unstructured.Unstructured) error {
+	// Relations never read who wrote a field: managedFields, often most
+	// of an object, are skipped.
+	q := ListQuery{LabelSelector: sel, PageSize: pageSize, MaxObjects: maxObjects, Omit: []string{"metadata.managedFields"}}
+	res, err := c.eachItem(ctx, r, namespace, accept, q, func(obj *unstructured.Unstructured) error {
 		keep(newRecord(r, obj, links))
 		return nil
 	})
@@ -236,6 +345,10 @@ func (c *Client) listRecords(ctx context.Context, r Resource, namespace, sel str
 // ListQuery selects and bounds a paged list read item by item.
 type ListQuery struct {
 	LabelSelector, FieldSelector string
+	// Omit names fields the reader does not need ("spec",
+	// "metadata.managedFields"): the objects it is handed lack them, and
+	// reading is faster by as much as they weigh.
+	Omit []string
 	// PageSize objects are asked for a request; MaxObjects are read at
 	// most (whole pages), then the read stops with ErrListCut.
 	PageSize, MaxObjects int
@@ -255,22 +368,53 @@ type ListRead struct {
 // each's first error, which it returns as it is.
 func (c *Client) eachItem(ctx context.Context, r Resource, namespace, accept string, q ListQuery, each func(*unstructured.Unstructured) error) (ListRead, error) {
 	var read ListRead
-	cont := ""
-	for {
+	request := func(ctx context.Context, cont string) (io.ReadCloser, error) {
 		req := c.get(r, namespace, "", accept).Param("limit", strconv.Itoa(q.PageSize))
 		setParam(req, "labelSelector", q.LabelSelector)
 		setParam(req, "fieldSelector", q.FieldSelector)
 		setParam(req, "continue", cont)
-		rc, err := req.Stream(ctx)
+		return req.Stream(ctx)
+	}
+	omit := omissionOf(q.Omit)
+	// The next page is asked for as soon as this one's continue token is
+	// read (a list's metadata comes before its items), so the server
+	// prepares it while this one is decoded. Its body waits unread, bounded
+	// by the connection's flow control, until this one is done; one that
+	// is not wanted after all is closed.
+	type answer struct {
+		body io.ReadCloser
+		err  error
+	}
+	var next chan answer
+	defer func() {
+		if next != nil {
+			if a := <-next; a.body != nil {
+				a.body.Close()
+			}
+		}
+	}()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel() // runs first: a request still under way ends at once
+	body, err := request(ctx, "")
+	for {
 		if err != nil {
 			return read, err
 		}
 		var stopped error
-		page, err := readListPage(rc, func(obj *unstructured.Unstructured) error {
+		var page listPage
+		page, err = readListPage(body, func(p listPage) {
+			if p.cont != "" && read.Objects+q.PageSize < q.MaxObjects {
+				next = make(chan answer, 1)
+				go func(ch chan<- answer) {
+					body, err := request(ctx, p.cont)
+					ch <- answer{body, err}
+				}(next)
+			}
+		}, omit, func(obj *unstructured.Unstructured) error {
 			stopped = each(obj)
 			return stopped
 		})
-		rc.Close()
+		body.Close()
 		read.Objects += page.items
 		if read.ResourceVersion == "" {
 			read.ResourceVersion = page.version
@@ -280,12 +424,18 @@ func (c *Client) eachItem(ctx context.Context, r Resource, namespace, accept str
 			return read, stopped
 		case err != nil:
 			return read, &BadResponseError{Err: fmt.Errorf("decoding the %s list: %w", r.Name, err)}
-		}
-		if cont = page.cont; cont == "" {
+		case page.cont == "":
 			return read, nil
-		}
-		if read.Objects >= q.MaxObjects {
+		case read.Objects >= q.MaxObjects:
 			return read, ErrListCut
+		case next == nil:
+			// Not asked ahead (the page's metadata came last, or the cut
+			// was near): ask now.
+			body, err = request(ctx, page.cont)
+		default:
+			a := <-next
+			next = nil
+			body, err = a.body, a.err
 		}
 	}
 }

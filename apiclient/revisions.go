@@ -89,7 +89,7 @@ func (c *Client) owned(ctx context.Context, d *Discovery, gk schema.GroupKind, o
 	if sel != nil && !sel.Empty() {
 		selector = sel.String()
 	}
-	_, err := c.eachItem(ctx, res, obj.GetNamespace(), MediaTypeJSON, ListQuery{LabelSelector: selector, PageSize: 500, MaxObjects: maxRevisionObjects}, func(item *unstructured.Unstructured) error {
+	_, err := c.eachItem(ctx, res, obj.GetNamespace(), MediaTypeJSON, ListQuery{LabelSelector: selector, PageSize: 500, MaxObjects: maxRevisionObjects, Omit: []string{"metadata.managedFields"}}, func(item *unstructured.Unstructured) error {
 		for _, o := range item.GetOwnerReferences() {
 			if o.UID == obj.GetUID() {
 				keep(item)
