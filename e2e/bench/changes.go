@@ -37,21 +37,30 @@ type changesResult struct {
 // 34 requests, 20,067 objects read, 0.94 s.".
 var changesCost = regexp.MustCompile(`([0-9]+) kinds? asked in ([0-9]+) requests?, ([0-9]+) objects? read`)
 
-// parseChangesPage reads what a recent-changes page states.
-func parseChangesPage(body []byte) (rows, objects, requests, skipped int, cost string, err error) {
+// scanPage names what a page that scans many kinds states: its cost line,
+// its rows and its skipped kinds, by data-testid.
+type scanPage struct{ cost, row, skipped string }
+
+var (
+	changesPage  = scanPage{cost: "changes-cost", row: "change-row", skipped: "changes-skipped-kind"}
+	problemsPage = scanPage{cost: "problems-cost", row: "problem-row", skipped: "problems-skipped-kind"}
+)
+
+// parseScanPage reads what a scanning page states.
+func parseScanPage(body []byte, sp scanPage) (rows, objects, requests, skipped int, cost string, err error) {
 	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(body))
 	if err != nil {
 		return 0, 0, 0, 0, "", err
 	}
-	cost = strings.Join(strings.Fields(doc.Find(`[data-testid="changes-cost"]`).Text()), " ")
+	cost = strings.Join(strings.Fields(doc.Find(`[data-testid="`+sp.cost+`"]`).Text()), " ")
 	m := changesCost.FindStringSubmatch(cost)
 	if m == nil {
 		return 0, 0, 0, 0, cost, fmt.Errorf("no cost line on the page (%q)", cost)
 	}
 	requests, _ = strconv.Atoi(m[2])
 	objects, _ = strconv.Atoi(m[3])
-	rows = doc.Find(`[data-testid="change-row"]`).Length()
-	skipped = doc.Find(`[data-testid="changes-skipped-kind"]`).Length()
+	rows = doc.Find(`[data-testid="` + sp.row + `"]`).Length()
+	skipped = doc.Find(`[data-testid="` + sp.skipped + `"]`).Length()
 	return rows, objects, requests, skipped, cost, nil
 }
 
@@ -59,8 +68,14 @@ func parseChangesPage(body []byte) (rows, objects, requests, skipped int, cost s
 // o.relationsRuns times after one unmeasured, the first measured one with
 // VmRSS read every sampleEvery.
 func measureChanges(ctx context.Context, o options, browser *http.Client, consoleURL string, pid int) (changesResult, error) {
+	return measureScanPage(ctx, o, browser, consoleURL+"/c/"+contextName+"/changes?namespace="+namespace+"&since=24h", pid, changesPage)
+}
+
+// measureScanPage loads url o.relationsRuns times after one unmeasured, the
+// first measured one with VmRSS read every sampleEvery, and reads what the
+// last states.
+func measureScanPage(ctx context.Context, o options, browser *http.Client, url string, pid int, sp scanPage) (changesResult, error) {
 	var res changesResult
-	url := consoleURL + "/c/" + contextName + "/changes?namespace=" + namespace + "&since=24h"
 	// fetch refuses anything but a 200.
 	get := func() (sample, error) { return fetch(ctx, browser, url, "text/html", browserAcceptEncoding) }
 	if _, err := get(); err != nil {
@@ -79,7 +94,7 @@ func measureChanges(ctx context.Context, o options, browser *http.Client, consol
 		res.samples = append(res.samples, s)
 	}
 	last := res.samples[len(res.samples)-1]
-	res.rows, res.objects, res.requests, res.skipped, res.cost, err = parseChangesPage(last.body)
+	res.rows, res.objects, res.requests, res.skipped, res.cost, err = parseScanPage(last.body, sp)
 	return res, err
 }
 

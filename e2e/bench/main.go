@@ -48,6 +48,8 @@
 //     unmeasured, one with the console's VmRSS sampled, then
 //     -relations-runs: the median against 2 s, and what the page states it
 //     read.
+//   - problems: the Problems page of all namespaces, measured as changes
+//     is.
 //
 // A live measurement that fails (the console may not serve WebSockets yet)
 // is reported as not measured, the others still run, and the exit code is 1.
@@ -95,7 +97,7 @@ const (
 )
 
 // measurements, in the order they run.
-var measurements = []string{"list", "memory", "browser", "logs", "watch", "clients", "exec", "search", "relations", "changes"}
+var measurements = []string{"list", "memory", "browser", "logs", "watch", "clients", "exec", "search", "relations", "changes", "problems"}
 
 type options struct {
 	requests       int
@@ -495,6 +497,14 @@ func run(ctx context.Context, o options) (err error) {
 		targets = append(targets, reportChanges(out, o, res, err)...)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("changes: %w", err))
+		}
+	}
+	if o.measure["problems"] {
+		slog.Info("measuring problems", "runs", o.relationsRuns)
+		res, err := measureProblems(ctx, o, browser, console.URL, console.Pid())
+		targets = append(targets, reportProblems(out, o, res, err)...)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("problems: %w", err))
 		}
 	}
 	if len(targets) > 0 || len(figures) > 0 {

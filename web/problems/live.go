@@ -187,7 +187,7 @@ func (f *follower) watchKind(ctx context.Context, r apiclient.Resource, version 
 		func(ctx context.Context) (string, error) {
 			f.board.forgetKind(r)
 			now := time.Now()
-			read, err := f.client.EachObject(ctx, r, f.namespace, apiclient.ListQuery{PageSize: f.budget.PageSize, MaxObjects: f.budget.MaxObjects}, func(obj *unstructured.Unstructured) error {
+			read, err := f.client.EachObject(ctx, r, f.namespace, listQuery(r, f.budget), func(obj *unstructured.Unstructured) error {
 				f.board.observe(r, obj, now)
 				return nil
 			})

@@ -205,7 +205,7 @@ func scan(ctx context.Context, client *apiclient.Client, d *apiclient.Discovery,
 			now := time.Now()
 			isNodes := r.Group == "" && r.Name == "nodes"
 			var nodes, ready int
-			read, err := client.EachObject(kctx, r, namespace, apiclient.ListQuery{PageSize: b.PageSize, MaxObjects: b.MaxObjects}, func(obj *unstructured.Unstructured) error {
+			read, err := client.EachObject(kctx, r, namespace, listQuery(r, b), func(obj *unstructured.Unstructured) error {
 				bd.observe(r, obj, now)
 				if isNodes {
 					nodes++
@@ -239,6 +239,17 @@ func scan(ctx context.Context, client *apiclient.Client, d *apiclient.Discovery,
 	return res
 }
 
+// listQuery is how the scan lists r: whole objects but for what no verdict
+// reads (who wrote which field, annotations, and a pod's spec), which is
+// most of what a list weighs.
+func listQuery(r apiclient.Resource, b Budget) apiclient.ListQuery {
+	q := apiclient.ListQuery{PageSize: b.PageSize, MaxObjects: b.MaxObjects, Omit: []string{"metadata.managedFields", "metadata.annotations"}}
+	if r.Group == "" && r.Name == "pods" {
+		q.Omit = append(q.Omit, "spec")
+	}
+	return q
+}
+
 // listWarnings lists the Warning events of namespace into bd. A server
 // that refuses the type field selector is asked for every event, and the
 // Normal ones dropped. It returns the list's version and the selector it
@@ -248,7 +259,7 @@ func listWarnings(ctx context.Context, client *apiclient.Client, ev apiclient.Re
 		bd.observeEvent(ev, obj)
 		return nil
 	}
-	q := apiclient.ListQuery{FieldSelector: warningsOnly, PageSize: b.PageSize, MaxObjects: b.MaxObjects}
+	q := apiclient.ListQuery{FieldSelector: warningsOnly, PageSize: b.PageSize, MaxObjects: b.MaxObjects, Omit: []string{"metadata.managedFields"}}
 	read, err := client.EachObject(ctx, ev, namespace, q, each)
 	if apierrors.IsBadRequest(err) {
 		q.FieldSelector = ""
