@@ -22,7 +22,7 @@ var screens = []struct {
 	{"1400x900", 1400, 900, false},
 }
 
-// Home, a list, an object page and a log page fit every screen: nothing
+// Home, a list, an object page, a log page and Problems fit every screen: nothing
 // overflows the window sideways, the content comes before the sidebar on
 // narrow screens, and the jump box stays in view. Screenshots in both
 // themes.
@@ -34,6 +34,7 @@ func TestPagesFitEveryScreen(t *testing.T) {
 		{"list", "/c/admin/api/v1/namespaces/demo/pods"},
 		{"object", "/c/admin/apis/apps/v1/namespaces/demo/deployments/web"},
 		{"log", "/c/admin/api/v1/namespaces/demo/pods/" + pod.Name + "/log?tailLines=30"},
+		{"problems", "/c/admin/problems?after=0s"},
 	}
 	for _, s := range screens {
 		t.Run(s.name, func(t *testing.T) {

@@ -35,8 +35,11 @@ type ProblemsReport struct {
 	Cost string
 	// Notes say what the page could not see (events hidden, the board
 	// full).
-	Notes   []string
-	Skipped []SkippedKind
+	Notes []string
+	// Skipped are the kinds that could not be read, or not in full;
+	// NotAsked those that say nothing of health.
+	Skipped  []SkippedKind
+	NotAsked []SkippedKind
 	// NotLive are the asked kinds the live page does not watch.
 	NotLive []SkippedKind
 }

@@ -205,6 +205,7 @@ func model(u page.URLs, d *apiclient.Discovery, q query, rep Report, res Result,
 		r.Notes = append(r.Notes, fmt.Sprintf("%d more Warning events were not kept. Choose a namespace.", rep.LostWarnings))
 	}
 	r.Skipped = skippedKinds(res.Skipped)
+	r.NotAsked = skippedKinds(res.NotAsked)
 	r.NotLive = skippedKinds(notLive)
 	return r
 }

@@ -124,7 +124,11 @@ func TestProblemsOfANamespace(t *testing.T) {
 		t.Errorf("the page does not say what it asked: %q", cost)
 	}
 
-	// A shorter threshold shows less in progress; a longer one more.
+	if reason := doc.Find("[data-testid=problems-not-asked] li[data-resource=secrets]").Text(); !strings.Contains(reason, "no status") {
+		t.Errorf("secrets are not listed as not asked, with why: %q", reason)
+	}
+
+	// A longer threshold shows less in progress.
 	_, body = h.Get(t, "/c/dev/problems?namespace=demo&after=15m", http.StatusOK)
 	if got := rows(webtest.Parse(t, body), "stuck"); len(got) != 0 {
 		t.Errorf("at 15m, a lighthouse dark for 10m is stuck: %q", got)

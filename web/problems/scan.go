@@ -58,10 +58,12 @@ type Skipped struct {
 // Result is what a scan asked and what it cost; what it found is on its
 // board.
 type Result struct {
-	// Asked are the kinds listed, most telling first; Skipped those not
-	// listed, or cut. Versions are the asked kinds' list versions, to
+	// Asked are the kinds listed, most telling first; NotAsked those that
+	// say nothing of health; Skipped those that could not be listed, or
+	// not in full. Versions are the asked kinds' list versions, to
 	// watch from.
 	Asked    []apiclient.Resource
+	NotAsked []Skipped
 	Skipped  []Skipped
 	Versions map[objectKey]string
 	// Events is the events resource listed (zero when the server has none,
@@ -97,17 +99,15 @@ func kindOrder(r apiclient.Resource, workload bool) int {
 // pickKinds chooses the kinds to ask in namespace ("" for the cluster):
 // pods, kubectl's "all" category, and kinds with a status subresource whose
 // schema declares conditions or a template (or whose schema cannot be
-// read, so is not known not to). The rest, and the kinds past MaxKinds, are
-// skipped with their reason; kinds that say nothing of health (no status)
-// are not listed at all.
-func pickKinds(ctx context.Context, client *apiclient.Client, d *apiclient.Discovery, namespace string, b Budget) ([]apiclient.Resource, []Skipped) {
+// read, so is not known not to). The others are notAsked, and those that
+// cannot be listed or are past MaxKinds skipped, each with the reason.
+func pickKinds(ctx context.Context, client *apiclient.Client, d *apiclient.Discovery, namespace string, b Budget) (kinds []apiclient.Resource, notAsked, skipped []Skipped) {
 	type candidate struct {
 		r        apiclient.Resource
 		workload bool
 		order    int
 	}
 	var cands []candidate
-	var skipped []Skipped
 	var mu sync.Mutex
 	sem := make(chan struct{}, max(b.Concurrency, 1))
 	var wg sync.WaitGroup
@@ -121,7 +121,8 @@ func pickKinds(ctx context.Context, client *apiclient.Client, d *apiclient.Disco
 			case apiclient.IsEventsResource(r):
 				continue
 			case !isPods && !all && !slices.Contains(r.Subresources, "status"):
-				continue // no status: nothing to judge it by
+				notAsked = append(notAsked, Skipped{Resource: r, Reason: "no status: nothing to judge it by"})
+				continue
 			case !r.Can("list"):
 				skipped = append(skipped, Skipped{Resource: r, Reason: "cannot be listed"})
 				continue
@@ -136,6 +137,8 @@ func pickKinds(ctx context.Context, client *apiclient.Client, d *apiclient.Disco
 				case err != nil, isPods, all, links.Conditions, links.Workload:
 					workload := all || (links != nil && links.Workload)
 					cands = append(cands, candidate{r: r, workload: workload, order: kindOrder(r, workload)})
+				default:
+					notAsked = append(notAsked, Skipped{Resource: r, Reason: "its schema declares no conditions and no template"})
 				}
 			})
 		}
@@ -144,7 +147,6 @@ func pickKinds(ctx context.Context, client *apiclient.Client, d *apiclient.Disco
 	slices.SortFunc(cands, func(x, y candidate) int {
 		return cmp.Or(cmp.Compare(x.order, y.order), cmp.Compare(x.r.Group, y.r.Group), cmp.Compare(x.r.Name, y.r.Name))
 	})
-	var kinds []apiclient.Resource
 	for i, c := range cands {
 		if i >= b.MaxKinds {
 			skipped = append(skipped, Skipped{Resource: c.r, Reason: fmt.Sprintf("not asked: past the page's %d kinds", b.MaxKinds)})
@@ -152,7 +154,11 @@ func pickKinds(ctx context.Context, client *apiclient.Client, d *apiclient.Disco
 		}
 		kinds = append(kinds, c.r)
 	}
-	return kinds, skipped
+	byName := func(a, b Skipped) int {
+		return cmp.Or(cmp.Compare(a.Resource.Group, b.Resource.Group), cmp.Compare(a.Resource.Name, b.Resource.Name))
+	}
+	slices.SortFunc(notAsked, byName)
+	return kinds, notAsked, skipped
 }
 
 // scan lists the kinds pickKinds chooses, and the Warning events, into bd.
@@ -162,8 +168,8 @@ func scan(ctx context.Context, client *apiclient.Client, d *apiclient.Discovery,
 	ctx = apiclient.CountRequests(ctx, &count)
 	ctx, cancel := context.WithTimeout(ctx, b.Total)
 	defer cancel()
-	kinds, skipped := pickKinds(ctx, client, d, namespace, b)
-	res := Result{Asked: kinds, Skipped: skipped, Versions: map[objectKey]string{}}
+	kinds, notAsked, skipped := pickKinds(ctx, client, d, namespace, b)
+	res := Result{Asked: kinds, NotAsked: notAsked, Skipped: skipped, Versions: map[objectKey]string{}}
 	var mu sync.Mutex
 	var objects int
 	skip := func(r apiclient.Resource, reason string) {
