@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/tabula-console/tabula/apiclient"
+	"github.com/tabula-console/tabula/streaming"
 	"github.com/tabula-console/tabula/web/kube"
 )
 
@@ -167,38 +168,24 @@ func Scan(ctx context.Context, client *apiclient.Client, d *apiclient.Discovery,
 		defer mu.Unlock()
 		res.Skipped = append(res.Skipped, Skipped{Resource: r, Reason: reason})
 	}
-	sem := make(chan struct{}, max(b.Concurrency, 1))
-	var wg sync.WaitGroup
-	for _, r := range kinds {
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-			skip(r, fmt.Sprintf("not asked: the page's %s ran out", b.Total))
-			continue
-		}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			kctx, cancel := context.WithTimeout(ctx, b.PerKind)
-			defer cancel()
-			n, err := client.EachMetadata(kctx, r, namespace, b.PageSize, b.MaxObjects, func(obj *unstructured.Unstructured) error {
-				ch, changed, unreadable := changeOf(r, obj, since)
-				col.mu.Lock()
-				col.objects++
-				if unreadable {
-					col.unreadable++
-				}
-				col.mu.Unlock()
-				if changed {
-					col.add(ch)
-				}
-				return nil
-			})
-			if err != nil {
-				skip(r, apiclient.ListFailure(err, n, b.PerKind, "the page"))
+	streaming.FanOut(ctx, kinds, b.Concurrency, b.PerKind, func(ctx context.Context, r apiclient.Resource) {
+		n, err := client.EachMetadata(ctx, r, namespace, b.PageSize, b.MaxObjects, func(obj *unstructured.Unstructured) error {
+			ch, changed, unreadable := changeOf(r, obj, since)
+			col.mu.Lock()
+			col.objects++
+			if unreadable {
+				col.unreadable++
 			}
+			col.mu.Unlock()
+			if changed {
+				col.add(ch)
+			}
+			return nil
 		})
-	}
-	wg.Wait()
+		if err != nil {
+			skip(r, apiclient.ListFailure(err, n, b.PerKind, "the page"))
+		}
+	}, func(r apiclient.Resource) { skip(r, fmt.Sprintf("not asked: the page's %s ran out", b.Total)) })
 	res.Changes = slices.Clone([]Change(col.kept))
 	slices.SortStableFunc(res.Changes, func(a, b Change) int {
 		return cmp.Or(b.Newest.Compare(a.Newest), cmp.Compare(a.Resource.Name, b.Resource.Name), cmp.Compare(a.Name, b.Name))

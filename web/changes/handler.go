@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/tabula-console/tabula/views"
+	"github.com/tabula-console/tabula/web/kube"
 	"github.com/tabula-console/tabula/web/page"
 )
 
@@ -95,11 +96,7 @@ func model(u page.URLs, res Result, ns, since string, now time.Time) ([]views.Re
 		More: res.More, Unreadable: res.Unreadable,
 	}
 	for _, k := range res.Skipped {
-		name := k.Resource.Name
-		if k.Resource.Group != "" {
-			name += "." + k.Resource.Group
-		}
-		s.Skipped = append(s.Skipped, views.SkippedKind{Kind: k.Resource.Kind, Resource: name, Reason: k.Reason})
+		s.Skipped = append(s.Skipped, views.SkippedKind{Kind: k.Resource.Kind, Resource: kube.ResourceName(k.Resource), Reason: k.Reason})
 	}
 	return rows, s
 }

@@ -6,6 +6,8 @@ import (
 	"unicode"
 
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/tabula-console/tabula/apiclient"
 )
 
 // GroupLabel names an API group as pages show it: "core" for the legacy group.
@@ -35,4 +37,13 @@ func NameProblem(name string) string {
 		return fmt.Sprintf("%q is not a name: it holds the control character %U", name, []rune(name[i:])[0])
 	}
 	return ""
+}
+
+// ResourceName is a resource as kubectl names it: "deployments.apps", or
+// "pods" in the core group (what kind: and kubectl get take back).
+func ResourceName(r apiclient.Resource) string {
+	if r.Group == "" || r.Name == "" {
+		return r.Name
+	}
+	return r.Name + "." + r.Group
 }

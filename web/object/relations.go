@@ -12,6 +12,7 @@ import (
 
 	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/views"
+	"github.com/tabula-console/tabula/web/kube"
 	"github.com/tabula-console/tabula/web/page"
 )
 
@@ -246,22 +247,14 @@ func scanSummary(s apiclient.Scan) views.ScanSummary {
 		out.Reused = fmt.Sprintf("%d of them as you listed them up to %.1f s ago.", s.Reused, max(s.ReusedAge, 100*time.Millisecond).Seconds())
 	}
 	for _, k := range s.Skipped {
-		out.Skipped = append(out.Skipped, views.SkippedKind{Kind: cmp.Or(k.Resource.Kind, k.Resource.Name), Resource: resourceName(k.Resource), Reason: k.Reason})
+		out.Skipped = append(out.Skipped, views.SkippedKind{Kind: cmp.Or(k.Resource.Kind, k.Resource.Name), Resource: kube.ResourceName(k.Resource), Reason: k.Reason})
 	}
 	if !s.NoOpenAPI {
 		for _, r := range s.NoSchema {
-			out.NoSchema = append(out.NoSchema, cmp.Or(r.Kind, resourceName(r)))
+			out.NoSchema = append(out.NoSchema, cmp.Or(r.Kind, kube.ResourceName(r)))
 		}
 	}
 	return out
-}
-
-// resourceName is a resource as kubectl names it: "deployments.apps".
-func resourceName(r apiclient.Resource) string {
-	if r.Group == "" || r.Name == "" {
-		return r.Name
-	}
-	return r.Name + "." + r.Group
 }
 
 func plural(n int, one, many string) string {

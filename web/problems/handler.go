@@ -213,11 +213,7 @@ func model(u page.URLs, d *apiclient.Discovery, q query, rep Report, res Result,
 func skippedKinds(in []Skipped) []views.SkippedKind {
 	out := make([]views.SkippedKind, 0, len(in))
 	for _, k := range in {
-		name := k.Resource.Name
-		if k.Resource.Group != "" {
-			name += "." + k.Resource.Group
-		}
-		out = append(out, views.SkippedKind{Kind: k.Resource.Kind, Resource: name, Reason: k.Reason})
+		out = append(out, views.SkippedKind{Kind: k.Resource.Kind, Resource: kube.ResourceName(k.Resource), Reason: k.Reason})
 	}
 	return out
 }

@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 
 	"github.com/tabula-console/tabula/apiclient"
+	"github.com/tabula-console/tabula/streaming"
 )
 
 // Budget bounds one Problems page (and the counts on the home page).
@@ -107,43 +108,42 @@ func pickKinds(ctx context.Context, client *apiclient.Client, d *apiclient.Disco
 		workload bool
 		order    int
 	}
-	var cands []candidate
-	var mu sync.Mutex
-	sem := make(chan struct{}, max(b.Concurrency, 1))
-	var wg sync.WaitGroup
+	var looked []apiclient.Resource
 	for _, g := range d.Groups {
 		for _, r := range g.Resources {
 			isPods := r.Group == "" && r.Name == "pods"
-			all := slices.Contains(r.Categories, "all")
 			switch {
 			case namespace != "" && !r.Namespaced:
-				continue
 			case apiclient.IsEventsResource(r):
-				continue
-			case !isPods && !all && !slices.Contains(r.Subresources, "status"):
+			case !isPods && !slices.Contains(r.Categories, "all") && !slices.Contains(r.Subresources, "status"):
 				notAsked = append(notAsked, Skipped{Resource: r, Reason: "no status: nothing to judge it by"})
-				continue
 			case !r.Can("list"):
 				skipped = append(skipped, Skipped{Resource: r, Reason: "cannot be listed"})
-				continue
+			default:
+				looked = append(looked, r)
 			}
-			wg.Go(func() {
-				sem <- struct{}{}
-				defer func() { <-sem }()
-				links, err := client.KindLinks(ctx, r)
-				mu.Lock()
-				defer mu.Unlock()
-				switch {
-				case err != nil, isPods, all, links.Conditions, links.Workload:
-					workload := all || (links != nil && links.Workload)
-					cands = append(cands, candidate{r: r, workload: workload, order: kindOrder(r, workload)})
-				default:
-					notAsked = append(notAsked, Skipped{Resource: r, Reason: "its schema declares no conditions and no template"})
-				}
-			})
 		}
 	}
-	wg.Wait()
+	// Each kind's schema says whether to ask it; the schemas are cached.
+	var cands []candidate
+	var mu sync.Mutex
+	streaming.FanOut(ctx, looked, b.Concurrency, b.PerKind, func(ctx context.Context, r apiclient.Resource) {
+		links, err := client.KindLinks(ctx, r)
+		all := slices.Contains(r.Categories, "all")
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case err != nil, all, r.Group == "" && r.Name == "pods", links.Conditions, links.Workload:
+			workload := all || (links != nil && links.Workload)
+			cands = append(cands, candidate{r: r, workload: workload, order: kindOrder(r, workload)})
+		default:
+			notAsked = append(notAsked, Skipped{Resource: r, Reason: "its schema declares no conditions and no template"})
+		}
+	}, func(r apiclient.Resource) {
+		mu.Lock()
+		defer mu.Unlock()
+		skipped = append(skipped, Skipped{Resource: r, Reason: fmt.Sprintf("not asked: the page's %s ran out", b.Total)})
+	})
 	slices.SortFunc(cands, func(x, y candidate) int {
 		return cmp.Or(cmp.Compare(x.order, y.order), cmp.Compare(x.r.Group, y.r.Group), cmp.Compare(x.r.Name, y.r.Name))
 	})
@@ -177,65 +177,59 @@ func scan(ctx context.Context, client *apiclient.Client, d *apiclient.Discovery,
 		defer mu.Unlock()
 		res.Skipped = append(res.Skipped, Skipped{Resource: r, Reason: reason})
 	}
-	sem := make(chan struct{}, max(b.Concurrency, 1))
-	var wg sync.WaitGroup
 	// Events first: one list, often the longest after pods.
+	items := kinds
 	if ev, ok := d.EventsResource(); ok {
-		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			kctx, cancel := context.WithTimeout(ctx, b.PerKind)
-			defer cancel()
-			version, selector, note := listWarnings(kctx, client, ev, namespace, bd, b)
+		items = append([]apiclient.Resource{ev}, kinds...)
+	} else {
+		res.EventsNote = "The server serves no events API: problems come from the objects' status alone."
+	}
+	streaming.FanOut(ctx, items, b.Concurrency, b.PerKind, func(ctx context.Context, r apiclient.Resource) {
+		if apiclient.IsEventsResource(r) {
+			version, selector, note := listWarnings(ctx, client, r, namespace, bd, b)
 			mu.Lock()
 			defer mu.Unlock()
 			res.EventsNote = note
 			if note == "" {
-				res.Events, res.EventsVersion, res.EventsSelector = ev, version, selector
+				res.Events, res.EventsVersion, res.EventsSelector = r, version, selector
 			}
-		})
-	} else {
-		res.EventsNote = "The server serves no events API: problems come from the objects' status alone."
-	}
-	for _, r := range kinds {
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-			skip(r, fmt.Sprintf("not asked: the page's %s ran out", b.Total))
-			continue
+			return
 		}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			kctx, cancel := context.WithTimeout(ctx, b.PerKind)
-			defer cancel()
-			now := time.Now()
-			isNodes := r.Group == "" && r.Name == "nodes"
-			var nodes, ready int
-			read, err := client.EachObject(kctx, r, namespace, listQuery(r, b), func(obj *unstructured.Unstructured) error {
-				bd.observe(r, obj, now)
-				if isNodes {
-					nodes++
-					if s, _ := condition(nested(obj.Object, "status"), "Ready"); s == "True" {
-						ready++
-					}
-				}
-				return nil
-			})
-			mu.Lock()
-			objects += read.Objects
-			if err == nil {
-				res.Versions[keyOf(r, "", "")] = read.ResourceVersion
-				if isNodes {
-					res.NodesRead, res.Nodes, res.NodesReady = true, nodes, ready
+		now := time.Now()
+		isNodes := r.Group == "" && r.Name == "nodes"
+		var nodes, ready int
+		read, err := client.EachObject(ctx, r, namespace, listQuery(r, b), func(obj *unstructured.Unstructured) error {
+			bd.observe(r, obj, now)
+			if isNodes {
+				nodes++
+				if s, _ := condition(nested(obj.Object, "status"), "Ready"); s == "True" {
+					ready++
 				}
 			}
-			mu.Unlock()
-			if err != nil {
-				skip(r, apiclient.ListFailure(err, read.Objects, b.PerKind, "the page"))
-			}
+			return nil
 		})
-	}
-	wg.Wait()
+		mu.Lock()
+		defer mu.Unlock()
+		objects += read.Objects
+		switch {
+		case err != nil:
+			res.Skipped = append(res.Skipped, Skipped{Resource: r, Reason: apiclient.ListFailure(err, read.Objects, b.PerKind, "the page")})
+		default:
+			res.Versions[keyOf(r, "", "")] = read.ResourceVersion
+			if isNodes {
+				res.NodesRead, res.Nodes, res.NodesReady = true, nodes, ready
+			}
+		}
+	}, func(r apiclient.Resource) {
+		reason := fmt.Sprintf("not asked: the page's %s ran out", b.Total)
+		if apiclient.IsEventsResource(r) {
+			mu.Lock()
+			defer mu.Unlock()
+			res.EventsNote = "Warning events: " + reason + "."
+			return
+		}
+		skip(r, reason)
+	})
 	slices.SortStableFunc(res.Skipped, func(a, b Skipped) int {
 		return cmp.Or(cmp.Compare(a.Resource.Group, b.Resource.Group), cmp.Compare(a.Resource.Name, b.Resource.Name))
 	})

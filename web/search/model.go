@@ -11,7 +11,6 @@ import (
 
 	"github.com/a-h/templ"
 
-	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/views"
 	"github.com/tabula-console/tabula/web/kube"
 	"github.com/tabula-console/tabula/web/page"
@@ -54,7 +53,7 @@ func (l links) groupView(o outcome, first bool, now time.Time) views.SearchGroup
 	r := o.Kind.Resource
 	g := views.SearchGroup{
 		Kind:         r.Kind,
-		Resource:     resourceName(r),
+		Resource:     kube.ResourceName(r),
 		GroupVersion: r.GroupVersion().String(),
 		ListHref:     l.list(o.Kind),
 		Namespaced:   r.Namespaced,
@@ -86,15 +85,6 @@ func (l links) groupView(o outcome, first bool, now time.Time) views.SearchGroup
 		g.Note = "Cut short, so more may match: " + o.Skip.Detail + "."
 	}
 	return g
-}
-
-// resourceName is "deployments.apps", or "pods" in the core group: what
-// kind: takes back.
-func resourceName(r apiclient.Resource) string {
-	if r.Group == "" {
-		return r.Name
-	}
-	return r.Name + "." + r.Group
 }
 
 // narrowedTo is the query's text asking one kind instead of its kinds.
@@ -167,7 +157,7 @@ func (l links) summaryView(t tally, p Plan, elapsed time.Duration) views.SearchS
 				continue
 			}
 			r := sk.Kind.Resource
-			k := views.SearchSkip{Kind: r.Kind, Resource: resourceName(r), Detail: sk.Detail}
+			k := views.SearchSkip{Kind: r.Kind, Resource: kube.ResourceName(r), Detail: sk.Detail}
 			if r.Can("list") && sk.Reason != Forbidden {
 				k.ListHref = l.list(sk.Kind)
 			}

@@ -160,7 +160,7 @@ func (s *searcher) kind(ctx context.Context, k Kind) (o outcome) {
 	}
 	lctx := apiclient.CountRequests(kctx, &lists)
 	if k.Twin != nil && s.sameObjects(lctx, k) {
-		o.Skip = &Skip{Kind: k, Reason: SameObjects, Detail: "the same objects as " + resourceName(*k.Twin) + " (their UIDs), searched there"}
+		o.Skip = &Skip{Kind: k, Reason: SameObjects, Detail: "the same objects as " + kube.ResourceName(*k.Twin) + " (their UIDs), searched there"}
 		return o
 	}
 	opts := apiclient.ListOptions{
