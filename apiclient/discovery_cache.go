@@ -216,6 +216,16 @@ func (c *Client) Discovery(ctx context.Context) (*Discovery, error) {
 	return c.cache.load(ctx, c.discoveryKey(), false, c.discoverConditionally)
 }
 
+// FreshDiscovery is Discovery as the server has it now, for a page that
+// must not miss a kind created a second ago (Problems): it waits for a
+// fetch that starts after this call, which concurrent callers share. On
+// servers with aggregated discovery that is two conditional requests,
+// answered 304 when nothing changed; on servers that cannot answer
+// conditionally, a fetch of the last second answers.
+func (c *Client) FreshDiscovery(ctx context.Context) (*Discovery, error) {
+	return c.cache.load(ctx, c.discoveryKey(), true, c.discoverConditionally)
+}
+
 // Resource finds group/version/name. When the cached discovery does not
 // know it, discovery is fetched again at once (a CRD created a second ago
 // must not wait for the TTL), from a fetch that starts after this call;
@@ -231,7 +241,7 @@ func (c *Client) Resource(ctx context.Context, group, version, name string) (Res
 	if r, ok := d.Lookup(group, version, name); ok {
 		return r, nil
 	}
-	d, err = c.cache.load(ctx, c.discoveryKey(), true, c.discoverConditionally)
+	d, err = c.FreshDiscovery(ctx)
 	if err != nil {
 		return Resource{}, err
 	}

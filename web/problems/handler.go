@@ -89,7 +89,7 @@ func (h *Handler) page(c echo.Context) error {
 		p.Error = problem
 		return h.env.Render(c, http.StatusBadRequest, views.Problems(p))
 	}
-	d, err := client.Discovery(ctx)
+	d, err := client.FreshDiscovery(ctx)
 	if err != nil {
 		return err
 	}

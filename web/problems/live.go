@@ -52,7 +52,7 @@ func (h *Handler) live(c echo.Context) error {
 func (h *Handler) follow(stream *page.Stream, client *apiclient.Client, q query, u page.URLs) error {
 	ctx := stream.Context
 	dctx, cancel := h.env.WithDeadline(ctx)
-	d, err := client.Discovery(dctx)
+	d, err := client.FreshDiscovery(dctx)
 	cancel()
 	if err != nil {
 		return err

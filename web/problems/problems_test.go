@@ -282,3 +282,20 @@ func TestLiveProblemsKeepTheirWatchBudget(t *testing.T) {
 		return m.Type == "SECTIONS" && !strings.Contains(m.Sections["problems"], `data-name="dark"`)
 	})
 }
+
+// A kind served a second ago is asked: the page does not wait for the
+// cached discovery to age.
+func TestProblemsSeeAKindCreatedNow(t *testing.T) {
+	fake := apitest.NewServer(t, apitest.CoreV1(), apitest.AppsV1(), apitest.EventsV1())
+	h := webtest.Start(t, fake, webtest.Options{})
+	_, body := h.Get(t, "/c/dev/problems?namespace=demo", http.StatusOK)
+	if got := rows(webtest.Parse(t, body), "stuck"); len(got) != 0 {
+		t.Fatalf("stuck before the kind is served: %q", got)
+	}
+	fake.AddGroupVersions(apitest.MaritimeV1Alpha1())
+	fake.Add(lighthouse("demo", "dark", "False", "BeaconDark", 10*time.Minute))
+	_, body = h.Get(t, "/c/dev/problems?namespace=demo", http.StatusOK)
+	if got := rows(webtest.Parse(t, body), "stuck"); len(got) != 1 || got[0] != "Lighthouse dark BeaconDark" {
+		t.Errorf("stuck = %q, after the kind is served", got)
+	}
+}
