@@ -140,6 +140,19 @@ func Load(opts LoadOptions) (*Clusters, error) {
 	return fromKubeconfig(*raw, opts)
 }
 
+// AllContexts is what a console URL names every offered context by
+// (/c/_all/…); a comma separates a chosen set (/c/a,b/…).
+const AllContexts = "_all"
+
+// ServableContextName refuses a context name that fleet URLs could not
+// tell apart from a set of contexts: "_all", or one with a comma.
+func ServableContextName(name string) error {
+	if name == AllContexts || strings.Contains(name, ",") {
+		return fmt.Errorf("context %q cannot be served: in the console's URLs %q names every context and a comma separates contexts; rename it in the kubeconfig, or leave it out with --contexts", name, AllContexts)
+	}
+	return nil
+}
+
 // FromKubeconfig builds Clusters from an already loaded kubeconfig.
 func FromKubeconfig(raw clientcmdapi.Config, opts LoadOptions) (*Clusters, error) {
 	return fromKubeconfig(raw, opts)
@@ -195,6 +208,9 @@ func fromKubeconfig(raw clientcmdapi.Config, opts LoadOptions) (*Clusters, error
 	for _, name := range slices.Sorted(maps.Keys(raw.Contexts)) {
 		if !offered(name) {
 			continue
+		}
+		if err := ServableContextName(name); err != nil {
+			return nil, err
 		}
 		kctx := raw.Contexts[name]
 		cfg, err := clientcmd.NewNonInteractiveClientConfig(raw, name, &clientcmd.ConfigOverrides{}, nil).ClientConfig()

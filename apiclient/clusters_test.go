@@ -317,3 +317,20 @@ func TestLoadOffersOnlyTheContextsAsked(t *testing.T) {
 		t.Errorf("--context outside the list: %v", err)
 	}
 }
+
+// A context named "_all", or with a comma, would read as a set of contexts
+// in the console's URLs: the console refuses to serve it, and says why; left
+// out with --contexts, it is no obstacle.
+func TestLoadRefusesContextNamesFleetURLsCannotTell(t *testing.T) {
+	fake := apitest.NewServer(t, apitest.CoreV1())
+	for _, bad := range []string{"_all", "prod,eu"} {
+		raw := fake.Kubeconfig("dev", bad)
+		_, err := apiclient.FromKubeconfig(raw, apiclient.LoadOptions{})
+		if err == nil || !strings.Contains(err.Error(), bad) || !strings.Contains(err.Error(), "--contexts") {
+			t.Errorf("%q: %v", bad, err)
+		}
+		if _, err := apiclient.FromKubeconfig(raw, apiclient.LoadOptions{Contexts: []string{"dev"}}); err != nil {
+			t.Errorf("%q left out: %v", bad, err)
+		}
+	}
+}

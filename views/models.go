@@ -92,6 +92,9 @@ type ContextBar struct {
 	Cluster string
 	Server  string
 	Options []ContextOption
+	// FleetAction is the form that opens a chosen set of contexts
+	// together ("" with a single context).
+	FleetAction templ.SafeURL
 }
 
 // ContextOption is one entry of the context switcher.
@@ -100,6 +103,9 @@ type ContextOption struct {
 	Cluster string
 	Href    templ.SafeURL
 	Current bool
+	// All is the entry of every context at once; InFleet says the context
+	// is one of the page's several.
+	All, InFleet bool
 }
 
 // NavItem is one sidebar link.

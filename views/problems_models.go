@@ -27,7 +27,10 @@ type ProblemsForm struct {
 // scan cost and skipped.
 type ProblemsReport struct {
 	// Scope is "in namespace demo" or "in the cluster".
-	Scope    string
+	Scope string
+	// IDPrefix keeps the sections' ids apart where several reports share
+	// a page (one per cluster).
+	IDPrefix string
 	Counts   []ProblemCount
 	Sections []ProblemSection
 	Warnings WarningsSection
@@ -113,4 +116,52 @@ type HomeHealth struct {
 	ProblemsHref templ.SafeURL
 	// Note says what the counts could not cover.
 	Note string
+}
+
+// FleetHomePage is the home of several contexts: one row per cluster.
+type FleetHomePage struct {
+	Layout       Layout
+	Rows         []FleetRow
+	ProblemsHref templ.SafeURL
+}
+
+// FleetRow is one cluster of a fleet.
+type FleetRow struct {
+	Context string
+	// Href is the context's own home.
+	Href templ.SafeURL
+	// Reachable: the cluster answered; Error says why not, or why it does
+	// not take part.
+	Reachable bool
+	Error     string
+	Version   string
+	// Nodes is "2 of 3 ready"; NodesOK says all are.
+	Nodes         string
+	NodesOK       bool
+	PodsInTrouble int
+	// Problems sums the cluster's Problems counts, linked to its page.
+	Problems     int
+	ProblemsHref templ.SafeURL
+	// Identity is who the user is there (SelfSubjectReview).
+	Identity string
+	// Note says what the counts could not cover.
+	Note string
+}
+
+// FleetProblemsPage is the Problems of several contexts.
+type FleetProblemsPage struct {
+	Layout Layout
+	Form   ProblemsForm
+	// Error is why the request was refused (a 4xx).
+	Error    string
+	Sections []FleetProblemsSection
+}
+
+// FleetProblemsSection is one cluster's Problems, or why there are none.
+type FleetProblemsSection struct {
+	Context string
+	// Href is the cluster's own (live) Problems page.
+	Href   templ.SafeURL
+	Error  string
+	Report ProblemsReport
 }

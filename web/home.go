@@ -27,8 +27,12 @@ func (s *Server) contextRoot(c echo.Context) error {
 	return c.Redirect(http.StatusMovedPermanently, string(page.URLsOf(c.Request().Context()).Home()))
 }
 
-// home lists what the server serves, by group.
+// home lists what the server serves, by group; over several contexts it is
+// the fleet's home (web/fleet).
 func (s *Server) home(c echo.Context) error {
+	if page.FleetOf(c.Request().Context()) != nil {
+		return s.fleet.Home(c)
+	}
 	client, err := s.env.Client(c)
 	if err != nil {
 		return err

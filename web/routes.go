@@ -60,7 +60,11 @@ func (s *Server) routes() *echo.Echo {
 
 	// Pages.
 	e.GET("/", s.root)                                // → the current context's home
-	c := e.Group("/c/:context", s.env.RequireContext) // 404 for a context the kubeconfig lacks
+	e.GET("/fleet", s.fleet.Choose)                   // ?context=a&context=b (the switcher's form) → /c/a,b/
+	// /c/{context}: 404 for a context the console does not offer; /c/_all
+	// and /c/a,b (fleet contexts) only for the routes fleetRoutes names,
+	// else a 400.
+	c := e.Group("/c/:context", s.env.RequireFleet(func(path string) bool { return fleetRoutes[path] }))
 	c.GET("", s.contextRoot)                          // → /c/{context}/
 	c.GET("/", bounded(s.home))                       // API groups and resources, from discovery
 	c.GET("/jump", bounded(s.jump))                   // kubectl-style name ("deploy", "sts.apps") → its list; anything else → search
@@ -75,6 +79,14 @@ func (s *Server) routes() *echo.Echo {
 	c.POST("/api/*", s.resource) // writes: the actions below, behind CSRF
 	c.POST("/apis/*", s.resource)
 	return e
+}
+
+// fleetRoutes are the routes that run over several contexts (/c/_all/…,
+// /c/a,b/…).
+var fleetRoutes = map[string]bool{
+	"/c/:context":          true, // → the fleet's home
+	"/c/:context/":         true, // one row per cluster (web/fleet)
+	"/c/:context/problems": true, // each cluster's problems (web/problems)
 }
 
 // The sign-in routes, rate-limited per client.

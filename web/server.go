@@ -25,6 +25,7 @@ import (
 	"github.com/tabula-console/tabula/web/changes"
 	"github.com/tabula-console/tabula/web/edit"
 	"github.com/tabula-console/tabula/web/exec"
+	"github.com/tabula-console/tabula/web/fleet"
 	"github.com/tabula-console/tabula/web/list"
 	"github.com/tabula-console/tabula/web/logs"
 	"github.com/tabula-console/tabula/web/object"
@@ -139,6 +140,7 @@ type Server struct {
 	// changes serves the recent changes of a namespace.
 	changes  *changes.Handler
 	problems *problems.Handler
+	fleet    *fleet.Handler
 	// dispatch is what the /api/* and /apis/* routes lead to.
 	dispatch resourceRoutes
 }
@@ -219,6 +221,9 @@ func New(d Deps) (*Server, error) {
 		changes:  changes.New(env, cmp.Or(d.Changes, changes.DefaultBudget())),
 		problems: problems.New(env, cmp.Or(d.Problems, problems.DefaultBudget())),
 	}
+	// The fleet's home shows each cluster's health as its own home does;
+	// the fleet feature is handed it, and imports no other feature.
+	s.fleet = fleet.New(env, s.problems.Health, fleet.DefaultPerCluster)
 	quiet := d.ReleaseIdleMemory
 	if quiet == 0 {
 		quiet = DefaultReleaseIdleMemory

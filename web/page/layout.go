@@ -2,6 +2,8 @@ package page
 
 import (
 	"context"
+	"slices"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -64,20 +66,43 @@ func (e *Env) Layout(ctx context.Context, u URLs, title string) views.Layout {
 	if contextName == "" {
 		return l
 	}
-	current, err := e.Clusters.Context(contextName)
-	if err != nil {
-		return l
+	if IsFleetSegment(contextName) {
+		l.Context = views.ContextBar{Current: fleetLabel(contextName)}
+	} else {
+		current, err := e.Clusters.Context(contextName)
+		if err != nil {
+			return l
+		}
+		l.Context = views.ContextBar{Current: current.Name, Cluster: current.Cluster, Server: current.Server}
 	}
-	l.Context = views.ContextBar{Current: current.Name, Cluster: current.Cluster, Server: current.Server}
+	fleet := FleetOf(ctx)
 	for _, c := range e.Clusters.Contexts() {
 		l.Context.Options = append(l.Context.Options, views.ContextOption{
 			Name:    c.Name,
 			Cluster: c.Cluster,
 			Href:    u.In(c.Name).Home(),
-			Current: c.Name == current.Name,
+			Current: c.Name == contextName,
+			InFleet: slices.Contains(fleet, c.Name) && contextName != apiclient.AllContexts,
 		})
 	}
+	if len(l.Context.Options) > 1 {
+		// Every context at once (the fleet's home), or a chosen set.
+		l.Context.Options = append(l.Context.Options, views.ContextOption{
+			Name: "All contexts", Cluster: apiclient.AllContexts, Href: u.In(apiclient.AllContexts).Home(),
+			Current: contextName == apiclient.AllContexts, All: true,
+		})
+		l.Context.FleetAction = u.Console("/fleet")
+	}
 	return l
+}
+
+// fleetLabel names a fleet segment in the switcher: "all contexts", or the
+// chosen ones.
+func fleetLabel(segment string) string {
+	if segment == apiclient.AllContexts {
+		return "all contexts"
+	}
+	return strings.ReplaceAll(segment, ",", ", ")
 }
 
 // bareLayout is the frame without anything of the user's: the assets and

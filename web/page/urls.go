@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
@@ -68,7 +69,13 @@ func (u URLs) Home() templ.SafeURL { return u.Path("/") }
 
 // Path is a console path under u's context ("/jump" is /c/{context}/jump).
 func (u URLs) Path(path string) templ.SafeURL {
-	return u.Console("/c/" + url.PathEscape(u.context) + path)
+	segment := url.PathEscape(u.context)
+	if IsFleetSegment(u.context) {
+		// A set of contexts reads as one: /c/a,b/ (a comma needs no
+		// escaping in a path, and no context's name has one).
+		segment = strings.ReplaceAll(segment, "%2C", ",")
+	}
+	return u.Console("/c/" + segment + path)
 }
 
 // Resource is the console page of a resource's list (name "") or object,

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/a-h/templ"
@@ -76,6 +77,9 @@ func (h *Handler) Serve(c echo.Context) error {
 }
 
 func (h *Handler) page(c echo.Context) error {
+	if names := page.FleetOf(c.Request().Context()); names != nil {
+		return h.fleet(c, names)
+	}
 	client, err := h.env.Client(c)
 	if err != nil {
 		return err
@@ -100,7 +104,7 @@ func (h *Handler) page(c echo.Context) error {
 	}
 	now := time.Now()
 	p.Live = true
-	p.Report = model(u, d, q, bd.report(now, h.budget.Shown), res, nil, now)
+	p.Report = model(u, d, q, bd.report(now, h.budget.Shown), res, nil, now, "")
 	return h.env.Render(c, http.StatusOK, views.Problems(p))
 }
 
@@ -116,7 +120,7 @@ func (h *Handler) Health(ctx context.Context, client *apiclient.Client, d *apicl
 	bd := newBoard(after, h.budget.Tracked, h.budget.Tracked)
 	res := scan(ctx, client, d, "", bd, h.budget)
 	rep := bd.report(time.Now(), 0)
-	hh.Counts = counts(u, rep, url.Values{})
+	hh.Counts = counts(u, rep, url.Values{}, "")
 	if res.NodesRead {
 		hh.Nodes = fmt.Sprintf("%d of %d ready", res.NodesReady, res.Nodes)
 		hh.NodesOK = res.NodesReady == res.Nodes
@@ -138,24 +142,30 @@ var (
 	categoryLabels = [categories]string{Failed: "failed", Stuck: "stuck", Pods: "pods in trouble", Warnings: "warning groups"}
 )
 
-func counts(u page.URLs, rep Report, v url.Values) []views.ProblemCount {
+// counts link each category's count to its section: on the page itself
+// with idPrefix (where several reports share a page), or on u's page.
+func counts(u page.URLs, rep Report, v url.Values, idPrefix string) []views.ProblemCount {
 	out := make([]views.ProblemCount, 0, categories)
 	href := page.WithQuery(u.Path("/problems"), v)
+	if idPrefix != "" {
+		href = ""
+	}
 	for c := range categories {
-		out = append(out, views.ProblemCount{ID: categoryIDs[c], Label: categoryLabels[c], N: rep.Counts[c], Href: href + "#" + templ.SafeURL(categoryIDs[c])})
+		out = append(out, views.ProblemCount{ID: categoryIDs[c], Label: categoryLabels[c], N: rep.Counts[c], Href: href + "#" + templ.SafeURL(idPrefix+categoryIDs[c])})
 	}
 	return out
 }
 
-// model is the page's live part.
-func model(u page.URLs, d *apiclient.Discovery, q query, rep Report, res Result, notLive []Skipped, now time.Time) views.ProblemsReport {
-	r := views.ProblemsReport{Scope: "in the cluster"}
+// model is the page's live part; idPrefix keeps its ids apart from other
+// reports' on the same page.
+func model(u page.URLs, d *apiclient.Discovery, q query, rep Report, res Result, notLive []Skipped, now time.Time, idPrefix string) views.ProblemsReport {
+	r := views.ProblemsReport{Scope: "in the cluster", IDPrefix: idPrefix}
 	v := url.Values{"after": {q.afterText}}
 	if q.namespace != "" {
 		r.Scope = "in namespace " + q.namespace
 		v.Set("namespace", q.namespace)
 	}
-	r.Counts = counts(u, rep, v)
+	r.Counts = counts(u, rep, v, idPrefix)
 	sections := []struct {
 		c                 Category
 		title, help, none string
@@ -230,4 +240,76 @@ func pluralInt(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// fleet serves /c/_all/problems and /c/a,b/problems: every cluster scanned
+// at once, each with its own credentials and within the budget's Total, one
+// section each in the URL's order; a cluster that fails or does not answer
+// says so in its section. It is not live: each section links to the
+// cluster's own page, which is.
+func (h *Handler) fleet(c echo.Context, names []string) error {
+	ctx := c.Request().Context()
+	u := page.URLsOf(ctx)
+	q, problem := parse(c)
+	p := views.FleetProblemsPage{Layout: h.env.Layout(ctx, u, "Problems"),
+		Form: views.ProblemsForm{Action: u.Path("/problems"), Namespace: q.namespace, After: q.afterText, Afters: aftersWith(q.afterText)}}
+	if problem != "" {
+		p.Error = problem
+		return h.env.Render(c, http.StatusBadRequest, views.FleetProblems(p))
+	}
+	clients, left, err := h.env.FleetClients(c, names)
+	if err != nil {
+		return err
+	}
+	v := url.Values{"after": {q.afterText}}
+	if q.namespace != "" {
+		v.Set("namespace", q.namespace)
+	}
+	sections := make([]views.FleetProblemsSection, len(names))
+	index := map[string]int{}
+	for i, name := range names {
+		index[name] = i
+		sections[i] = views.FleetProblemsSection{Context: name, Href: page.WithQuery(u.In(name).Path("/problems"), v)}
+		if why, ok := left[name]; ok {
+			sections[i].Error = "Does not take part: " + page.Classify(why).Message
+		}
+	}
+	var mu sync.Mutex
+	streaming.FanOut(ctx, clients, len(clients), h.budget.Total+fleetSlack, func(ctx context.Context, client *apiclient.Client) {
+		i := index[client.ContextName()]
+		cu := u.In(client.ContextName())
+		report, err := h.clusterReport(ctx, cu, client, q, fmt.Sprintf("c%d-", i))
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			sections[i].Error = page.Classify(err).Message
+			return
+		}
+		sections[i].Report = report
+	}, func(client *apiclient.Client) {
+		mu.Lock()
+		defer mu.Unlock()
+		sections[index[client.ContextName()]].Error = "Not asked: the page's time ran out."
+	})
+	p.Sections = sections
+	return h.env.Render(c, http.StatusOK, views.FleetProblems(p))
+}
+
+// fleetSlack is a fleet section's time past its scan's budget: for its
+// discovery and rendering.
+const fleetSlack = 2 * time.Second
+
+// clusterReport scans one cluster of a fleet page.
+func (h *Handler) clusterReport(ctx context.Context, u page.URLs, client *apiclient.Client, q query, idPrefix string) (views.ProblemsReport, error) {
+	d, err := client.FreshDiscovery(ctx)
+	if err != nil {
+		return views.ProblemsReport{}, err
+	}
+	bd := newBoard(q.after, h.budget.Tracked, h.budget.Tracked)
+	res := scan(ctx, client, d, q.namespace, bd, h.budget)
+	if err := ctx.Err(); err != nil {
+		return views.ProblemsReport{}, fmt.Errorf("no answer within %s: %w", h.budget.Total+fleetSlack, err)
+	}
+	now := time.Now()
+	return model(u, d, q, bd.report(now, h.budget.Shown), res, nil, now, idPrefix), nil
 }

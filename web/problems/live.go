@@ -165,7 +165,7 @@ func (f *follower) render(u page.URLs, d *apiclient.Discovery, q query, res Resu
 	notLive := slices.Clone(f.notLive)
 	f.mu.Unlock()
 	var buf bytes.Buffer
-	r := model(u, d, q, f.board.report(now, f.budget.Shown), res, notLive, now)
+	r := model(u, d, q, f.board.report(now, f.budget.Shown), res, notLive, now, "")
 	if err := views.ProblemsReportBody(r).Render(context.Background(), &buf); err != nil {
 		return "", fmt.Errorf("rendering problems: %w", err)
 	}

@@ -1,0 +1,150 @@
+package fleet_test
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/tabula-console/tabula/apiclient"
+	"github.com/tabula-console/tabula/apiclient/apitest"
+	"github.com/tabula-console/tabula/web"
+	"github.com/tabula-console/tabula/web/webtest"
+)
+
+// twoClusters serves a console over two fake API servers, east and west,
+// each with its own token.
+func twoClusters(t *testing.T) (*webtest.Console, map[string]*apitest.Server) {
+	t.Helper()
+	fakes := map[string]*apitest.Server{}
+	merged := clientcmdapi.NewConfig()
+	for _, name := range []string{"east", "west"} {
+		fake := apitest.NewServer(t, apitest.CoreV1(), apitest.AppsV1(), apitest.MaritimeV1Alpha1())
+		fake.Token = "token-of-" + name
+		fake.Add(apitest.Pod("demo", "web-"+name, nil))
+		fakes[name] = fake
+		cfg := fake.Kubeconfig(name)
+		merged.Clusters[name] = cfg.Clusters["fake"]
+		merged.AuthInfos[name] = cfg.AuthInfos["fake-user"]
+		merged.Contexts[name] = &clientcmdapi.Context{Cluster: name, AuthInfo: name}
+	}
+	merged.CurrentContext = "east"
+	clusters, err := apiclient.FromKubeconfig(*merged, apiclient.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return webtest.Start(t, fakes["east"], webtest.Options{Deps: web.Deps{Clusters: clusters}}), fakes
+}
+
+// noCrossing fails if a fake received a request without its own token.
+func noCrossing(t *testing.T, fakes map[string]*apitest.Server) {
+	t.Helper()
+	for name, fake := range fakes {
+		n := 0
+		for _, r := range fake.Requests() {
+			n++
+			if got := r.Header.Get("Authorization"); got != "Bearer token-of-"+name {
+				t.Errorf("%s received %s %s with Authorization %q", name, r.Method, r.URL.Path, got)
+			}
+		}
+		if n == 0 {
+			t.Errorf("%s was never asked", name)
+		}
+	}
+}
+
+func TestFleetHomeHasARowPerCluster(t *testing.T) {
+	h, fakes := twoClusters(t)
+	for path, want := range map[string][]string{
+		"/c/_all/":      {"east", "west"},
+		"/c/west,east/": {"west", "east"},
+	} {
+		_, body := h.Get(t, path, http.StatusOK)
+		doc := webtest.Parse(t, body)
+		var got []string
+		doc.Find("[data-testid=fleet-row]").Each(func(_ int, s *goquery.Selection) {
+			got = append(got, s.AttrOr("data-context", "")+"/"+s.AttrOr("data-reachable", ""))
+		})
+		if strings.Join(got, ",") != want[0]+"/true,"+want[1]+"/true" {
+			t.Errorf("%s: rows %v", path, got)
+		}
+		if v := doc.Find("[data-testid=fleet-row][data-context=west] [data-testid=fleet-version]").Text(); v == "" {
+			t.Errorf("%s: no server version for west", path)
+		}
+		if href := doc.Find("[data-testid=fleet-row][data-context=west] [data-testid=fleet-problems]").AttrOr("href", ""); href != "/c/west/problems" {
+			t.Errorf("%s: west's problems link %q", path, href)
+		}
+	}
+	noCrossing(t, fakes)
+}
+
+func TestFleetURLsRefuseWhatTheyCannotServe(t *testing.T) {
+	h, fakes := twoClusters(t)
+	many := make([]string, 65)
+	for i := range many {
+		many[i] = fmt.Sprintf("c%d", i)
+	}
+	for path, status := range map[string]int{
+		"/c/east,east/":                              http.StatusBadRequest, // twice
+		"/c/east,,west/":                             http.StatusBadRequest, // empty name
+		"/c/" + strings.Join(many, ",") + "/":        http.StatusBadRequest, // too many
+		"/c/east," + strings.Repeat("x", 5000) + "/": http.StatusBadRequest, // too long
+		"/c/east,nosuch/":                            http.StatusNotFound,   // not offered
+		"/c/_all/api/v1/namespaces/demo/pods":        http.StatusBadRequest, // one cluster's page
+		"/fleet":                                     http.StatusBadRequest, // nothing chosen
+		"/fleet?context=nosuch":                      http.StatusNotFound,
+	} {
+		for _, f := range fakes {
+			f.ResetRequests()
+		}
+		h.Get(t, path, status)
+		for name, f := range fakes {
+			if n := len(f.Requests()); n != 0 {
+				t.Errorf("%s: %d requests reached %s", path[:min(len(path), 40)], n, name)
+			}
+		}
+	}
+	resp, _ := h.Get(t, "/fleet?context=west&context=east&context=west", http.StatusSeeOther)
+	if loc := resp.Header.Get("Location"); loc != "/c/west,east/" {
+		t.Errorf("the switcher's form went to %q", loc)
+	}
+	resp, _ = h.Get(t, "/fleet?context=west", http.StatusSeeOther)
+	if loc := resp.Header.Get("Location"); loc != "/c/west/" {
+		t.Errorf("one context chosen went to %q", loc)
+	}
+}
+
+// A cluster that stopped shows why in its own row and section; the other
+// answers as usual.
+func TestFleetPagesWithAStoppedCluster(t *testing.T) {
+	h, fakes := twoClusters(t)
+	fakes["west"].Close()
+	_, body := h.Get(t, "/c/_all/", http.StatusOK)
+	doc := webtest.Parse(t, body)
+	if doc.Find("[data-testid=fleet-row][data-context=east][data-reachable=true]").Length() != 1 {
+		t.Error("east is not reachable")
+	}
+	if msg := doc.Find("[data-testid=fleet-row][data-context=west] [data-testid=fleet-error]").Text(); msg == "" {
+		t.Error("west's row does not say why it is unreachable")
+	}
+	_, body = h.Get(t, "/c/_all/problems", http.StatusOK)
+	doc = webtest.Parse(t, body)
+	if doc.Find("[data-testid=fleet-problems-section][data-context=east] [data-testid=problem-counts]").Length() != 1 {
+		t.Error("east's Problems are missing")
+	}
+	if msg := doc.Find("[data-testid=fleet-problems-section][data-context=west] [data-testid=fleet-problems-error]").Text(); msg == "" {
+		t.Error("west's section does not say why")
+	}
+	// Every id once: each cluster's sections have their own.
+	seen := map[string]bool{}
+	doc.Find("[id]").Each(func(_ int, s *goquery.Selection) {
+		id := s.AttrOr("id", "")
+		if seen[id] {
+			t.Errorf("id %q twice", id)
+		}
+		seen[id] = true
+	})
+}
