@@ -59,22 +59,22 @@ func (s *Server) routes() *echo.Echo {
 	e.GET("/auth/session", s.auth.Session)          // 204 while signed in, else 401: asked by live pages whose stream was refused
 
 	// Pages.
-	e.GET("/", s.root)                                // → the current context's home
-	e.GET("/fleet", s.fleet.Choose)                   // ?context=a&context=b (the switcher's form) → /c/a,b/
+	e.GET("/", s.root)              // → the current context's home
+	e.GET("/fleet", s.fleet.Choose) // ?context=a&context=b (the switcher's form) → /c/a,b/
 	// /c/{context}: 404 for a context the console does not offer; /c/_all
 	// and /c/a,b (fleet contexts) only for the routes fleetRoutes names,
 	// else a 400.
 	c := e.Group("/c/:context", s.env.RequireFleet(func(path string) bool { return fleetRoutes[path] }))
-	c.GET("", s.contextRoot)                          // → /c/{context}/
-	c.GET("/", bounded(s.home))                       // API groups and resources, from discovery
-	c.GET("/jump", bounded(s.jump))                   // kubectl-style name ("deploy", "sts.apps") → its list; anything else → search
-	c.GET("/search", bounded(s.search.Page))          // ?q=: objects of every kind the user may list, streamed kind by kind (web/search)
-	c.GET("/changes", bounded(s.changes.Page))        // ?namespace=&since=: objects newest written to first, by manager (web/changes)
-	c.GET("/problems", s.problems.Serve)              // stream: ?namespace=&after=: what is broken now, any kind (page bounded; WebSocket follows it) (web/problems)
-	c.GET("/namespace", bounded(s.list.Namespace))    // namespace picker → the same list in another namespace
-	c.GET("/logs/:namespace", s.logs.Selector)        // stream: merged logs of ?labelSelector= (page, WebSocket, ?download=1)
-	c.GET("/schema/*", bounded(s.schema))             // the OpenAPI v3 schema of a collection's kind, trimmed for the editor (JSON)
-	c.GET("/api/*", s.resource)                       // the API server's own paths, dispatched below
+	c.GET("", s.contextRoot)                       // → /c/{context}/
+	c.GET("/", bounded(s.home))                    // API groups and resources, from discovery
+	c.GET("/jump", bounded(s.jump))                // kubectl-style name ("deploy", "sts.apps") → its list; anything else → search
+	c.GET("/search", bounded(s.search.Page))       // ?q=: objects of every kind the user may list, streamed kind by kind (web/search)
+	c.GET("/changes", bounded(s.changes.Page))     // ?namespace=&since=: objects newest written to first, by manager (web/changes)
+	c.GET("/problems", s.problems.Serve)           // stream: ?namespace=&after=: what is broken now, any kind (page bounded; WebSocket follows it) (web/problems)
+	c.GET("/namespace", bounded(s.list.Namespace)) // namespace picker → the same list in another namespace
+	c.GET("/logs/:namespace", s.logs.Selector)     // stream: merged logs of ?labelSelector= (page, WebSocket, ?download=1)
+	c.GET("/schema/*", bounded(s.schema))          // the OpenAPI v3 schema of a collection's kind, trimmed for the editor (JSON)
+	c.GET("/api/*", s.resource)                    // the API server's own paths, dispatched below
 	c.GET("/apis/*", s.resource)
 	c.POST("/api/*", s.resource) // writes: the actions below, behind CSRF
 	c.POST("/apis/*", s.resource)
