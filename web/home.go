@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/tabula-console/tabula/apiclient"
+	"github.com/tabula-console/tabula/streaming"
 	"github.com/tabula-console/tabula/views"
 	"github.com/tabula-console/tabula/web/kube"
 	"github.com/tabula-console/tabula/web/page"
@@ -25,6 +26,15 @@ func (s *Server) root(c echo.Context) error {
 
 func (s *Server) contextRoot(c echo.Context) error {
 	return c.Redirect(http.StatusMovedPermanently, string(page.URLsOf(c.Request().Context()).Home()))
+}
+
+// homeOrLive serves the home page, bounded by the page deadline, or a
+// fleet home's live stream.
+func (s *Server) homeOrLive(c echo.Context) error {
+	if streaming.IsUpgrade(c.Request()) && page.FleetOf(c.Request().Context()) != nil {
+		return s.fleet.Live(c)
+	}
+	return s.env.Bounded(s.home)(c)
 }
 
 // home lists what the server serves, by group; over several contexts it is

@@ -66,7 +66,7 @@ func (s *Server) routes() *echo.Echo {
 	// else a 400.
 	c := e.Group("/c/:context", s.env.RequireFleet(func(path string) bool { return fleetRoutes[path] }))
 	c.GET("", s.contextRoot)                       // → /c/{context}/
-	c.GET("/", bounded(s.home))                    // API groups and resources, from discovery
+	c.GET("/", s.homeOrLive)                       // health, then API groups and resources, from discovery; a fleet's: a row per cluster (stream: a live fleet home)
 	c.GET("/jump", bounded(s.jump))                // kubectl-style name ("deploy", "sts.apps") → its list; anything else → search
 	c.GET("/search", bounded(s.search.Page))       // ?q=: objects of every kind the user may list, streamed kind by kind (web/search)
 	c.GET("/changes", bounded(s.changes.Page))     // ?namespace=&since=: objects newest written to first, by manager (web/changes)

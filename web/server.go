@@ -85,6 +85,9 @@ type Deps struct {
 	// Problems bounds each Problems page and the home page's health (zero:
 	// problems.DefaultBudget()).
 	Problems ProblemsBudget
+	// FleetRefresh is how often a live fleet home asks every cluster
+	// again (zero: fleet.RefreshEvery).
+	FleetRefresh time.Duration
 	// Search bounds each search (zero: search.DefaultBudget()).
 	Search SearchBudget
 	// Relate bounds each relation scan of an object page and map (zero
@@ -223,7 +226,7 @@ func New(d Deps) (*Server, error) {
 	}
 	// The fleet's home shows each cluster's health as its own home does;
 	// the fleet feature is handed it, and imports no other feature.
-	s.fleet = fleet.New(env, s.problems.Health, fleet.DefaultPerCluster)
+	s.fleet = fleet.New(env, s.problems.Health, fleet.DefaultPerCluster, cmp.Or(d.FleetRefresh, fleet.RefreshEvery))
 	quiet := d.ReleaseIdleMemory
 	if quiet == 0 {
 		quiet = DefaultReleaseIdleMemory

@@ -4,6 +4,7 @@
 package fleet
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"fmt"
@@ -29,8 +30,9 @@ type Health func(ctx context.Context, client *apiclient.Client, d *apiclient.Dis
 type Handler struct {
 	env    *page.Env
 	health Health
-	// perCluster bounds each cluster's part of a page.
-	perCluster time.Duration
+	// perCluster bounds each cluster's part of a page; refresh is how
+	// often a live home asks again.
+	perCluster, refresh time.Duration
 }
 
 // DefaultPerCluster is each cluster's deadline on a fleet page: well
@@ -39,8 +41,8 @@ type Handler struct {
 const DefaultPerCluster = 8 * time.Second
 
 // New builds the feature.
-func New(env *page.Env, health Health, perCluster time.Duration) *Handler {
-	return &Handler{env: env, health: health, perCluster: perCluster}
+func New(env *page.Env, health Health, perCluster, refresh time.Duration) *Handler {
+	return &Handler{env: env, health: health, perCluster: perCluster, refresh: refresh}
 }
 
 // Home serves /c/_all/ and /c/a,b/: one row per cluster with its server
@@ -54,13 +56,71 @@ func (h *Handler) Home(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	p := views.FleetHomePage{Layout: h.env.Layout(ctx, u, "All contexts"), Rows: h.rows(ctx, u, names, clients, left), ProblemsHref: u.Path("/problems")}
+	return h.env.Render(c, http.StatusOK, views.FleetHome(p))
+}
+
+// rows are the home's rows, in the URL's order of contexts.
+func (h *Handler) rows(ctx context.Context, u page.URLs, names []string, clients []*apiclient.Client, left map[string]error) []views.FleetRow {
 	rows := Rows(ctx, u, clients, h.health, h.perCluster)
 	for name, why := range left {
 		rows = append(rows, views.FleetRow{Context: name, Href: u.In(name).Home(), Error: "does not take part: " + errorText(why)})
 	}
 	sortRows(rows, names)
-	p := views.FleetHomePage{Layout: h.env.Layout(ctx, u, "All contexts"), Rows: rows, ProblemsHref: u.Path("/problems")}
-	return h.env.Render(c, http.StatusOK, views.FleetHome(p))
+	return rows
+}
+
+// RefreshEvery is how often a live fleet home asks every cluster again:
+// each asking scans every cluster's problems, so not more often.
+const RefreshEvery = 30 * time.Second
+
+// sectionsMessage replaces the live section of the page
+// (docs/live-protocol.md, SECTIONS).
+type sectionsMessage struct {
+	Type     string            `json:"type"`
+	Sections map[string]string `json:"sections"`
+}
+
+// Live keeps a fleet home current over a WebSocket: every RefreshEvery it
+// asks every cluster again and sends the rows when they changed. It holds
+// one stream slot.
+func (h *Handler) Live(c echo.Context) error {
+	ctx := c.Request().Context()
+	u := page.URLsOf(ctx)
+	names := page.FleetOf(ctx)
+	clients, left, err := h.env.FleetClients(c, names)
+	if err != nil {
+		return err
+	}
+	key := ""
+	if len(clients) > 0 {
+		key = clients[0].IdentityKey()
+	}
+	return h.env.FollowInSlot(c, key, func(stream *page.Stream) error {
+		tick := time.NewTicker(h.refresh)
+		defer tick.Stop()
+		last := ""
+		for {
+			select {
+			case <-stream.Context.Done():
+				return nil
+			case <-tick.C:
+			}
+			rctx, cancel := h.env.WithDeadline(stream.Context)
+			rows := h.rows(rctx, u, names, clients, left)
+			cancel()
+			var buf bytes.Buffer
+			if err := views.FleetRows(rows).Render(context.Background(), &buf); err != nil {
+				return fmt.Errorf("rendering the fleet: %w", err)
+			}
+			if html := buf.String(); html != last {
+				if err := stream.SendJSON(stream.Context, streaming.ChannelData, sectionsMessage{Type: "SECTIONS", Sections: map[string]string{"fleet": html}}); err != nil {
+					return err
+				}
+				last = html
+			}
+		}
+	})
 }
 
 // Rows asks every cluster at once, each within perCluster, for its row.
@@ -83,6 +143,11 @@ func Rows(ctx context.Context, u page.URLs, clients []*apiclient.Client, health 
 
 func row(ctx context.Context, u page.URLs, client *apiclient.Client, health Health, perCluster time.Duration) views.FleetRow {
 	r := views.FleetRow{Context: client.ContextName(), Href: u.Home(), ProblemsHref: u.Path("/problems")}
+	// Asked first, and never cached: whether the cluster answers now.
+	if _, err := client.ServerVersion(ctx); err != nil {
+		r.Error = unreachable(ctx, err, perCluster)
+		return r
+	}
 	d, err := client.Discovery(ctx)
 	if err != nil {
 		r.Error = unreachable(ctx, err, perCluster)

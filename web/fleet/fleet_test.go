@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -146,5 +147,39 @@ func TestFleetPagesWithAStoppedCluster(t *testing.T) {
 			t.Errorf("id %q twice", id)
 		}
 		seen[id] = true
+	})
+}
+
+// The fleet's home asks again on its own: a cluster that stops shows as
+// unreachable without a reload.
+func TestFleetHomeIsLive(t *testing.T) {
+	fakes := map[string]*apitest.Server{}
+	merged := clientcmdapi.NewConfig()
+	for _, name := range []string{"east", "west"} {
+		fake := apitest.NewServer(t, apitest.CoreV1())
+		fake.Token = "token-of-" + name
+		fakes[name] = fake
+		cfg := fake.Kubeconfig(name)
+		merged.Clusters[name] = cfg.Clusters["fake"]
+		merged.AuthInfos[name] = cfg.AuthInfos["fake-user"]
+		merged.Contexts[name] = &clientcmdapi.Context{Cluster: name, AuthInfo: name}
+	}
+	merged.CurrentContext = "east"
+	clusters, err := apiclient.FromKubeconfig(*merged, apiclient.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := webtest.Start(t, fakes["east"], webtest.Options{Deps: web.Deps{Clusters: clusters, FleetRefresh: 20 * time.Millisecond}})
+	_, body := h.Get(t, "/c/_all/", http.StatusOK)
+	if live := webtest.Parse(t, body).Find("[data-testid=fleet-live]").AttrOr("data-live", ""); live != "sections" {
+		t.Fatalf("data-live = %q", live)
+	}
+	c := h.Dial(t, "/c/_all/")
+	fakes["west"].Close()
+	webtest.NextData(c, 10*time.Second, func(m struct {
+		Type     string            `json:"type"`
+		Sections map[string]string `json:"sections"`
+	}) bool {
+		return m.Type == "SECTIONS" && strings.Contains(m.Sections["fleet"], `data-context="west" data-reachable="false"`)
 	})
 }
