@@ -45,6 +45,9 @@ type SessionBar struct {
 	// SharedIdentity, set in kubeconfig mode, names the context whose
 	// kubeconfig user every visitor acts as; the header says so.
 	SharedIdentity string
+	// SharedFleet: the page runs over several contexts, each with its own
+	// kubeconfig user.
+	SharedFleet bool
 	// SessionCheck, set in sign-in modes, is where live pages ask whether
 	// the session still holds after a stream was refused; SignIn is where
 	// they send the user when it does not.

@@ -120,7 +120,9 @@ type HomeHealth struct {
 
 // FleetHomePage is the home of several contexts: one row per cluster.
 type FleetHomePage struct {
-	Layout       Layout
+	Layout Layout
+	// Title is "All contexts" or the contexts chosen.
+	Title        string
 	Rows         []FleetRow
 	ProblemsHref templ.SafeURL
 }

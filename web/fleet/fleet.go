@@ -56,7 +56,8 @@ func (h *Handler) Home(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	p := views.FleetHomePage{Layout: h.env.Layout(ctx, u, "All contexts"), Rows: h.rows(ctx, u, names, clients, left), ProblemsHref: u.Path("/problems")}
+	title := Label(names, u.ContextName())
+	p := views.FleetHomePage{Layout: h.env.Layout(ctx, u, title), Title: title, Rows: h.rows(ctx, u, names, clients, left), ProblemsHref: u.Path("/problems")}
 	return h.env.Render(c, http.StatusOK, views.FleetHome(p))
 }
 
@@ -206,7 +207,7 @@ func sortRows(rows []views.FleetRow, names []string) {
 // Label names a fleet in titles: "all contexts", or the contexts.
 func Label(names []string, segment string) string {
 	if segment == apiclient.AllContexts {
-		return "all contexts"
+		return "All contexts"
 	}
 	return strings.Join(names, ", ")
 }

@@ -213,7 +213,7 @@ func (e *Env) sessionBar(ctx context.Context, u URLs) views.SessionBar {
 		if contextName == "" {
 			contextName = e.Clusters.Current()
 		}
-		return views.SessionBar{SharedIdentity: contextName}
+		return views.SessionBar{SharedIdentity: contextName, SharedFleet: IsFleetSegment(contextName)}
 	}
 	b := views.SessionBar{SessionCheck: u.Console(sessionCheckPath), SignIn: u.SignIn("")}
 	if r.User != "" {
