@@ -7,27 +7,9 @@ import (
 	"time"
 
 	"github.com/tabula-console/tabula/apiclient"
-	"github.com/tabula-console/tabula/views"
 	"github.com/tabula-console/tabula/web/kube"
 	"github.com/tabula-console/tabula/web/page"
 )
-
-// Usage is what metrics.k8s.io says the rows of a pod or node list use,
-// shown as CPU and memory columns. A list has them where discovery lists
-// the metrics API, the user may read it, and the list is short enough for
-// metrics-server's unpaged answer; a request that failed leaves the cells
-// muted.
-type Usage struct {
-	// ByKey is each row's usage by its key (namespace/name); a row without
-	// a sample (a pod not scraped yet) has none.
-	ByKey map[string]apiclient.Usage
-	// Unavailable says why there is no usage at all, for the columns'
-	// titles: the page stays quiet about it otherwise.
-	Unavailable string
-	// Omitted says why a list too long for metrics.k8s.io has no usage
-	// columns, for a remark beside the page count.
-	Omitted string
-}
 
 const (
 	// usageWait bounds how long a list page waits for its usage once the
@@ -51,11 +33,11 @@ const (
 // arrived: one list of m, pods.metrics.k8s.io (same namespace, same label
 // selector) or nodes.metrics.k8s.io, asked once the head shows the list is
 // short enough (so a page of 20,000 pods asks metrics-server nothing).
-func pageUsage(ctx context.Context, client *apiclient.Client, r, m apiclient.Resource, ns string, lq Query, head *apiclient.Table) *Usage {
+func pageUsage(ctx context.Context, client *apiclient.Client, r, m apiclient.Resource, ns string, lq Query, head *apiclient.Table) *kube.Usage {
 	ctx, cancel := context.WithTimeout(ctx, usageWait)
 	defer cancel()
 	if reason := usageTooLong(ctx, client, r, ns, lq, head); reason != "" {
-		return &Usage{Omitted: reason}
+		return &kube.Usage{Omitted: reason}
 	}
 	return fetchUsage(ctx, client, m, ns, lq.LabelSelector)
 }
@@ -114,45 +96,20 @@ func usageBound(n int64) string {
 }
 
 // fetchUsage lists the samples and indexes them by row key.
-func fetchUsage(ctx context.Context, client *apiclient.Client, m apiclient.Resource, ns, labelSelector string) *Usage {
+func fetchUsage(ctx context.Context, client *apiclient.Client, m apiclient.Resource, ns, labelSelector string) *kube.Usage {
 	samples, err := client.ListUsage(ctx, m, ns, labelSelector)
 	switch {
 	case err == nil:
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return &Usage{Unavailable: "metrics.k8s.io did not answer in time"}
+		return &kube.Usage{Unavailable: "metrics.k8s.io did not answer in time"}
 	default:
-		return &Usage{Unavailable: "metrics.k8s.io: " + page.StatusFor(err).Message}
+		return &kube.Usage{Unavailable: "metrics.k8s.io: " + page.StatusFor(err).Message}
 	}
-	u := &Usage{ByKey: make(map[string]apiclient.Usage, len(samples))}
+	u := &kube.Usage{ByKey: make(map[string]apiclient.Usage, len(samples))}
 	for _, s := range samples {
 		u.ByKey[s.Namespace+"/"+s.Name] = s.Usage
 	}
 	return u
-}
-
-// usageColumns are the headers of the usage columns.
-func usageColumns(u *Usage) []views.ListColumn {
-	cpu, mem := "CPU in use (metrics.k8s.io): millicores, or cores", "Memory in use (metrics.k8s.io): the working set"
-	if u.Unavailable != "" {
-		cpu, mem = "Usage unavailable: "+u.Unavailable, "Usage unavailable: "+u.Unavailable
-	}
-	return []views.ListColumn{
-		{Name: "CPU", Description: cpu, Numeric: true, Sort: "none"},
-		{Name: "Memory", Description: mem, Numeric: true, Sort: "none"},
-	}
-}
-
-// usageCells are a row's usage cells: a muted dash when it has none.
-func usageCells(u *Usage, key string) [2]views.Cell {
-	v, ok := u.ByKey[key]
-	if !ok {
-		none := views.Cell{Text: "—", Numeric: true, Muted: true}
-		return [2]views.Cell{none, none}
-	}
-	return [2]views.Cell{
-		{Text: kube.FormatCPU(v.CPUMilli), Numeric: true},
-		{Text: kube.FormatMemory(v.MemoryBytes), Numeric: true},
-	}
 }
 
 // liveUsage keeps a live list's usage current enough for the rows it
@@ -164,7 +121,7 @@ type liveUsage struct {
 	// and usage says why.
 	m       apiclient.Resource
 	ns, sel string
-	usage   *Usage
+	usage   *kube.Usage
 	fetched time.Time
 }
 
@@ -180,9 +137,9 @@ func newLiveUsage(ctx context.Context, env *page.Env, client *apiclient.Client, 
 	m, ok := client.UsageResource(ctx, r)
 	switch {
 	case !ok:
-		l.usage = &Usage{Unavailable: "the server no longer serves metrics.k8s.io"}
+		l.usage = &kube.Usage{Unavailable: "the server no longer serves metrics.k8s.io"}
 	case env.UsageDenied(ctx, client, usageCheck(m, ns)):
-		l.usage = &Usage{Unavailable: "you may no longer list " + m.Name + "." + m.Group}
+		l.usage = &kube.Usage{Unavailable: "you may no longer list " + m.Name + "." + m.Group}
 	default:
 		l.m = m
 	}
@@ -191,7 +148,7 @@ func newLiveUsage(ctx context.Context, env *page.Env, client *apiclient.Client, 
 
 // current returns the usage, asking again when it is older than maxAge;
 // a failed request keeps the last good answer.
-func (l *liveUsage) current(ctx context.Context, maxAge time.Duration) *Usage {
+func (l *liveUsage) current(ctx context.Context, maxAge time.Duration) *kube.Usage {
 	if l == nil {
 		return nil
 	}
