@@ -10,18 +10,20 @@ import { usageCharts } from "./live/usage.js";
 
 export { CHANNEL, ChannelSocket, PROTOCOLS, decodeFrame, encodeFrame } from "./live/channel.js";
 
-const root = document.querySelector("[data-live]");
-switch (root?.dataset.live) {
-  case "list":
-    liveList(root);
-    break;
-  case "object":
-  case "sections": // any page whose live sections the server re-renders (Problems)
-    liveObject(root);
-    break;
-  case "log":
-    liveLog(root);
-    break;
+// One live part a page; a fleet list has one per cluster.
+for (const root of document.querySelectorAll("[data-live]")) {
+  switch (root.dataset.live) {
+    case "list":
+      liveList(root);
+      break;
+    case "object":
+    case "sections": // Problems, the fleet's home: sections re-rendered
+      liveObject(root);
+      break;
+    case "log":
+      liveLog(root);
+      break;
+  }
 }
 // Pod and node pages chart their usage, live object page or not.
 usageCharts();

@@ -1,6 +1,10 @@
 package views
 
-import "github.com/a-h/templ"
+import (
+	"iter"
+
+	"github.com/a-h/templ"
+)
 
 // ProblemsPage is what is broken now in a namespace or the cluster.
 type ProblemsPage struct {
@@ -166,4 +170,37 @@ type FleetProblemsSection struct {
 	Href   templ.SafeURL
 	Error  string
 	Report ProblemsReport
+}
+
+// FleetListPage is one list over several contexts: a section per cluster,
+// written as each answers.
+type FleetListPage struct {
+	Layout Layout
+	// Title is "deployments.apps in All contexts".
+	Title string
+	// Selectors says what the sections are narrowed by ("" for nothing).
+	Selectors string
+	// Sections yields each cluster's section as it answers; ranging over
+	// it asks the clusters, and the page is flushed after each.
+	Sections iter.Seq[FleetListSection]
+}
+
+// FleetListSection is one cluster's page of the list.
+type FleetListSection struct {
+	Context string
+	// Href is the cluster's own list page (and where its live rows come
+	// from).
+	Href templ.SafeURL
+	// Error says why there are no rows: not served there, refused, no
+	// answer in time.
+	Error   string
+	Served  string
+	Columns []ListColumn
+	Rows    *ListRows
+	// Live: the rows follow the cluster (the list's own live stream, one
+	// upstream watch per cluster and list shared by every page).
+	Live            bool
+	ResourceVersion string
+	// NextHref is the cluster's next page ("" for the last).
+	NextHref templ.SafeURL
 }

@@ -200,8 +200,8 @@ func TestStaticAssetsAreCompressedOnceWithTheirCaching(t *testing.T) {
 			notModified.resp.Header.Get("Content-Encoding"), notModified.resp.Header.Get("Vary"))
 	}
 	// A module under the threshold goes as it is.
-	live := fetchEncoded(t, h.HTTP, h.Server.AssetURL("live.js"), "br, gzip", http.StatusOK)
-	live.checkFraming(t, "live.js", "")
+	small := fetchEncoded(t, h.HTTP, h.Server.AssetURL("live/lines.js"), "br, gzip", http.StatusOK)
+	small.checkFraming(t, "live/lines.js", "")
 }
 
 // A HEAD request gets the GET's headers, uncompressed, and not one byte of

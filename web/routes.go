@@ -87,6 +87,8 @@ var fleetRoutes = map[string]bool{
 	"/c/:context":          true, // → the fleet's home
 	"/c/:context/":         true, // one row per cluster (web/fleet)
 	"/c/:context/problems": true, // each cluster's problems (web/problems)
+	"/c/:context/api/*":    true, // lists: a section per cluster (web/fleet)
+	"/c/:context/apis/*":   true,
 }
 
 // The sign-in routes, rate-limited per client.
@@ -240,6 +242,9 @@ func (s *Server) resourceRoutes() resourceRoutes {
 // resource resolves an API path under a context through discovery and
 // hands it to its route.
 func (s *Server) resource(c echo.Context) error {
+	if page.FleetOf(c.Request().Context()) != nil {
+		return s.fleetResource(c)
+	}
 	t, err := s.target(c, "/c/{context}")
 	if err != nil {
 		return err
@@ -256,6 +261,20 @@ func (s *Server) resource(c echo.Context) error {
 		return rt.serve(c, t)
 	}
 	return s.env.Bounded(func(c echo.Context) error { return rt.serve(c, t) })(c)
+}
+
+// fleetResource serves an API path over fleet contexts: a list, a section
+// per cluster (web/fleet), within the page deadline.
+func (s *Server) fleetResource(c echo.Context) error {
+	parts := strings.SplitN(c.Request().URL.EscapedPath(), "/", 4)
+	if len(parts) < 4 {
+		return echo.ErrNotFound
+	}
+	p, err := parseAPIPath("/" + parts[3])
+	if err != nil {
+		return err
+	}
+	return s.env.Bounded(func(c echo.Context) error { return s.fleet.List(c, p) })(c)
 }
 
 // schema serves the editor's schema of a collection's kind (web/edit).

@@ -26,7 +26,8 @@ export function liveList(root) {
   const table = root.querySelector(".table-wrap");
   const empty = root.querySelector("[data-live-empty]");
   const newLink = root.querySelector("[data-live-new]");
-  const count = document.querySelector("[data-live-count]");
+  // A fleet list's section counts its own rows; a list page counts in its pager.
+  const count = root.querySelector("[data-live-count]") ?? document.querySelector("[data-live-count]");
   const more = root.dataset.more === "true";
   const page = Number(root.dataset.page || "1");
   const sorted = root.dataset.sorted === "true";
@@ -113,7 +114,8 @@ export function liveList(root) {
 
   new ChannelSocket(
     () => {
-      const u = new URL(location.href);
+      // A fleet list's section follows its cluster's own list.
+      const u = new URL(root.dataset.liveUrl || location.href, location.href);
       if (rv) u.searchParams.set("resourceVersion", rv);
       // Whether the page has usage columns, so pushed rows match them.
       if (root.dataset.usage) u.searchParams.set("usage", root.dataset.usage);

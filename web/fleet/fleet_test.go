@@ -23,7 +23,11 @@ func twoClusters(t *testing.T) (*webtest.Console, map[string]*apitest.Server) {
 	fakes := map[string]*apitest.Server{}
 	merged := clientcmdapi.NewConfig()
 	for _, name := range []string{"east", "west"} {
-		fake := apitest.NewServer(t, apitest.CoreV1(), apitest.AppsV1(), apitest.MaritimeV1Alpha1())
+		gvs := []apitest.GroupVersion{apitest.CoreV1(), apitest.AppsV1()}
+		if name == "east" {
+			gvs = append(gvs, apitest.MaritimeV1Alpha1()) // west does not serve lighthouses
+		}
+		fake := apitest.NewServer(t, gvs...)
 		fake.Token = "token-of-" + name
 		fake.Add(apitest.Pod("demo", "web-"+name, nil))
 		fakes[name] = fake
@@ -89,14 +93,15 @@ func TestFleetURLsRefuseWhatTheyCannotServe(t *testing.T) {
 		many[i] = fmt.Sprintf("c%d", i)
 	}
 	for path, status := range map[string]int{
-		"/c/east,east/":                              http.StatusBadRequest, // twice
-		"/c/east,,west/":                             http.StatusBadRequest, // empty name
-		"/c/" + strings.Join(many, ",") + "/":        http.StatusBadRequest, // too many
-		"/c/east," + strings.Repeat("x", 5000) + "/": http.StatusBadRequest, // too long
-		"/c/east,nosuch/":                            http.StatusNotFound,   // not offered
-		"/c/_all/api/v1/namespaces/demo/pods":        http.StatusBadRequest, // one cluster's page
-		"/fleet":                                     http.StatusBadRequest, // nothing chosen
-		"/fleet?context=nosuch":                      http.StatusNotFound,
+		"/c/east,east/":                                http.StatusBadRequest, // twice
+		"/c/east,,west/":                               http.StatusBadRequest, // empty name
+		"/c/" + strings.Join(many, ",") + "/":          http.StatusBadRequest, // too many
+		"/c/east," + strings.Repeat("x", 5000) + "/":   http.StatusBadRequest, // too long
+		"/c/east,nosuch/":                              http.StatusNotFound,   // not offered
+		"/c/_all/api/v1/namespaces/demo/pods/web-east": http.StatusBadRequest, // an object
+		"/c/_all/jump?q=pods":                          http.StatusBadRequest, // one cluster's page
+		"/fleet":                                       http.StatusBadRequest, // nothing chosen
+		"/fleet?context=nosuch":                        http.StatusNotFound,
 	} {
 		for _, f := range fakes {
 			f.ResetRequests()
@@ -182,4 +187,38 @@ func TestFleetHomeIsLive(t *testing.T) {
 	}) bool {
 		return m.Type == "SECTIONS" && strings.Contains(m.Sections["fleet"], `data-context="west" data-reachable="false"`)
 	})
+}
+
+// A list over two clusters: a section each, in its own columns, its rows
+// linked into its own context, live from its own list; a kind one cluster
+// does not serve says so there.
+func TestFleetListHasASectionPerCluster(t *testing.T) {
+	h, fakes := twoClusters(t)
+	_, body := h.Get(t, "/c/_all/api/v1/namespaces/demo/pods", http.StatusOK)
+	doc := webtest.Parse(t, body)
+	for _, name := range []string{"east", "west"} {
+		sec := doc.Find("[data-testid=fleet-list-section][data-context=" + name + "]")
+		if href := sec.Find("[data-testid=list-table] tbody a").First().AttrOr("href", ""); href != "/c/"+name+"/api/v1/namespaces/demo/pods/web-"+name {
+			t.Errorf("%s: first row links to %q", name, href)
+		}
+		live := sec.Find("[data-testid=live-list]")
+		if live.AttrOr("data-live", "") != "list" || live.AttrOr("data-live-url", "") != "/c/"+name+"/api/v1/namespaces/demo/pods" || live.AttrOr("data-rv", "") == "" {
+			t.Errorf("%s: live %q from %q at %q", name, live.AttrOr("data-live", ""), live.AttrOr("data-live-url", ""), live.AttrOr("data-rv", ""))
+		}
+	}
+	_, body = h.Get(t, "/c/_all/apis/maritime.tabula.dev/v1alpha1/namespaces/demo/lighthouses?labelSelector=app%3Dx", http.StatusOK)
+	doc = webtest.Parse(t, body)
+	if msg := doc.Find("[data-testid=fleet-list-section][data-context=west] [data-testid=fleet-list-error]").Text(); !strings.Contains(msg, "does not serve") {
+		t.Errorf("west does not say it serves no lighthouses: %q", msg)
+	}
+	if doc.Find("[data-testid=fleet-list-section][data-context=east] [data-testid=live-list]").Length() != 1 {
+		t.Error("east's lighthouses are missing")
+	}
+	fakes["west"].Close()
+	_, body = h.Get(t, "/c/east,west/api/v1/namespaces/demo/pods", http.StatusOK)
+	doc = webtest.Parse(t, body)
+	if doc.Find("[data-testid=fleet-list-section][data-context=east] [data-testid=list-table]").Length() != 1 || doc.Find("[data-testid=fleet-list-section][data-context=west] [data-testid=fleet-list-error]").Text() == "" {
+		t.Error("a stopped cluster's section does not say why, or held up the other")
+	}
+	noCrossing(t, map[string]*apitest.Server{"east": fakes["east"]})
 }
