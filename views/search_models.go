@@ -49,7 +49,10 @@ type SearchPlan struct {
 
 // SearchGroup is one kind's matches.
 type SearchGroup struct {
-	Kind string
+	// IDPrefix keeps the group's ids apart where several clusters' groups
+	// share a page.
+	IDPrefix string
+	Kind     string
 	// Resource is "deployments.apps" ("pods" in the core group).
 	Resource     string
 	GroupVersion string
@@ -81,6 +84,9 @@ type SearchRow struct {
 
 // SearchSummary is what a search did and cost.
 type SearchSummary struct {
+	// IDPrefix keeps its ids apart where several clusters' summaries share
+	// a page.
+	IDPrefix         string
 	KindsAsked       int
 	KindsWithMatches int
 	Matches          int
@@ -127,4 +133,27 @@ func (s SearchSummary) SkippedCount() int {
 		n += len(g.Kinds)
 	}
 	return n
+}
+
+// FleetSearchPage is a search over several contexts.
+type FleetSearchPage struct {
+	Layout Layout
+	// Scope is "in All contexts".
+	Scope string
+	Form  SearchForm
+	// Error is why the query was refused (a 400; the form keeps it).
+	Error string
+	// Sections yields each cluster's results as it finishes; ranging
+	// over it runs the searches.
+	Sections iter.Seq[FleetSearchSection]
+}
+
+// FleetSearchSection is one cluster's search.
+type FleetSearchSection struct {
+	Context string
+	// Href is the same search in that context alone.
+	Href    templ.SafeURL
+	Error   string
+	Groups  []SearchGroup
+	Summary SearchSummary
 }

@@ -87,6 +87,7 @@ var fleetRoutes = map[string]bool{
 	"/c/:context":          true, // → the fleet's home
 	"/c/:context/":         true, // one row per cluster (web/fleet)
 	"/c/:context/problems": true, // each cluster's problems (web/problems)
+	"/c/:context/search":   true, // each cluster's results, then by kind (web/search)
 	"/c/:context/api/*":    true, // lists: a section per cluster (web/fleet)
 	"/c/:context/apis/*":   true,
 }

@@ -56,7 +56,7 @@ func (h *Handler) Home(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	title := Label(names, u.ContextName())
+	title := page.FleetLabel(u.ContextName())
 	p := views.FleetHomePage{Layout: h.env.Layout(ctx, u, title), Title: title, Rows: h.rows(ctx, u, names, clients, left), ProblemsHref: u.Path("/problems")}
 	return h.env.Render(c, http.StatusOK, views.FleetHome(p))
 }
@@ -202,14 +202,6 @@ func sortRows(rows []views.FleetRow, names []string) {
 			rows[j], rows[j-1] = rows[j-1], rows[j]
 		}
 	}
-}
-
-// Label names a fleet in titles: "all contexts", or the contexts.
-func Label(names []string, segment string) string {
-	if segment == apiclient.AllContexts {
-		return "All contexts"
-	}
-	return strings.Join(names, ", ")
 }
 
 // errorText is what a row says of a cluster's failure: what the error page

@@ -222,3 +222,33 @@ func TestFleetListHasASectionPerCluster(t *testing.T) {
 	}
 	noCrossing(t, map[string]*apitest.Server{"east": fakes["east"]})
 }
+
+// A search over two clusters: a section each, its kinds in it, linking to
+// the same search in that context alone.
+func TestFleetSearchGroupsByClusterThenKind(t *testing.T) {
+	h, fakes := twoClusters(t)
+	_, body := h.Get(t, "/c/_all/search?q=web+ns:demo", http.StatusOK)
+	doc := webtest.Parse(t, body)
+	for _, name := range []string{"east", "west"} {
+		sec := doc.Find("[data-testid=fleet-search-section][data-context=" + name + "]")
+		if sec.Find("[data-testid=search-group][data-kind=Pod]").Length() != 1 {
+			t.Errorf("%s: no Pod group: %q", name, sec.Text())
+		}
+		if href := sec.Find("h2 a").AttrOr("href", ""); !strings.HasPrefix(href, "/c/"+name+"/search?") {
+			t.Errorf("%s: links to %q", name, href)
+		}
+	}
+	seen := map[string]bool{}
+	doc.Find("[id]").Each(func(_ int, s *goquery.Selection) {
+		if id := s.AttrOr("id", ""); seen[id] {
+			t.Errorf("id %q twice", id)
+		} else {
+			seen[id] = true
+		}
+	})
+	_, body = h.Get(t, "/c/_all/search?q="+strings.Repeat("(", 3), http.StatusBadRequest)
+	if webtest.Parse(t, body).Find("[data-testid=search-error]").Text() == "" {
+		t.Error("a bad query is refused without a reason")
+	}
+	noCrossing(t, fakes)
+}

@@ -46,7 +46,7 @@ func (h *Handler) List(c echo.Context, p page.APIPath) error {
 	if p.Group != "" {
 		what += "." + p.Group
 	}
-	lp := views.FleetListPage{Layout: h.env.Layout(ctx, u, what), Title: what + " in " + Label(names, u.ContextName()),
+	lp := views.FleetListPage{Layout: h.env.Layout(ctx, u, what), Title: what + " in " + page.FleetLabel(u.ContextName()),
 		Selectors: strings.TrimSpace(query.Get("labelSelector") + " " + query.Get("fieldSelector"))}
 	lp.Sections = func(yield func(views.FleetListSection) bool) {
 		out := make(chan views.FleetListSection, len(names))

@@ -96,7 +96,7 @@ func (e *Env) RequireFleet(fleet func(routePath string) bool) echo.MiddlewareFun
 				return err
 			}
 			if !fleet(c.Path()) {
-				return echo.NewHTTPError(http.StatusBadRequest, "This page shows one cluster at a time: open it in one context. The home page and Problems run over several.")
+				return echo.NewHTTPError(http.StatusBadRequest, "This page shows one cluster at a time: open it in one context. The home page, lists, search and Problems run over several.")
 			}
 			req := c.Request()
 			ctx := context.WithValue(req.Context(), contextNameKey{}, segment)

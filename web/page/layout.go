@@ -67,7 +67,7 @@ func (e *Env) Layout(ctx context.Context, u URLs, title string) views.Layout {
 		return l
 	}
 	if IsFleetSegment(contextName) {
-		l.Context = views.ContextBar{Current: fleetLabel(contextName)}
+		l.Context = views.ContextBar{Current: FleetLabel(contextName)}
 	} else {
 		current, err := e.Clusters.Context(contextName)
 		if err != nil {
@@ -96,11 +96,11 @@ func (e *Env) Layout(ctx context.Context, u URLs, title string) views.Layout {
 	return l
 }
 
-// fleetLabel names a fleet segment in the switcher: "all contexts", or the
-// chosen ones.
-func fleetLabel(segment string) string {
+// FleetLabel names a fleet segment on its pages: "All contexts", or the
+// chosen ones ("east, west").
+func FleetLabel(segment string) string {
 	if segment == apiclient.AllContexts {
-		return "all contexts"
+		return "All contexts"
 	}
 	return strings.ReplaceAll(segment, ",", ", ")
 }

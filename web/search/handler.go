@@ -38,6 +38,9 @@ func New(env *page.Env, budget Budget) *Handler {
 // query, a 400 that keeps the text for one it cannot run, else the search,
 // streamed.
 func (h *Handler) Page(c echo.Context) error {
+	if names := page.FleetOf(c.Request().Context()); names != nil {
+		return h.fleet(c, names)
+	}
 	client, err := h.env.Client(c)
 	if err != nil {
 		return err
