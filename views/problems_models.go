@@ -183,6 +183,22 @@ type FleetListPage struct {
 	// Sections yields each cluster's section as it answers; ranging over
 	// it asks the clusters, and the page is flushed after each.
 	Sections iter.Seq[FleetListSection]
+	// Merged is the flat table of ?merge=1 (nil otherwise, or when the
+	// clusters' columns differ: MergeNote says so).
+	Merged    *FleetMerged
+	MergeNote string
+	// MergeHref switches between the sections and the flat table.
+	MergeHref  templ.SafeURL
+	MergeLabel string
+}
+
+// FleetMerged is every cluster's rows in one table, a Cluster column
+// first, in the columns the clusters agree on.
+type FleetMerged struct {
+	Columns []ListColumn
+	Rows    *ListRows
+	// Errors are the clusters with no rows, and why.
+	Errors []FleetListSection
 }
 
 // FleetListSection is one cluster's page of the list.

@@ -193,15 +193,9 @@ func unreachable(ctx context.Context, err error, perCluster time.Duration) strin
 
 // sortRows puts rows in the URL's order of contexts.
 func sortRows(rows []views.FleetRow, names []string) {
-	index := map[string]int{}
-	for i, n := range names {
-		index[n] = i
-	}
-	for i := 1; i < len(rows); i++ {
-		for j := i; j > 0 && index[rows[j].Context] < index[rows[j-1].Context]; j-- {
-			rows[j], rows[j-1] = rows[j-1], rows[j]
-		}
-	}
+	slices.SortStableFunc(rows, func(a, b views.FleetRow) int {
+		return slices.Index(names, a.Context) - slices.Index(names, b.Context)
+	})
 }
 
 // errorText is what a row says of a cluster's failure: what the error page

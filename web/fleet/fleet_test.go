@@ -252,3 +252,30 @@ func TestFleetSearchGroupsByClusterThenKind(t *testing.T) {
 	}
 	noCrossing(t, fakes)
 }
+
+// ?merge=1: one table with a Cluster column where the columns agree; a
+// cluster without rows says why above it.
+func TestFleetListMerged(t *testing.T) {
+	h, _ := twoClusters(t)
+	_, body := h.Get(t, "/c/_all/api/v1/namespaces/demo/pods?merge=1", http.StatusOK)
+	doc := webtest.Parse(t, body)
+	table := doc.Find("[data-testid=fleet-merged] table")
+	if head := table.Find("th").First().Text(); head != "Cluster" {
+		t.Errorf("first column %q", head)
+	}
+	var clusters []string
+	table.Find("tbody tr").Each(func(_ int, s *goquery.Selection) {
+		clusters = append(clusters, strings.TrimSpace(s.Find("td").First().Text()))
+	})
+	if strings.Join(clusters, ",") != "east,west" {
+		t.Errorf("rows from %v", clusters)
+	}
+	if href := doc.Find("[data-testid=fleet-merge-toggle]").AttrOr("href", ""); href != "/c/_all/api/v1/namespaces/demo/pods" {
+		t.Errorf("the toggle goes to %q", href)
+	}
+	_, body = h.Get(t, "/c/_all/apis/maritime.tabula.dev/v1alpha1/namespaces/demo/lighthouses?merge=1", http.StatusOK)
+	doc = webtest.Parse(t, body)
+	if doc.Find("[data-testid=fleet-merged]").Length() != 1 || doc.Find("[data-testid=fleet-list-error][data-context=west]").Length() != 1 {
+		t.Error("a cluster that serves no lighthouses does not say so above the merged table")
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -48,40 +49,85 @@ func (h *Handler) List(c echo.Context, p page.APIPath) error {
 	}
 	lp := views.FleetListPage{Layout: h.env.Layout(ctx, u, what), Title: what + " in " + page.FleetLabel(u.ContextName()),
 		Selectors: strings.TrimSpace(query.Get("labelSelector") + " " + query.Get("fieldSelector"))}
-	lp.Sections = func(yield func(views.FleetListSection) bool) {
-		out := make(chan views.FleetListSection, len(names))
+	// sections asks every cluster, handing each section on as it answers.
+	sections := func(yield func(clusterSection) bool) {
+		out := make(chan clusterSection, len(names))
 		for name, why := range left {
-			out <- views.FleetListSection{Context: name, Href: u.In(name).Home(), Error: "Does not take part: " + errorText(why)}
+			out <- clusterSection{FleetListSection: views.FleetListSection{Context: name, Href: u.In(name).Home(), Error: "Does not take part: " + errorText(why)}}
 		}
 		go func() {
 			streaming.FanOut(ctx, clients, len(clients), h.perCluster, func(ctx context.Context, client *apiclient.Client) {
 				out <- h.section(ctx, u.In(client.ContextName()), client, p, query)
 			}, func(client *apiclient.Client) {
-				out <- views.FleetListSection{Context: client.ContextName(), Href: u.In(client.ContextName()).Home(), Error: "Not asked: the page's time ran out."}
+				out <- clusterSection{FleetListSection: views.FleetListSection{Context: client.ContextName(), Href: u.In(client.ContextName()).Home(), Error: "Not asked: the page's time ran out."}}
 			})
 			close(out)
 		}()
+		// out holds every section: the senders never wait on a page that
+		// stopped reading.
 		for s := range out {
 			if !yield(s) {
-				// The browser went away: the rest end with the request.
-				go func() {
-					for range out {
-					}
-				}()
 				return
+			}
+		}
+	}
+	merge := c.QueryParam("merge") == "1"
+	toggle := url.Values{}
+	for k, vs := range query {
+		toggle[k] = vs
+	}
+	lp.MergeLabel = "Show as one table, with a Cluster column"
+	if merge {
+		lp.MergeLabel = "Show a section per cluster, live"
+	} else {
+		toggle.Set("merge", "1")
+	}
+	lp.MergeHref = page.WithQuery(u.Resource(apiclient.Resource{Group: p.Group, Version: p.Version, Name: p.Resource, Namespaced: p.Namespace != ""}, p.Namespace, ""), toggle)
+	if merge {
+		var all []clusterSection
+		for s := range sections {
+			all = append(all, s)
+		}
+		sortSections(all, names)
+		if m, ok := merged(all); ok {
+			lp.Merged = m
+		} else {
+			lp.MergeNote = "The clusters answer in different columns (different versions, or no Table): they are shown a section each."
+			lp.Sections = func(yield func(views.FleetListSection) bool) {
+				for _, s := range all {
+					if !yield(s.FleetListSection) {
+						return
+					}
+				}
+			}
+		}
+	} else {
+		lp.Sections = func(yield func(views.FleetListSection) bool) {
+			for s := range sections {
+				if !yield(s.FleetListSection) {
+					return
+				}
 			}
 		}
 	}
 	return h.env.Stream(c, http.StatusOK, views.FleetList(lp))
 }
 
+// clusterSection is a cluster's section, with its rows for a merged table.
+type clusterSection struct {
+	views.FleetListSection
+	rows []views.ListRow
+}
+
 // section asks one cluster for the list's first page.
-func (h *Handler) section(ctx context.Context, u page.URLs, client *apiclient.Client, p page.APIPath, query url.Values) views.FleetListSection {
-	s := views.FleetListSection{Context: client.ContextName(), Href: u.Home()}
+func (h *Handler) section(ctx context.Context, u page.URLs, client *apiclient.Client, p page.APIPath, query url.Values) clusterSection {
+	var cs clusterSection
+	s := &cs.FleetListSection
+	s.Context, s.Href = client.ContextName(), u.Home()
 	r, err := client.Resource(ctx, p.Group, p.Version, p.Resource)
 	if err != nil {
 		s.Error = unreachable(ctx, err, h.perCluster)
-		return s
+		return cs
 	}
 	s.Href = page.WithQuery(u.Resource(r, p.Namespace, ""), query)
 	opts := apiclient.ListOptions{Namespace: p.Namespace, LabelSelector: query.Get("labelSelector"), FieldSelector: query.Get("fieldSelector"), Limit: sectionRows}
@@ -92,10 +138,11 @@ func (h *Handler) section(ctx context.Context, u page.URLs, client *apiclient.Cl
 	t, err := client.ListTable(ctx, r, opts)
 	if err != nil {
 		s.Error = unreachable(ctx, err, h.perCluster)
-		return s
+		return cs
 	}
 	v := kube.NewListView(kube.ListTable{URLs: u, Resource: r, Namespace: p.Namespace, Table: t})
-	s.Served, s.Columns, s.Rows = string(t.Served), v.Columns, views.StaticRows(v.Rows(t.Rows))
+	cs.rows = v.Rows(t.Rows)
+	s.Served, s.Columns, s.Rows = string(t.Served), v.Columns, views.StaticRows(cs.rows)
 	s.Live, s.ResourceVersion = r.Can("watch"), t.ResourceVersion
 	if t.Continue != "" {
 		next := url.Values{"continue": {t.Continue}}
@@ -104,5 +151,41 @@ func (h *Handler) section(ctx context.Context, u page.URLs, client *apiclient.Cl
 		}
 		s.NextHref = page.WithQuery(u.Resource(r, p.Namespace, ""), next)
 	}
-	return s
+	return cs
+}
+
+// merged is every cluster's rows in one table with a Cluster column, if
+// the clusters that answered agree on their columns.
+func merged(all []clusterSection) (*views.FleetMerged, bool) {
+	m := &views.FleetMerged{}
+	var columns []views.ListColumn
+	var rows []views.ListRow
+	for _, s := range all {
+		if s.Error != "" {
+			m.Errors = append(m.Errors, s.FleetListSection)
+			continue
+		}
+		if columns == nil {
+			columns = s.Columns
+		} else if !slices.EqualFunc(columns, s.Columns, func(a, b views.ListColumn) bool {
+			return a.Name == b.Name && a.Numeric == b.Numeric && a.NameColumn == b.NameColumn
+		}) {
+			return nil, false
+		}
+		for _, r := range s.rows {
+			r.Key = s.Context + "/" + r.Key
+			r.Cells = append([]views.Cell{{Text: s.Context, Href: s.Href}}, r.Cells...)
+			rows = append(rows, r)
+		}
+	}
+	m.Columns = append([]views.ListColumn{{Name: "Cluster", Description: "The context the row comes from"}}, columns...)
+	m.Rows = views.StaticRows(rows)
+	return m, true
+}
+
+// sortSections puts sections in the URL's order of contexts.
+func sortSections(all []clusterSection, names []string) {
+	slices.SortStableFunc(all, func(a, b clusterSection) int {
+		return slices.Index(names, a.Context) - slices.Index(names, b.Context)
+	})
 }
