@@ -19,6 +19,11 @@ import (
 // twoClusters serves a console over two fake API servers, east and west,
 // each with its own token.
 func twoClusters(t *testing.T) (*webtest.Console, map[string]*apitest.Server) {
+	return twoClustersWith(t, web.Deps{})
+}
+
+// twoClustersWith is twoClusters with the console's dependencies d.
+func twoClustersWith(t *testing.T, d web.Deps) (*webtest.Console, map[string]*apitest.Server) {
 	t.Helper()
 	fakes := map[string]*apitest.Server{}
 	merged := clientcmdapi.NewConfig()
@@ -41,7 +46,8 @@ func twoClusters(t *testing.T) (*webtest.Console, map[string]*apitest.Server) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return webtest.Start(t, fakes["east"], webtest.Options{Deps: web.Deps{Clusters: clusters}}), fakes
+	d.Clusters = clusters
+	return webtest.Start(t, fakes["east"], webtest.Options{Deps: d}), fakes
 }
 
 // noCrossing fails if a fake received a request without its own token.
@@ -158,23 +164,7 @@ func TestFleetPagesWithAStoppedCluster(t *testing.T) {
 // The fleet's home asks again on its own: a cluster that stops shows as
 // unreachable without a reload.
 func TestFleetHomeIsLive(t *testing.T) {
-	fakes := map[string]*apitest.Server{}
-	merged := clientcmdapi.NewConfig()
-	for _, name := range []string{"east", "west"} {
-		fake := apitest.NewServer(t, apitest.CoreV1())
-		fake.Token = "token-of-" + name
-		fakes[name] = fake
-		cfg := fake.Kubeconfig(name)
-		merged.Clusters[name] = cfg.Clusters["fake"]
-		merged.AuthInfos[name] = cfg.AuthInfos["fake-user"]
-		merged.Contexts[name] = &clientcmdapi.Context{Cluster: name, AuthInfo: name}
-	}
-	merged.CurrentContext = "east"
-	clusters, err := apiclient.FromKubeconfig(*merged, apiclient.LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := webtest.Start(t, fakes["east"], webtest.Options{Deps: web.Deps{Clusters: clusters, FleetRefresh: 20 * time.Millisecond}})
+	h, fakes := twoClustersWith(t, web.Deps{FleetRefresh: 20 * time.Millisecond})
 	_, body := h.Get(t, "/c/_all/", http.StatusOK)
 	if live := webtest.Parse(t, body).Find("[data-testid=fleet-live]").AttrOr("data-live", ""); live != "sections" {
 		t.Fatalf("data-live = %q", live)
