@@ -175,7 +175,7 @@ func stopSecond(t *testing.T) {
 
 // startSecondAgain restarts the stopped second dev control plane on the same
 // data, port, certificates and tokens, so the console's kubeconfig reaches
-// it unchanged (about 5 s), and returns once the console lists its
+// it unchanged (4–9 s), and returns once the console lists its
 // namespaces again.
 func startSecondAgain(t *testing.T) {
 	t.Helper()
