@@ -164,21 +164,21 @@ func stopSecond(t *testing.T) {
 	if err := env.second.Stop(30 * time.Second); err != nil {
 		t.Fatalf("stopping the second dev control plane: %v", err)
 	}
-	t.Cleanup(func() {
-		select {
-		case <-env.second.Done():
-			startSecondAgain(t)
-		default:
-		}
-	})
+	t.Cleanup(func() { startSecondAgain(t) })
 }
 
-// startSecondAgain restarts the stopped second dev control plane on the same
-// data, port, certificates and tokens, so the console's kubeconfig reaches
-// it unchanged (4–9 s), and returns once the console lists its
-// namespaces again.
+// startSecondAgain restarts the second dev control plane if it is stopped,
+// on the same data, port, certificates and tokens, so the console's
+// kubeconfig reaches it unchanged (4–9 s), and returns once the console
+// lists its namespaces again. It does nothing while it runs, so a test may
+// also call it in a cleanup of its own.
 func startSecondAgain(t *testing.T) {
 	t.Helper()
+	select {
+	case <-env.second.Done():
+	default:
+		return
+	}
 	start := time.Now()
 	// What restarts outlives the test: tearDown stops it.
 	if err := env.second.Restart(context.WithoutCancel(t.Context())); err != nil {
@@ -274,6 +274,11 @@ func TestSecondClusterStopsAndComesBack(t *testing.T) {
 	}
 
 	startSecondAgain(t)
+	pid := env.second.Pid()
+	startSecondAgain(t) // running: nothing to do
+	if env.second.Pid() != pid {
+		t.Errorf("startSecondAgain on a running cluster restarted it (pid %d, then %d)", pid, env.second.Pid())
+	}
 	if keys := rowKeys(consoleDoc(t, "/c/"+secondContext+"/api/v1/namespaces", http.StatusOK)); !slices.Contains(keys, "/"+ns) {
 		t.Errorf("namespace %s is gone after the restart: %q", ns, keys)
 	}
