@@ -235,12 +235,19 @@ func TestSecondContextServesTheSecondCluster(t *testing.T) {
 	if got := strings.TrimSpace(bar.Find(".ctx-server").Text()); got != env.second.Server {
 		t.Errorf("server %q, want the second dev control plane's, %s", got, env.second.Server)
 	}
-	var offered []string
-	bar.Find(".ctx-menu a").Each(func(_ int, s *goquery.Selection) {
-		offered = append(offered, strings.TrimSpace(s.Contents().First().Text()))
+	// Every context, each with its cluster (other entries, such as the
+	// whole fleet's, may come beside them).
+	offered := map[string]string{}
+	bar.Find(".ctx-menu li a").Each(func(_ int, s *goquery.Selection) {
+		offered[strings.TrimSpace(s.Contents().First().Text())] = strings.TrimSpace(s.Find(".ctx-cluster").Text())
 	})
-	if want := []string{"admin", "editor", "outsider", "second", "viewer"}; !slices.Equal(offered, want) {
-		t.Errorf("contexts offered %q, want %q", offered, want)
+	for name, cluster := range map[string]string{
+		"admin": "tabula-dev", "editor": "tabula-dev", "viewer": "tabula-dev", "outsider": "tabula-dev",
+		secondContext: secondCluster,
+	} {
+		if got, ok := offered[name]; !ok || got != cluster {
+			t.Errorf("the switcher offers %q, want context %s of cluster %s among them", offered, name, cluster)
+		}
 	}
 
 	second := rowKeys(consoleDoc(t, "/c/"+secondContext+"/api/v1/namespaces", http.StatusOK))
