@@ -19,19 +19,14 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 )
 
-// clientset builds a typed client acting as the kubeconfig context's user.
+// clientset builds a typed client acting as the user of a context of the
+// console's kubeconfig: admin, editor, viewer, outsider, or second (the
+// second cluster's admin).
 func clientset(t *testing.T, contextName string) (*kubernetes.Clientset, *rest.Config) {
 	t.Helper()
-	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
-		&clientcmd.ClientConfigLoadingRules{ExplicitPath: env.cluster.Kubeconfig},
-		&clientcmd.ConfigOverrides{CurrentContext: contextName},
-	).ClientConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := restConfig(t, contextName)
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -11,9 +11,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -162,6 +164,9 @@ type DevCluster struct {
 	ImpersonatorKubeconfig string
 	// ExecDir holds the work directories of exec sessions (see PodWorkDir).
 	ExecDir string
+
+	// opts started it; Restart starts it again with them.
+	opts DevClusterOptions
 }
 
 // DevClusterOptions configure StartDevCluster.
@@ -170,6 +175,9 @@ type DevClusterOptions struct {
 	Seed    bool
 	Nodes   int
 	Pods    int
+	// Port is kube-apiserver's port on 127.0.0.1 (devcluster --port); 0
+	// picks a free one.
+	Port int
 	// LogBenchMB > 0 serves a log of that many MiB for pod logbench/big
 	// (devcluster --log-bench-mb).
 	LogBenchMB int
@@ -203,6 +211,9 @@ func StartDevCluster(ctx context.Context, opts DevClusterOptions) (*DevCluster, 
 		opts.Timeout = 3 * time.Minute
 	}
 	args := []string{"--data-dir", opts.DataDir}
+	if opts.Port > 0 {
+		args = append(args, fmt.Sprintf("--port=%d", opts.Port))
+	}
 	if opts.Seed {
 		args = append(args, "--seed")
 	}
@@ -234,7 +245,7 @@ func StartDevCluster(ctx context.Context, opts DevClusterOptions) (*DevCluster, 
 	if err != nil {
 		return nil, err
 	}
-	dc := &DevCluster{Process: p}
+	dc := &DevCluster{Process: p, opts: opts}
 	err = waitForLine(p, out, opts.Timeout, func(line string) bool {
 		var ready struct {
 			Ready      bool   `json:"ready"`
@@ -257,6 +268,40 @@ func StartDevCluster(ctx context.Context, opts DevClusterOptions) (*DevCluster, 
 		return nil, err
 	}
 	return dc, nil
+}
+
+// Restart starts a stopped dev control plane again, in its place: the same
+// data directory (so the same etcd data, certificates and tokens) and the same
+// kube-apiserver port, so every kubeconfig written for it, and every client
+// built from one, reaches it again. It returns once the new one is ready.
+// Other ports (etcd's among them) change. Should another process take the
+// port while it is down, the restart fails.
+func (dc *DevCluster) Restart(ctx context.Context) error {
+	select {
+	case <-dc.Done():
+	default:
+		return errors.New("the dev control plane is still running: stop it first")
+	}
+	server, err := url.Parse(dc.Server)
+	if err != nil {
+		return fmt.Errorf("its server URL %q: %w", dc.Server, err)
+	}
+	port, err := strconv.Atoi(server.Port())
+	if err != nil {
+		return fmt.Errorf("its server URL %q has no port: %w", dc.Server, err)
+	}
+	opts := dc.opts
+	opts.DataDir, opts.Port = dc.DataDir, port
+	// The log of the run that stopped stays beside the new one.
+	if err := os.Rename(dc.LogPath, dc.LogPath+".previous"); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	again, err := StartDevCluster(ctx, opts)
+	if err != nil {
+		return err
+	}
+	*dc = *again
+	return nil
 }
 
 // Console is a running bin/tabula.
