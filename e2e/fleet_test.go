@@ -161,10 +161,11 @@ func dynamicClient(t *testing.T, contextName string) (dynamic.Interface, *rest.C
 // time (none calls t.Parallel), so no other test sees it down.
 func stopSecond(t *testing.T) {
 	t.Helper()
+	// Registered first: a stop that fails still leaves it to be started.
+	t.Cleanup(func() { startSecondAgain(t) })
 	if err := env.second.Stop(30 * time.Second); err != nil {
 		t.Fatalf("stopping the second dev control plane: %v", err)
 	}
-	t.Cleanup(func() { startSecondAgain(t) })
 }
 
 // startSecondAgain restarts the second dev control plane if it is stopped,

@@ -116,6 +116,11 @@ func (cp *controlPlane) startAPIServer() error {
 		// kube-apiserver does not verify it.
 		"--kubelet-preferred-address-types=InternalIP,Hostname",
 		"--profiling=false",
+		// Open watches (a console's live pages) end within a second of
+		// SIGTERM: without it kube-apiserver waits for their connections
+		// up to --request-timeout (60 s), and a test that stops a cluster
+		// under a live page waits as long.
+		"--shutdown-watch-termination-grace-period=1s",
 	}
 	if o := cp.opts; o.oidcIssuerURL != "" {
 		// The user is the email claim as is ("-": no prefix) and groups are
