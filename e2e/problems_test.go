@@ -125,6 +125,20 @@ func TestProblemsFollowAnUnknownKindAndACrashLoop(t *testing.T) {
 		return err
 	})
 
+	// The kubelet's BackOff warning, as a core event about the pod: the
+	// dev control plane's kwok names no container in its own.
+	crashy, err := cs.CoreV1().Pods(ns).Get(ctx, "crashy", metav1.GetOptions{})
+	must(t, err)
+	now := metav1.Now()
+	_, err = cs.CoreV1().Events(ns).Create(ctx, &corev1.Event{
+		ObjectMeta:     metav1.ObjectMeta{Name: "crashy.backoff"},
+		InvolvedObject: corev1.ObjectReference{APIVersion: "v1", Kind: "Pod", Namespace: ns, Name: "crashy", UID: crashy.UID},
+		Type:           corev1.EventTypeWarning, Reason: "BackOff", Message: "Back-off restarting failed container app",
+		Count: 4, FirstTimestamp: metav1.NewTime(now.Add(-5 * time.Minute)), LastTimestamp: now,
+		Source: corev1.EventSource{Component: "kubelet"},
+	}, metav1.CreateOptions{})
+	must(t, err)
+
 	page := newPage(t)
 	goTo(t, page, "/c/admin/problems?namespace="+ns+"&after=5m")
 	widget := page.Locator(`[data-testid=problems-section][data-category=stuck] [data-testid=problem-row][data-kind=Widget][data-name=jammed]`)
@@ -146,6 +160,8 @@ func TestProblemsFollowAnUnknownKindAndACrashLoop(t *testing.T) {
 	must(t, expect.Locator(crash).ToHaveAttribute("data-reason", "CrashLoopBackOff", playwright.LocatorAssertionsToHaveAttributeOptions{Timeout: new(60000.0)}))
 	must(t, expect.Locator(crash).ToContainText("app"))
 	must(t, expect.Locator(page.Locator(`[data-testid=problem-counts] [data-testid=problem-count][data-category=pods]`)).ToContainText("1"))
+	warning := page.Locator(`[data-testid=warning-row][data-name=crashy][data-reason=BackOff]`)
+	must(t, expect.Locator(warning.GetByTestId("warning-count")).ToHaveText("4"))
 	screenshotThemes(t, page, "problems-namespace")
 	checkA11y(t, page, "problems-namespace")
 

@@ -50,6 +50,11 @@
 //     read.
 //   - problems: the Problems page of all namespaces, measured as changes
 //     is.
+//   - fleet: two more dev control planes (no pods) and a delaying proxy in
+//     front of one, a console serving the three: a fleet list of pods
+//     (first section, complete) against each cluster's own page, its
+//     VmRSS, a cluster slow and one stopped, and -fleet-clients live fleet
+//     pages' upstream watches.
 //
 // A live measurement that fails (the console may not serve WebSockets yet)
 // is reported as not measured, the others still run, and the exit code is 1.
@@ -97,7 +102,7 @@ const (
 )
 
 // measurements, in the order they run.
-var measurements = []string{"list", "memory", "browser", "logs", "watch", "clients", "exec", "search", "relations", "changes", "problems"}
+var measurements = []string{"list", "memory", "browser", "logs", "watch", "clients", "exec", "search", "relations", "changes", "problems", "fleet"}
 
 type options struct {
 	requests       int
@@ -144,6 +149,7 @@ type options struct {
 	searchConcurrent int
 
 	relationsRuns int
+	fleetClients  int
 }
 
 func main() {
@@ -174,6 +180,7 @@ func main() {
 	flag.IntVar(&o.watchWorkers, "watch-workers", 16, "goroutines sending the PATCHes")
 	flag.StringVar(&o.watchNamespace, "watch-namespace", "watchbench", "namespace of the watched ConfigMaps (created)")
 	flag.IntVar(&o.clients, "clients", 2000, "concurrent live list WebSockets for the memory measurement")
+	flag.IntVar(&o.fleetClients, "fleet-clients", 1000, "live fleet pages of the fleet measurement (one live list per cluster each)")
 	clientNamespaces := flag.String("clients-namespaces", namespace, "comma-separated namespaces whose pod lists the clients open, round robin")
 	flag.DurationVar(&o.clientSettle, "clients-settle", 3*time.Second, "wait after the last client connected (and after closing them) before reading memory")
 	flag.IntVar(&o.execKeys, "exec-keys", 1000, "measured keystrokes per path for the keystroke echo")
@@ -497,6 +504,14 @@ func run(ctx context.Context, o options) (err error) {
 		targets = append(targets, reportChanges(out, o, res, err)...)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("changes: %w", err))
+		}
+	}
+	if o.measure["fleet"] {
+		slog.Info("measuring the fleet", "runs", o.relationsRuns, "fleet pages", o.fleetClients)
+		res, err := measureFleet(ctx, o, dir, kubeconfig)
+		targets = append(targets, reportFleet(out, o, res, err)...)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("fleet: %w", err))
 		}
 	}
 	if o.measure["problems"] {
