@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -97,7 +98,11 @@ func measureFleet(ctx context.Context, o options, dir, kubeconfig string) (fleet
 		return res, err
 	}
 	slots := fmt.Sprint(3*o.fleetClients + 64)
-	console, err := harness.StartConsole(ctx, filepath.Join(dir, "fleet-console"), merged, "--max-streams="+slots, "--max-streams-per-user="+slots)
+	logDir := filepath.Join(dir, "fleet-console")
+	if err := os.MkdirAll(logDir, 0o755); err != nil {
+		return res, err
+	}
+	console, err := harness.StartConsole(ctx, logDir, merged, "--max-streams="+slots, "--max-streams-per-user="+slots)
 	if err != nil {
 		return res, err
 	}
