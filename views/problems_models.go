@@ -217,6 +217,7 @@ type FleetListSection struct {
 	// upstream watch per cluster and list shared by every page).
 	Live            bool
 	ResourceVersion string
-	// NextHref is the cluster's next page ("" for the last).
-	NextHref templ.SafeURL
+	// NextHref is the section's next page on this fleet page ("" for the
+	// last), FirstHref its first ("" on it).
+	NextHref, FirstHref templ.SafeURL
 }

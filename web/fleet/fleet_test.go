@@ -8,11 +8,13 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/labstack/echo/v4"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/apiclient/apitest"
 	"github.com/tabula-console/tabula/web"
+	"github.com/tabula-console/tabula/web/page"
 	"github.com/tabula-console/tabula/web/webtest"
 )
 
@@ -267,5 +269,65 @@ func TestFleetListMerged(t *testing.T) {
 	doc = webtest.Parse(t, body)
 	if doc.Find("[data-testid=fleet-merged]").Length() != 1 || doc.Find("[data-testid=fleet-list-error][data-context=west]").Length() != 1 {
 		t.Error("a cluster that serves no lighthouses does not say so above the merged table")
+	}
+}
+
+// A signed-in token is for the contexts it was accepted in: over a fleet,
+// the others do not take part, the page says so, and they are never sent
+// it.
+func TestFleetLeavesOutContextsATokenIsNotFor(t *testing.T) {
+	h, fakes := twoClusters(t)
+	e, ok := h.Server.Handler().(*echo.Echo)
+	if !ok {
+		t.Fatalf("handler %T", h.Server.Handler())
+	}
+	e.Use(func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			page.SetRequester(c, page.Requester{Mode: page.ModeToken, Identity: apiclient.Identity{BearerToken: "token-of-east", Contexts: []string{"east"}}})
+			return next(c)
+		}
+	})
+	fakes["west"].ResetRequests()
+	_, body := h.Get(t, "/c/_all/", http.StatusOK)
+	doc := webtest.Parse(t, body)
+	if doc.Find("[data-testid=fleet-row][data-context=east][data-reachable=true]").Length() != 1 {
+		t.Error("east, which the token is for, does not answer")
+	}
+	if msg := doc.Find("[data-testid=fleet-row][data-context=west] [data-testid=fleet-error]").Text(); !strings.Contains(msg, "does not take part") {
+		t.Errorf("west's row: %q", msg)
+	}
+	_, body = h.Get(t, "/c/_all/api/v1/namespaces/demo/pods", http.StatusOK)
+	if msg := webtest.Parse(t, body).Find("[data-testid=fleet-list-section][data-context=west] [data-testid=fleet-list-error]").Text(); !strings.Contains(msg, "Does not take part") {
+		t.Errorf("west's section: %q", msg)
+	}
+	if n := len(fakes["west"].Requests()); n != 0 {
+		t.Errorf("west received %d requests", n)
+	}
+}
+
+// Each section pages on its own, on the fleet page: east's next page
+// leaves west's section where it was.
+func TestFleetListSectionsPageOnTheirOwn(t *testing.T) {
+	h, fakes := twoClusters(t)
+	for i := range 120 {
+		fakes["east"].Add(apitest.Pod("demo", fmt.Sprintf("more-%03d", i), nil))
+	}
+	_, body := h.Get(t, "/c/_all/api/v1/namespaces/demo/pods?labelSelector=", http.StatusOK)
+	doc := webtest.Parse(t, body)
+	next := doc.Find("[data-testid=fleet-list-section][data-context=east] [data-testid=fleet-list-next]").AttrOr("href", "")
+	if !strings.Contains(next, "continue.east=") || doc.Find("[data-testid=fleet-list-section][data-context=west] [data-testid=fleet-list-next]").Length() != 0 {
+		t.Fatalf("east's next page %q; west has one: %v", next, doc.Find("[data-testid=fleet-list-section][data-context=west] [data-testid=fleet-list-next]").Length() != 0)
+	}
+	_, body = h.Get(t, next, http.StatusOK)
+	doc = webtest.Parse(t, body)
+	east := doc.Find("[data-testid=fleet-list-section][data-context=east]")
+	if east.Find("tbody a[href$=more-119]").Length() != 1 || east.Find("tbody a[href$=more-000]").Length() != 0 {
+		t.Errorf("east's second page: %q", east.Find("tbody").Text())
+	}
+	if east.Find("[data-testid=live-list]").AttrOr("data-page", "") != "2" || east.Find("[data-testid=fleet-list-first]").Length() != 1 {
+		t.Error("east's second page does not know it")
+	}
+	if doc.Find("[data-testid=fleet-list-section][data-context=west] tbody a[href$=web-west]").Length() != 1 {
+		t.Error("west's section moved with east's")
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
 	"github.com/tabula-console/tabula/apiclient"
@@ -43,6 +44,14 @@ func (h *Handler) List(c echo.Context, p page.APIPath) error {
 			query.Set(k, v)
 		}
 	}
+	// Each section pages on its own: continue.{context} is where it is.
+	fleetQuery := url.Values{}
+	for k, vs := range c.QueryParams() {
+		if k == "labelSelector" || k == "fieldSelector" || strings.HasPrefix(k, continuePrefix) {
+			fleetQuery[k] = vs
+		}
+	}
+	here := u.Resource(apiclient.Resource{Group: p.Group, Version: p.Version, Name: p.Resource, Namespaced: p.Namespace != ""}, p.Namespace, "")
 	what := p.Resource
 	if p.Group != "" {
 		what += "." + p.Group
@@ -57,7 +66,7 @@ func (h *Handler) List(c echo.Context, p page.APIPath) error {
 		}
 		go func() {
 			streaming.FanOut(ctx, clients, len(clients), h.perCluster, func(ctx context.Context, client *apiclient.Client) {
-				out <- h.section(ctx, u.In(client.ContextName()), client, p, query)
+				out <- h.section(ctx, u.In(client.ContextName()), client, p, query, sectionPaging{here: here, query: fleetQuery})
 			}, func(client *apiclient.Client) {
 				out <- clusterSection{FleetListSection: views.FleetListSection{Context: client.ContextName(), Href: u.In(client.ContextName()).Home(), Error: "Not asked: the page's time ran out."}}
 			})
@@ -82,7 +91,7 @@ func (h *Handler) List(c echo.Context, p page.APIPath) error {
 	} else {
 		toggle.Set("merge", "1")
 	}
-	lp.MergeHref = page.WithQuery(u.Resource(apiclient.Resource{Group: p.Group, Version: p.Version, Name: p.Resource, Namespaced: p.Namespace != ""}, p.Namespace, ""), toggle)
+	lp.MergeHref = page.WithQuery(here, toggle)
 	if merge {
 		var all []clusterSection
 		for s := range sections {
@@ -119,8 +128,34 @@ type clusterSection struct {
 	rows []views.ListRow
 }
 
-// section asks one cluster for the list's first page.
-func (h *Handler) section(ctx context.Context, u page.URLs, client *apiclient.Client, p page.APIPath, query url.Values) clusterSection {
+// continuePrefix names a section's place in a fleet list's URL:
+// continue.{context}.
+const continuePrefix = "continue."
+
+// sectionPaging is where a fleet list is (its URL and query), for each
+// section's links to its next and first pages.
+type sectionPaging struct {
+	here  templ.SafeURL
+	query url.Values
+}
+
+// with is the fleet list's URL with the context's place set to cont ("":
+// its first page).
+func (sp sectionPaging) with(context, cont string) templ.SafeURL {
+	q := url.Values{}
+	for k, vs := range sp.query {
+		q[k] = vs
+	}
+	q.Del(continuePrefix + context)
+	if cont != "" {
+		q.Set(continuePrefix+context, cont)
+	}
+	return page.WithQuery(sp.here, q)
+}
+
+// section asks one cluster for its page of the list: the first, or where
+// the URL's continue.{context} says.
+func (h *Handler) section(ctx context.Context, u page.URLs, client *apiclient.Client, p page.APIPath, query url.Values, sp sectionPaging) clusterSection {
 	var cs clusterSection
 	s := &cs.FleetListSection
 	s.Context, s.Href = client.ContextName(), u.Home()
@@ -130,7 +165,11 @@ func (h *Handler) section(ctx context.Context, u page.URLs, client *apiclient.Cl
 		return cs
 	}
 	s.Href = page.WithQuery(u.Resource(r, p.Namespace, ""), query)
-	opts := apiclient.ListOptions{Namespace: p.Namespace, LabelSelector: query.Get("labelSelector"), FieldSelector: query.Get("fieldSelector"), Limit: sectionRows}
+	cont := sp.query.Get(continuePrefix + s.Context)
+	opts := apiclient.ListOptions{Namespace: p.Namespace, LabelSelector: query.Get("labelSelector"), FieldSelector: query.Get("fieldSelector"), Limit: sectionRows, Continue: cont}
+	if cont != "" {
+		s.FirstHref = sp.with(s.Context, "")
+	}
 	if p.Namespace == "" && r.Namespaced {
 		// The rows' namespaces, for their links.
 		opts.IncludeObject = apiclient.IncludeMetadata
@@ -145,11 +184,7 @@ func (h *Handler) section(ctx context.Context, u page.URLs, client *apiclient.Cl
 	s.Served, s.Columns, s.Rows = string(t.Served), v.Columns, views.StaticRows(cs.rows)
 	s.Live, s.ResourceVersion = r.Can("watch"), t.ResourceVersion
 	if t.Continue != "" {
-		next := url.Values{"continue": {t.Continue}}
-		for k, vs := range query {
-			next[k] = vs
-		}
-		s.NextHref = page.WithQuery(u.Resource(r, p.Namespace, ""), next)
+		s.NextHref = sp.with(s.Context, t.Continue)
 	}
 	return cs
 }
