@@ -22,19 +22,25 @@ var screens = []struct {
 	{"1400x900", 1400, 900, false},
 }
 
-// Home, a list, an object page, a log page and Problems fit every screen: nothing
-// overflows the window sideways, the content comes before the sidebar on
-// narrow screens, and the jump box stays in view. Screenshots in both
-// themes.
+// Home, a list, an object page, a log page, Problems and the fleet's home
+// and lists fit every screen: nothing overflows the window sideways, the
+// content comes before the sidebar on narrow screens, and the jump box
+// stays in view (fleet pages, of several clusters, have neither).
+// Screenshots in both themes.
 func TestPagesFitEveryScreen(t *testing.T) {
 	cs, _ := clientset(t, "admin")
 	pod := runningPod(t, cs)
-	pages := []struct{ name, path string }{
-		{"home", "/c/admin/"},
-		{"list", "/c/admin/api/v1/namespaces/demo/pods"},
-		{"object", "/c/admin/apis/apps/v1/namespaces/demo/deployments/web"},
-		{"log", "/c/admin/api/v1/namespaces/demo/pods/" + pod.Name + "/log?tailLines=30"},
-		{"problems", "/c/admin/problems?after=0s"},
+	pages := []struct {
+		name, path string
+		fleet      bool
+	}{
+		{"home", "/c/admin/", false},
+		{"list", "/c/admin/api/v1/namespaces/demo/pods", false},
+		{"object", "/c/admin/apis/apps/v1/namespaces/demo/deployments/web", false},
+		{"log", "/c/admin/api/v1/namespaces/demo/pods/" + pod.Name + "/log?tailLines=30", false},
+		{"problems", "/c/admin/problems?after=0s", false},
+		{"fleet-home", "/c/_all/", true},
+		{"fleet-list", "/c/admin,second/apis/apps/v1/deployments", true},
 	}
 	for _, s := range screens {
 		t.Run(s.name, func(t *testing.T) {
@@ -45,7 +51,15 @@ func TestPagesFitEveryScreen(t *testing.T) {
 					must(t, expect.Locator(page.Locator("[data-testid=log-output] .log-line").First()).ToBeVisible())
 				}
 				sidebar, toggle := page.GetByTestId("sidebar"), page.GetByTestId("nav-toggle")
-				if s.narrow {
+				switch {
+				case p.fleet:
+					must(t, expect.Locator(sidebar).ToHaveCount(0))
+					top, err := page.Locator("main").Evaluate(`(m) => m.getBoundingClientRect().top`, nil)
+					must(t, err)
+					if y := toFloat(top); y > 160 {
+						t.Errorf("%s at %s: the content starts %.0fpx down", p.name, s.name, y)
+					}
+				case s.narrow:
 					must(t, expect.Locator(sidebar).ToBeHidden())
 					must(t, expect.Locator(toggle).ToBeVisible())
 					// The page's own content starts within the first screen.
@@ -54,11 +68,13 @@ func TestPagesFitEveryScreen(t *testing.T) {
 					if y := toFloat(top); y > 160 {
 						t.Errorf("%s at %s: the content starts %.0fpx down", p.name, s.name, y)
 					}
-				} else {
+				default:
 					must(t, expect.Locator(sidebar).ToBeVisible())
 					must(t, expect.Locator(toggle).ToBeHidden())
 				}
-				must(t, expect.Locator(page.GetByTestId("jump-input")).ToBeInViewport())
+				if !p.fleet {
+					must(t, expect.Locator(page.GetByTestId("jump-input")).ToBeInViewport())
+				}
 				overflow, err := page.Evaluate(`() => document.documentElement.scrollWidth - window.innerWidth`)
 				must(t, err)
 				if px := toFloat(overflow); px > 0 {
