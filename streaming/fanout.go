@@ -2,6 +2,7 @@ package streaming
 
 import (
 	"context"
+	"iter"
 	"sync"
 	"time"
 )
@@ -35,5 +36,24 @@ func FanOut[T any](ctx context.Context, items []T, concurrency int, per time.Dur
 			defer cancel()
 			work(ctx, item)
 		})
+	}
+}
+
+// Answers runs FanOut and yields each item's answer as it comes, in the
+// order they come: a page writes each cluster's section as it answers. An
+// item not started in time yields late's answer. The answers are buffered
+// (one per item), so work never waits on a reader that stopped reading.
+func Answers[T, A any](ctx context.Context, items []T, concurrency int, per time.Duration, work func(context.Context, T) A, late func(T) A) iter.Seq[A] {
+	return func(yield func(A) bool) {
+		out := make(chan A, len(items))
+		go func() {
+			FanOut(ctx, items, concurrency, per, func(ctx context.Context, item T) { out <- work(ctx, item) }, func(item T) { out <- late(item) })
+			close(out)
+		}()
+		for a := range out {
+			if !yield(a) {
+				return
+			}
+		}
 	}
 }

@@ -51,3 +51,23 @@ func TestFanOutKeepsItsBounds(t *testing.T) {
 		t.Errorf("at most %d at once; done %v, late %v", most.Load(), done, late)
 	}
 }
+
+// Answers yields every item's answer, late ones included, and a reader may
+// stop early without holding up the work.
+func TestAnswersYieldsEachAsItComes(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var got []string
+	for a := range Answers(ctx, []int{1, 2, 3}, 3, time.Minute, func(_ context.Context, i int) string {
+		return "done " + string(rune('0'+i))
+	}, func(i int) string { return "late" }) {
+		got = append(got, a)
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, []string{"done 1", "done 2", "done 3"}) {
+		t.Errorf("answers %v", got)
+	}
+	for range Answers(ctx, []int{1, 2, 3}, 1, time.Minute, func(_ context.Context, i int) int { return i }, func(int) int { return 0 }) {
+		break // the work goes on into the buffer, and ends
+	}
+}

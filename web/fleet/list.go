@@ -60,21 +60,17 @@ func (h *Handler) List(c echo.Context, p page.APIPath) error {
 		Selectors: strings.TrimSpace(query.Get("labelSelector") + " " + query.Get("fieldSelector"))}
 	// sections asks every cluster, handing each section on as it answers.
 	sections := func(yield func(clusterSection) bool) {
-		out := make(chan clusterSection, len(names))
 		for name, why := range left {
-			out <- clusterSection{FleetListSection: views.FleetListSection{Context: name, Href: u.In(name).Home(), Error: "Does not take part: " + errorText(why)}}
+			if !yield(clusterSection{FleetListSection: views.FleetListSection{Context: name, Href: u.In(name).Home(), Error: "Does not take part: " + errorText(why)}}) {
+				return
+			}
 		}
-		go func() {
-			streaming.FanOut(ctx, clients, len(clients), h.perCluster, func(ctx context.Context, client *apiclient.Client) {
-				out <- h.section(ctx, u.In(client.ContextName()), client, p, query, sectionPaging{here: here, query: fleetQuery})
-			}, func(client *apiclient.Client) {
-				out <- clusterSection{FleetListSection: views.FleetListSection{Context: client.ContextName(), Href: u.In(client.ContextName()).Home(), Error: "Not asked: the page's time ran out."}}
-			})
-			close(out)
-		}()
-		// out holds every section: the senders never wait on a page that
-		// stopped reading.
-		for s := range out {
+		paging := sectionPaging{here: here, query: fleetQuery}
+		for s := range streaming.Answers(ctx, clients, len(clients), h.perCluster, func(ctx context.Context, client *apiclient.Client) clusterSection {
+			return h.section(ctx, u.In(client.ContextName()), client, p, query, paging)
+		}, func(client *apiclient.Client) clusterSection {
+			return clusterSection{FleetListSection: views.FleetListSection{Context: client.ContextName(), Href: u.In(client.ContextName()).Home(), Error: "Not asked: the page's time ran out."}}
+		}) {
 			if !yield(s) {
 				return
 			}

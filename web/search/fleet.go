@@ -54,24 +54,21 @@ func (h *Handler) fleet(c echo.Context, names []string) error {
 		index[name] = i
 	}
 	p.Sections = func(yield func(views.FleetSearchSection) bool) {
-		out := make(chan views.FleetSearchSection, len(names))
 		for name, why := range left {
-			out <- views.FleetSearchSection{Context: name, Href: u.In(name).Home(), Error: "Does not take part: " + page.Classify(why).Message}
+			if !yield(views.FleetSearchSection{Context: name, Href: u.In(name).Home(), Error: "Does not take part: " + page.Classify(why).Message}) {
+				return
+			}
 		}
-		go func() {
-			streaming.FanOut(ctx, clients, len(clients), h.budget.Total, func(ctx context.Context, client *apiclient.Client) {
-				cu := u.In(client.ContextName())
-				s := views.FleetSearchSection{Context: client.ContextName(), Href: page.WithQuery(cu.Path("/search"), same)}
-				if err := h.clusterSearch(ctx, cu, client, q, picker, fmt.Sprintf("c%d-", index[client.ContextName()]), &s); err != nil {
-					s.Error = page.Classify(err).Message
-				}
-				out <- s
-			}, func(client *apiclient.Client) {
-				out <- views.FleetSearchSection{Context: client.ContextName(), Href: u.In(client.ContextName()).Home(), Error: "Not asked: the page's time ran out."}
-			})
-			close(out)
-		}()
-		for s := range out {
+		for s := range streaming.Answers(ctx, clients, len(clients), h.budget.Total, func(ctx context.Context, client *apiclient.Client) views.FleetSearchSection {
+			cu := u.In(client.ContextName())
+			s := views.FleetSearchSection{Context: client.ContextName(), Href: page.WithQuery(cu.Path("/search"), same)}
+			if err := h.clusterSearch(ctx, cu, client, q, picker, fmt.Sprintf("c%d-", index[client.ContextName()]), &s); err != nil {
+				s.Error = page.Classify(err).Message
+			}
+			return s
+		}, func(client *apiclient.Client) views.FleetSearchSection {
+			return views.FleetSearchSection{Context: client.ContextName(), Href: u.In(client.ContextName()).Home(), Error: "Not asked: the page's time ran out."}
+		}) {
 			if !yield(s) {
 				return
 			}
