@@ -128,3 +128,13 @@ func messageTypeName(t int) string {
 	}
 	return fmt.Sprintf("type-%d", t)
 }
+
+// Sections is the channel-1 message of a page whose live parts the server
+// re-renders (docs/live-protocol.md, SECTIONS): each id's new markup.
+type Sections struct {
+	Type     string            `json:"type"`
+	Sections map[string]string `json:"sections"`
+}
+
+// NewSections is a SECTIONS message with no sections yet.
+func NewSections() Sections { return Sections{Type: "SECTIONS", Sections: map[string]string{}} }

@@ -75,13 +75,6 @@ func (h *Handler) rows(ctx context.Context, u page.URLs, names []string, clients
 // each asking scans every cluster's problems, so not more often.
 const RefreshEvery = 30 * time.Second
 
-// sectionsMessage replaces the live section of the page
-// (docs/live-protocol.md, SECTIONS).
-type sectionsMessage struct {
-	Type     string            `json:"type"`
-	Sections map[string]string `json:"sections"`
-}
-
 // Live keeps a fleet home current over a WebSocket: every RefreshEvery it
 // asks every cluster again and sends the rows when they changed. It holds
 // one stream slot.
@@ -115,7 +108,9 @@ func (h *Handler) Live(c echo.Context) error {
 				return fmt.Errorf("rendering the fleet: %w", err)
 			}
 			if html := buf.String(); html != last {
-				if err := stream.SendJSON(stream.Context, streaming.ChannelData, sectionsMessage{Type: "SECTIONS", Sections: map[string]string{"fleet": html}}); err != nil {
+				msg := streaming.NewSections()
+				msg.Sections["fleet"] = html
+				if err := stream.SendJSON(stream.Context, streaming.ChannelData, msg); err != nil {
 					return err
 				}
 				last = html

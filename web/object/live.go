@@ -16,10 +16,7 @@ import (
 )
 
 // SectionsMessage replaces the live sections of an object page.
-type SectionsMessage struct {
-	Type     string            `json:"type"`
-	Sections map[string]string `json:"sections"`
-}
+type SectionsMessage = streaming.Sections
 
 // settle is how long an object page waits for a burst of changes (a
 // rollout touches the object and several events) before re-rendering once.
@@ -137,7 +134,7 @@ func (h *Handler) sections(ctx context.Context, t page.Target, fresh bool) (Sect
 	if err != nil {
 		return SectionsMessage{}, err
 	}
-	msg := SectionsMessage{Type: "SECTIONS", Sections: map[string]string{}}
+	msg := streaming.NewSections()
 	var buf bytes.Buffer
 	for id, component := range views.ObjectLiveSections(p) {
 		buf.Reset()

@@ -18,13 +18,6 @@ import (
 	"github.com/tabula-console/tabula/web/page"
 )
 
-// sectionsMessage replaces the live section of the page
-// (docs/live-protocol.md, SECTIONS).
-type sectionsMessage struct {
-	Type     string            `json:"type"`
-	Sections map[string]string `json:"sections"`
-}
-
 // settle is how long the page waits for a burst of changes (a rollout
 // touches many pods) before rendering once.
 const settle = 300 * time.Millisecond
@@ -91,7 +84,8 @@ func (h *Handler) follow(stream *page.Stream, client *apiclient.Client, q query,
 			return err
 		}
 		if html != last {
-			msg := sectionsMessage{Type: "SECTIONS", Sections: map[string]string{"problems": html}}
+			msg := streaming.NewSections()
+			msg.Sections["problems"] = html
 			if err := stream.SendJSON(ctx, streaming.ChannelData, msg); err != nil {
 				return err
 			}
