@@ -37,6 +37,9 @@ type ListPage struct {
 	CreateDenied string
 	// Kubectl is the kubectl command listing what the page lists.
 	Kubectl string
+	// NoMatch is the empty state of a filtered page: no row matched in the
+	// objects it read.
+	NoMatch string
 }
 
 // LiveList is what the page needs to follow its list live.
@@ -50,6 +53,9 @@ type LiveList struct {
 	// Usage is "on" when the page has usage columns, which the rows it is
 	// pushed then carry too.
 	Usage string
+	// Filtered pages only update the rows they show; other matching rows
+	// are announced, as the page cannot tell where they would go.
+	Filtered bool
 }
 
 // NamespacePicker offers the namespaces the user may list, or a free-text
@@ -76,6 +82,12 @@ type ListFilter struct {
 	FieldSelector string
 	Hidden        []HiddenField
 	ClearHref     templ.SafeURL
+	// Filters are the row filters (?filter=), each in its own field;
+	// AddFilter offers an empty one for another.
+	Filters   []string
+	AddFilter bool
+	// ClearFiltersHref drops the row filters, keeping the selectors.
+	ClearFiltersHref templ.SafeURL
 }
 
 // ListColumn is a visible column header.
@@ -178,4 +190,9 @@ type Pager struct {
 	FirstHref templ.SafeURL
 	// Remaining is the server's estimate of the items after this page, or -1.
 	Remaining int64
+	// Matches, on a filtered page, says how many rows matched in which
+	// objects; ScanStopped, why the scan's budget stopped it there.
+	Matches          string
+	ScanStopped      string
+	ClearFiltersHref templ.SafeURL
 }

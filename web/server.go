@@ -93,7 +93,13 @@ type Deps struct {
 	// Relate bounds each relation scan of an object page and map (zero
 	// fields: apiclient.DefaultRelateBudget()).
 	Relate apiclient.RelateBudget
+	// ListScan bounds what a filtered list page reads (zero:
+	// list.DefaultScanBudget()).
+	ListScan ListScanBudget
 }
+
+// ListScanBudget bounds one filtered list page (web/list).
+type ListScanBudget = list.ScanBudget
 
 // ChangesBudget bounds one recent-changes page (web/changes).
 type ChangesBudget = changes.Budget
@@ -215,7 +221,7 @@ func New(d Deps) (*Server, error) {
 		ownCredentialServes: d.Auth.Mode == "" || d.Auth.Mode == ModeKubeconfig ||
 			d.Auth.Mode == ModeOIDC && d.Auth.OIDC.Identity == OIDCImpersonate,
 		auth:     signIn,
-		list:     list.New(env),
+		list:     list.New(env, cmp.Or(d.ListScan, list.DefaultScanBudget())),
 		object:   object.New(env, d.Relate),
 		logs:     logs.New(env),
 		edit:     edit.New(env),

@@ -31,6 +31,9 @@ export function liveList(root) {
   const more = root.dataset.more === "true";
   const page = Number(root.dataset.page || "1");
   const sorted = root.dataset.sorted === "true";
+  // A filtered page holds the matches of a scan: it updates the rows it
+  // shows and announces other matching rows, as it cannot tell where they go.
+  const filtered = root.dataset.filtered === "true";
   let rv = root.dataset.rv;
   const outside = new Set();
 
@@ -42,13 +45,14 @@ export function liveList(root) {
     if (count) count.textContent = String(n);
   };
   const showOutside = () => {
-    newLink.textContent = `${outside.size} new – show`;
+    newLink.textContent = filtered ? `${outside.size} more matching – reload` : `${outside.size} new – show`;
     newLink.hidden = outside.size === 0;
   };
   // Rows come in the server's key order; a row belongs to this page when it
   // sorts within the page's range (or the page is the whole list).
   const belongsHere = (key) => {
     const rows = rowsNow();
+    if (filtered) return false;
     if (!more && page === 1) return true;
     // A sorted page's rows are not in key order: its range is unknown.
     if (sorted || rows.length === 0) return false;
@@ -87,7 +91,17 @@ export function liveList(root) {
         if (!row) return;
         if (existing) {
           row.classList.add("row-changed");
+          if (msg.unmatched) {
+            // Still shown, so the change is seen, but marked.
+            row.classList.add("row-unmatched");
+            row.title = "No longer matches the row filters";
+          }
           existing.replaceWith(row);
+        } else if (filtered) {
+          if (!msg.unmatched) {
+            outside.add(msg.key);
+            showOutside();
+          }
         } else if (belongsHere(msg.key)) {
           row.classList.add("row-added");
           insert(row);

@@ -23,11 +23,14 @@ type Handler struct {
 	env        *page.Env
 	namespaces *namespaceCache
 	watches    *watchHub
+	// scanBudget bounds what a filtered page reads (filter.go).
+	scanBudget ScanBudget
 }
 
-// New builds the list feature.
-func New(env *page.Env) *Handler {
-	return &Handler{env: env, namespaces: newNamespaceCache(), watches: newWatchHub(env.Log)}
+// New builds the list feature; scan bounds filtered pages
+// (DefaultScanBudget for the console's).
+func New(env *page.Env, scan ScanBudget) *Handler {
+	return &Handler{env: env, namespaces: newNamespaceCache(), watches: newWatchHub(env.Log), scanBudget: scan}
 }
 
 // Upstreams is how many upstream watches live lists share, for metrics.
@@ -65,6 +68,9 @@ func (h *Handler) Page(c echo.Context, t page.Target) error {
 		picker <- views.NamespacePicker{}
 	}
 	layout := h.env.StartContextLayout(ctx, t.Client, r.Kind+" list", &r, ns)
+	if len(lq.Filter) > 0 {
+		return h.filteredPage(c, t, lq, permits, picker, layout, hasUsage, metrics)
+	}
 	stream, lq, notices, err := open(ctx, t.Client, r, ns, lq)
 	in := Input{URLs: t.URLs, Resource: r, Namespace: ns, Query: lq, Notices: notices, Permits: <-permits, Kubectl: h.env.Kubectl(ctx, t.Client, r)}
 	namespaces := <-picker

@@ -13,6 +13,7 @@ import (
 	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/streaming"
 	"github.com/tabula-console/tabula/views"
+	"github.com/tabula-console/tabula/web/kube"
 	"github.com/tabula-console/tabula/web/page"
 )
 
@@ -54,6 +55,8 @@ type Message struct {
 	Resume string `json:"resume,omitempty"`
 	HTML   string `json:"html,omitempty"`
 	Notice string `json:"notice,omitempty"`
+	// Unmatched marks, on a filtered page, a row its filters do not keep.
+	Unmatched bool `json:"unmatched,omitempty"`
 }
 
 // Live follows a list page over a WebSocket: it joins the shared upstream
@@ -70,7 +73,7 @@ func (h *Handler) Live(c echo.Context, t page.Target) error {
 	// it follows, so no user can open watches without bound.
 	return h.env.FollowInSlot(c, t.Client.IdentityKey(), func(stream *page.Stream) error {
 		f := &follower{
-			env: h.env, watches: h.watches, stream: stream, client: t.Client,
+			env: h.env, watches: h.watches, stream: stream, client: t.Client, scanBudget: h.scanBudget,
 			in:    Input{URLs: t.URLs, Resource: r, Namespace: ns, Query: lq},
 			usage: newLiveUsage(c.Request().Context(), h.env, t.Client, r, ns, lq, c.QueryParam("usage") == "on"),
 			// The identity key covers the exact credential: a tab carrying a
@@ -93,6 +96,8 @@ type follower struct {
 	key string
 	// usage keeps the usage columns of pods and nodes (nil: none).
 	usage *liveUsage
+	// scanBudget bounds a filtered page's relist, as it bounds the page.
+	scanBudget ScanBudget
 }
 
 func (f *follower) run(ctx context.Context, rv string) error {
@@ -168,6 +173,9 @@ func (f *follower) follow(ctx context.Context, rv string) error {
 				continue
 			}
 			msg.Key = rows[0].Key
+			if ev.Type != apiclient.WatchDeleted && len(lq.Filter) > 0 {
+				msg.Unmatched = filteredOut(in, rows[0])
+			}
 			if ev.Type != apiclient.WatchDeleted {
 				buf.Reset()
 				if err := views.WriteRows(ctx, &buf, rows); err != nil {
@@ -188,13 +196,8 @@ func (f *follower) relist(ctx context.Context, notice string) (string, error) {
 	ctx, cancel := f.env.WithDeadline(ctx)
 	defer cancel()
 	r, ns := f.in.Resource, f.in.Namespace
-	stream, lq, _, err := open(ctx, f.client, r, ns, f.in.Query)
+	table, lq, err := f.fetch(ctx)
 	if err != nil {
-		return "", err
-	}
-	defer stream.Close()
-	table := stream.Head
-	if table.Rows, err = collect(stream); err != nil {
 		return "", err
 	}
 	// An expired continue token restarted the page: follow the first page
@@ -221,4 +224,32 @@ func (f *follower) relist(ctx context.Context, notice string) (string, error) {
 	}
 	msg := Message{Type: Relist, RV: rv, Resume: rv, HTML: buf.String(), Notice: notice}
 	return rv, f.stream.SendJSON(ctx, streaming.ChannelData, msg)
+}
+
+// fetch reads the page again: the upstream page, or a filtered page's
+// matches from its position, within the same scan budget.
+func (f *follower) fetch(ctx context.Context) (apiclient.Table, Query, error) {
+	r, ns := f.in.Resource, f.in.Namespace
+	if len(f.in.Query.Filter) > 0 {
+		found, lq, _, err := scanPage(ctx, f.env, f.scanBudget, f.client, r, ns, f.in.Query, func(head *apiclient.Table) (*kube.ListView, error) {
+			in := f.in
+			in.Table = head
+			in.Usage = f.usage.current(ctx, 0)
+			return kube.NewListView(in.table()), nil
+		})
+		if err != nil {
+			return apiclient.Table{}, lq, err
+		}
+		table := found.Head
+		table.Rows = found.Matches
+		return table, lq, nil
+	}
+	stream, lq, _, err := open(ctx, f.client, r, ns, f.in.Query)
+	if err != nil {
+		return apiclient.Table{}, lq, err
+	}
+	defer stream.Close()
+	table := stream.Head
+	table.Rows, err = collect(stream)
+	return table, lq, err
 }

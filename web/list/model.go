@@ -33,6 +33,9 @@ type Input struct {
 	// adds CPU and memory columns; nil adds none.
 	Usage *kube.Usage
 	Now   time.Time
+	// Scan is what a filtered page read (filter.go); Table.Rows are its
+	// matches. Nil for a page without filters.
+	Scan *scanResult
 }
 
 // base is the page's own URL without a query.
@@ -77,12 +80,16 @@ func Model(ctx context.Context, in Input) views.ListPage {
 			p.CreateDenied = in.Permits.Denied(check)
 		}
 	}
-	p.Pager = pagerView(base, lq, in.Table)
+	p.Pager = pagerView(base, lq, in.Table, in.Scan)
+	if in.Scan != nil {
+		scanView(&p, base, lq, in.Scan)
+	}
 	p.Kubectl = kubectl(in).String()
 	p.Live = views.LiveList{
 		Watch:           r.Can("watch"),
 		ResourceVersion: in.Table.ResourceVersion,
 		ReloadHref:      page.WithQuery(base, lq.Values()),
+		Filtered:        len(lq.Filter) > 0,
 	}
 	if view.HasUsage() {
 		p.Live.Usage = "on"
@@ -106,20 +113,34 @@ func kubectl(in Input) kube.KubectlGet {
 func listFilter(base templ.SafeURL, lq Query) views.ListFilter {
 	f := views.ListFilter{Action: base, LabelSelector: lq.LabelSelector, FieldSelector: lq.FieldSelector}
 	cleared := lq.FirstPage()
-	cleared.LabelSelector, cleared.FieldSelector = "", ""
+	cleared.LabelSelector, cleared.FieldSelector, cleared.Filter = "", "", nil
 	f.ClearHref = page.WithQuery(base, cleared.Values())
 	f.Hidden = page.HiddenFields(cleared.Values())
+	f.Filters, f.AddFilter = filterTexts(lq.Filter), len(lq.Filter) < maxFilters
+	if len(lq.Filter) > 0 {
+		rows := lq.FirstPage()
+		rows.Filter = nil
+		f.ClearFiltersHref = page.WithQuery(base, rows.Values())
+	}
 	return f
 }
 
-func pagerView(base templ.SafeURL, lq Query, t *apiclient.Table) views.Pager {
+func pagerView(base templ.SafeURL, lq Query, t *apiclient.Table, scanned *scanResult) views.Pager {
 	p := views.Pager{Page: lq.Page, Remaining: -1}
-	if t.RemainingItemCount != nil {
+	if t.RemainingItemCount != nil && scanned == nil {
 		p.Remaining = *t.RemainingItemCount
 	}
-	if t.Continue != "" {
+	nextPage := t.Continue
+	if scanned != nil {
+		// A filtered page goes on where its scan stopped.
+		nextPage = ""
+		if scanned.Next != nil {
+			nextPage = scanned.Next.String()
+		}
+	}
+	if nextPage != "" {
 		next := lq
-		next.Continue, next.Page = t.Continue, lq.Page+1
+		next.Continue, next.Page = nextPage, lq.Page+1
 		next.Back = append(append([]string(nil), lq.Back...), lq.Continue)
 		if len(next.Back) > maxBack {
 			next.Back = next.Back[len(next.Back)-maxBack:]

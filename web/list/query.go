@@ -32,11 +32,16 @@ type Query struct {
 	Sort          string // column name; "-" prefix sorts descending
 	Page          int
 	Back          []string // continue tokens of the previous pages, oldest first
+	// Filter keeps the rows whose cells match every term (filter.go); a
+	// filtered page's Continue and Back hold positions (position), not
+	// upstream tokens.
+	Filter []Filter
 }
 
 // ParseQuery reads a list page's query. The paging history is bounded here,
 // where it enters, so no link of the page can grow with it.
 func ParseQuery(q url.Values) (Query, error) {
+	var err error
 	lq := Query{
 		LabelSelector: q.Get("labelSelector"),
 		FieldSelector: q.Get("fieldSelector"),
@@ -75,6 +80,14 @@ func ParseQuery(q url.Values) (Query, error) {
 		}
 	}
 	lq.Back = back
+	if lq.Filter, err = parseFilters(q["filter"]); err != nil {
+		return lq, err
+	}
+	if len(lq.Filter) > 0 {
+		if _, err := parsePosition(lq.Continue); err != nil {
+			return lq, err
+		}
+	}
 	if lq.Continue == "" {
 		lq.Page, lq.Back = 1, nil
 	}
@@ -98,6 +111,9 @@ func (lq Query) Values() url.Values {
 		v.Set("wide", "1")
 	}
 	set("sort", lq.Sort)
+	for _, f := range lq.Filter {
+		v.Add("filter", f.Raw)
+	}
 	if lq.Continue != "" {
 		v.Set("continue", lq.Continue)
 		v.Set("page", strconv.Itoa(lq.Page))
