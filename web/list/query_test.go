@@ -47,3 +47,32 @@ func TestQueryRoundTrips(t *testing.T) {
 		t.Errorf("FirstPage = %+v", first)
 	}
 }
+
+// Filters round-trip in order, and a filtered page's position travels in
+// continue, back and page as an unfiltered page's token does.
+func TestFilteredQueryRoundTrips(t *testing.T) {
+	pos := position{Continue: "tok.en=", Skip: 3, Scanned: 1200}
+	in := url.Values{"filter": {"Status!=Running", "web"}, "continue": {pos.String()}, "page": {"3"}, "back": {"", "0.2.t1"}}
+	lq, err := ParseQuery(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := lq.Values()["filter"]; len(got) != 2 || got[0] != "Status!=Running" || got[1] != "web" {
+		t.Errorf("filters %v", got)
+	}
+	if got, err := parsePosition(lq.Continue); err != nil || got != pos {
+		t.Errorf("position %+v, %v; want %+v", got, err, pos)
+	}
+	if lq.Page != 3 || len(lq.Back) != 2 {
+		t.Errorf("paging %+v", lq)
+	}
+	// A position starting within the first upstream page is paging too.
+	first := position{Skip: 7}
+	lq, err = ParseQuery(url.Values{"filter": {"web"}, "continue": {first.String()}, "page": {"2"}, "back": {""}})
+	if err != nil || lq.Page != 2 || len(lq.Back) != 1 {
+		t.Errorf("mid-first-page position: %+v %v", lq, err)
+	}
+	if f := lq.FirstPage(); f.Continue != "" || len(f.Filter) != 1 {
+		t.Errorf("FirstPage = %+v", f)
+	}
+}
