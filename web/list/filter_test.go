@@ -59,7 +59,7 @@ func (p filteredPage) text(id string) string {
 }
 
 func (p filteredPage) href(id string) string {
-	return p.doc.Find("[data-testid=" + id + "]").AttrOr("href", "")
+	return p.doc.Find("[data-testid="+id+"]").AttrOr("href", "")
 }
 
 func getFiltered(t *testing.T, h *webtest.Console, path string) filteredPage {
