@@ -3,11 +3,14 @@
 package e2e
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/playwright-community/playwright-go"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // columnTexts are the texts of one column's cells on a list page, by the
@@ -92,4 +95,48 @@ func containsText(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// A filtered page's live updates: a shown row that stops matching stays,
+// marked; a new object that matches is counted behind the reload link, one
+// that does not is not; the reload shows the matches now.
+func TestListRowFiltersLive(t *testing.T) {
+	cs, _ := clientset(t, "admin")
+	const ns = "filter-live"
+	freshNamespace(t, cs, ns)
+	withKeys := func(name string, n int) *corev1.ConfigMap {
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}, Data: map[string]string{}}
+		for i := range n {
+			cm.Data[fmt.Sprintf("k%d", i)] = "v"
+		}
+		return cm
+	}
+	cms := cs.CoreV1().ConfigMaps(ns)
+	_, err := cms.Create(t.Context(), withKeys("two", 2), metav1.CreateOptions{})
+	must(t, err)
+
+	page := newPage(t)
+	goTo(t, page, "/c/admin/api/v1/namespaces/"+ns+"/configmaps?filter=Data%3D2")
+	must(t, expect.Locator(page.GetByTestId("live-status")).ToContainText("Live"))
+	if names := columnTexts(t, page, "Name"); len(names) != 1 || names[0] != "two" {
+		t.Fatalf("rows %v, want [two]", names)
+	}
+	_, err = cms.Create(t.Context(), withKeys("late-two", 2), metav1.CreateOptions{})
+	must(t, err)
+	_, err = cms.Create(t.Context(), withKeys("late-one", 1), metav1.CreateOptions{})
+	must(t, err)
+	_, err = cms.Update(t.Context(), withKeys("two", 3), metav1.UpdateOptions{})
+	must(t, err)
+	must(t, expect.Locator(page.Locator(`tr[data-key="`+ns+`/two"].row-unmatched`)).ToBeVisible())
+	must(t, expect.Locator(page.GetByTestId("live-new")).ToHaveText("1 more matching – reload"))
+	if n, _ := page.Locator("[data-testid=list-table] tbody tr").Count(); n != 1 {
+		t.Errorf("%d rows, want only the one shown before", n)
+	}
+	screenshotThemes(t, page, "list-filter-live")
+	checkA11y(t, page, "list-filter-live")
+	must(t, page.GetByTestId("live-new").Click())
+	must(t, expect.Locator(page.GetByTestId("filter-matches")).ToHaveText(regexp.MustCompile(`^1 match in the first \d+ objects, the end of the list$`)))
+	if names := columnTexts(t, page, "Name"); len(names) != 1 || names[0] != "late-two" {
+		t.Errorf("after reload rows %v, want [late-two]", names)
+	}
 }

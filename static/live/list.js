@@ -98,10 +98,10 @@ export function liveList(root) {
           }
           existing.replaceWith(row);
         } else if (filtered) {
-          if (!msg.unmatched) {
-            outside.add(msg.key);
-            showOutside();
-          }
+          // A row not shown counts while it matches.
+          if (msg.unmatched) outside.delete(msg.key);
+          else outside.add(msg.key);
+          showOutside();
         } else if (belongsHere(msg.key)) {
           row.classList.add("row-added");
           insert(row);
