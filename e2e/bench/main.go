@@ -55,6 +55,10 @@
 //     (first section, complete) against each cluster's own page, its
 //     VmRSS, a cluster slow and one stopped, and -fleet-clients live fleet
 //     pages' upstream watches.
+//   - filter: filtered list pages of namespace bulk (?filter=): one matching
+//     nothing (it reads its whole scan budget), one matching every row, one
+//     some; medians over -relations-runs, the console's VmRSS during the
+//     first, and what each page states it read.
 //
 // A live measurement that fails (the console may not serve WebSockets yet)
 // is reported as not measured, the others still run, and the exit code is 1.
@@ -102,7 +106,7 @@ const (
 )
 
 // measurements, in the order they run.
-var measurements = []string{"list", "memory", "browser", "logs", "watch", "clients", "exec", "search", "relations", "changes", "problems", "fleet"}
+var measurements = []string{"list", "memory", "browser", "logs", "watch", "clients", "exec", "search", "relations", "changes", "problems", "fleet", "filter"}
 
 type options struct {
 	requests       int
@@ -520,6 +524,14 @@ func run(ctx context.Context, o options) (err error) {
 		targets = append(targets, reportProblems(out, o, res, err)...)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("problems: %w", err))
+		}
+	}
+	if o.measure["filter"] {
+		slog.Info("measuring filtered lists", "runs", o.relationsRuns)
+		res, err := measureFilter(ctx, o, browser, console.URL, console.Pid())
+		targets = append(targets, reportFilter(out, o, res, err)...)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("filter: %w", err))
 		}
 	}
 	if len(targets) > 0 || len(figures) > 0 {
