@@ -192,7 +192,8 @@ type Pager struct {
 	Remaining int64
 	// Matches, on a filtered page, says how many rows matched in which
 	// objects; ScanStopped, why the scan's budget stopped it there.
-	Matches          string
-	ScanStopped      string
-	ClearFiltersHref templ.SafeURL
+	Matches     string
+	ScanStopped string
+	// ScanBudget says what a filtered page reads at most.
+	ScanBudget string
 }

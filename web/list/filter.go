@@ -176,7 +176,7 @@ func DefaultScanBudget() ScanBudget {
 
 // Describe says the budget in words, for the page.
 func (b ScanBudget) Describe() string {
-	return fmt.Sprintf("at most %s objects, %d requests of %d, %s", thousands(b.MaxObjects), b.MaxPages, b.PageSize, b.Time)
+	return fmt.Sprintf("at most %s objects, in at most %d requests of %d, within %s", thousands(b.MaxObjects), b.MaxPages, b.PageSize, b.Time)
 }
 
 // position is where a filtered page starts: the upstream page starting at
@@ -230,6 +230,8 @@ type scanResult struct {
 	Next *position
 	// Stopped says why the budget ended the scan ("" when it did not).
 	Stopped string
+	// Budget is the budget the scan had.
+	Budget ScanBudget
 }
 
 // viewFor lays out the page's columns once the first upstream page's head
@@ -241,7 +243,7 @@ type viewFor func(head *apiclient.Table) (*kube.ListView, error)
 // lq.Limit of them, the list ends, or the budget runs out. It holds at most
 // the page's matches, and one upstream row being read.
 func scan(ctx context.Context, client *apiclient.Client, r apiclient.Resource, ns string, lq Query, from position, b ScanBudget, layout viewFor) (scanResult, error) {
-	res := scanResult{From: from}
+	res := scanResult{From: from, Budget: b}
 	ctx, cancel := context.WithTimeout(ctx, b.Time)
 	defer cancel()
 	opts := Options(lq, r, ns)
@@ -255,8 +257,8 @@ func scan(ctx context.Context, client *apiclient.Client, r apiclient.Resource, n
 			return res, nil
 		}
 		opts.Continue = pos.Continue
-		// Rows already read of a page count against the budget again: they
-		// are decoded to be skipped.
+		// Rows of an upstream page that an earlier page read are decoded
+		// again, to be skipped: they do not count against the budget.
 		opts.Limit = min(b.PageSize, int64(b.MaxObjects-res.Scanned+pos.Skip))
 		stream, err := client.OpenTable(ctx, r, opts)
 		if err != nil {
@@ -423,11 +425,11 @@ func scanView(p *views.ListPage, base templ.SafeURL, lq Query, s *scanResult) {
 		p.Pager.Matches += ", the end of the list"
 	}
 	p.Pager.ScanStopped = s.Stopped
+	p.Pager.ScanBudget = "Each filtered page reads " + s.Budget.Describe() + "."
 	p.NoMatch = "No row matched the filters in " + objects + "."
 	if s.Next != nil {
 		p.NoMatch += " The list goes on: More reads the next objects."
 	}
-	p.Pager.ClearFiltersHref = p.Filter.ClearFiltersHref
 }
 
 // plural is "1 match", "2 matches", "1,000 objects".

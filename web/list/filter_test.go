@@ -107,6 +107,9 @@ func TestFilterMatchesAcrossUpstreamPagesAndMoreGoesOn(t *testing.T) {
 	if got := p1.text("filter-matches"); got != "5 matches in the first 13 objects" {
 		t.Errorf("matches line %q", got)
 	}
+	if got := p1.doc.Find("[data-testid=filter-matches]").AttrOr("title", ""); got != "Each filtered page reads at most 10,000 objects, in at most 20 requests of 4, within 10s." {
+		t.Errorf("budget stated as %q", got)
+	}
 	reqs := listRequests(fake)
 	if len(reqs) != 4 {
 		t.Errorf("%d upstream list requests, want 4", len(reqs))
@@ -369,5 +372,43 @@ func TestFilterLiveMarksUnmatchedRows(t *testing.T) {
 	m = webtest.NextData(c, 5*time.Second, func(m list.Message) bool { return m.Type == "MODIFIED" && m.Key == "scan/pod-04" })
 	if m.Unmatched || !strings.Contains(m.HTML, "Failed") {
 		t.Errorf("pod-04, now Failed, matches: %+v", m)
+	}
+}
+
+// The scan stops at its time budget when an upstream page hangs, shows
+// what it found, and says so; More goes on from the page that hung.
+func TestFilterScanStopsAtItsTimeBudget(t *testing.T) {
+	h, fake := scanConsole(t, func(b *list.ScanBudget) { b.Time = 300 * time.Millisecond })
+	fake.Override("/api/v1/namespaces/scan/pods", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("continue") != "" {
+			// The second upstream page never comes.
+			select {
+			case <-r.Context().Done():
+			case <-time.After(10 * time.Second):
+			}
+			return
+		}
+		w.Header().Set("Content-Type", "application/json;as=Table;v=v1;g=meta.k8s.io")
+		fmt.Fprint(w, `{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"7","continue":"second"},`+
+			`"columnDefinitions":[{"name":"Name","type":"string","format":"name"},{"name":"Status","type":"string"}],`+
+			`"rows":[{"cells":["a-1","Pending"]},{"cells":["a-2","Running"]}]}`)
+	})
+	start := time.Now()
+	p := getFiltered(t, h, filtered("", "Status=Pending"))
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("the page took %v, past its 300 ms scan budget", took)
+	}
+	if !slices.Equal(p.names, []string{"a-1"}) {
+		t.Errorf("rows %v, want the first page's match a-1", p.names)
+	}
+	if got := p.text("scan-stopped"); !strings.Contains(got, "time budget of 300ms") {
+		t.Errorf("scan-stopped %q", got)
+	}
+	if got := p.text("filter-matches"); got != "1 match in the first 2 objects" {
+		t.Errorf("matches line %q", got)
+	}
+	more, err := url.Parse(p.href("page-next"))
+	if err != nil || !strings.HasSuffix(more.Query().Get("continue"), ".second") {
+		t.Errorf("More %q does not go on from the page that hung", p.href("page-next"))
 	}
 }
