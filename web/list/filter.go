@@ -253,7 +253,7 @@ func scan(ctx context.Context, client *apiclient.Client, r apiclient.Resource, n
 	for pages := 0; ; pages++ {
 		if pages == b.MaxPages || res.Scanned >= b.MaxObjects {
 			res.Next = &position{Continue: pos.Continue, Skip: pos.Skip, Scanned: from.Scanned + res.Scanned}
-			res.Stopped = fmt.Sprintf("The scan stopped at its budget of %s after %d requests; the next page goes on from there.", budgetLimit(b, pages), pages)
+			res.Stopped = "The scan stopped at its budget of " + budgetLimit(b, pages, res.Scanned) + "; More goes on from there."
 			return res, nil
 		}
 		opts.Continue = pos.Continue
@@ -264,7 +264,7 @@ func scan(ctx context.Context, client *apiclient.Client, r apiclient.Resource, n
 		if err != nil {
 			if pages > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 				res.Next = &position{Continue: pos.Continue, Skip: pos.Skip, Scanned: from.Scanned + res.Scanned}
-				res.Stopped = fmt.Sprintf("The scan stopped at its time budget of %s; the next page goes on from there.", b.Time)
+				res.Stopped = fmt.Sprintf("The scan stopped at its time budget of %s; More goes on from there.", b.Time)
 				return res, nil
 			}
 			if pages > 0 && apiclient.IsExpired(err) {
@@ -310,7 +310,7 @@ func scan(ctx context.Context, client *apiclient.Client, r apiclient.Resource, n
 		if err != nil {
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 				res.Next = &position{Continue: pos.Continue, Skip: read, Scanned: from.Scanned + res.Scanned}
-				res.Stopped = fmt.Sprintf("The scan stopped at its time budget of %s; the next page goes on from there.", b.Time)
+				res.Stopped = fmt.Sprintf("The scan stopped at its time budget of %s; More goes on from there.", b.Time)
 				return res, nil
 			}
 			return res, err
@@ -330,12 +330,12 @@ func scan(ctx context.Context, client *apiclient.Client, r apiclient.Resource, n
 	}
 }
 
-// budgetLimit names the limit the scan reached.
-func budgetLimit(b ScanBudget, pages int) string {
+// budgetLimit names the limit the scan reached, and what it read by then.
+func budgetLimit(b ScanBudget, pages, scanned int) string {
 	if pages == b.MaxPages {
-		return fmt.Sprintf("%d requests", b.MaxPages)
+		return fmt.Sprintf("%d requests (it read %s)", b.MaxPages, plural(scanned, "object"))
 	}
-	return thousands(b.MaxObjects) + " objects"
+	return fmt.Sprintf("%s objects (in %s)", thousands(b.MaxObjects), plural(pages, "request"))
 }
 
 // thousands writes n with thousands separators, as the page's other

@@ -231,7 +231,7 @@ func TestFilterScanStopsAtItsBudget(t *testing.T) {
 		if got := p1.text("list-empty-reason"); got != "No row matched the filters in the first 12 objects. The list goes on: More reads the next objects." {
 			t.Errorf("empty state %q", got)
 		}
-		if got := p1.text("scan-stopped"); !strings.Contains(got, "budget of 3 requests") || !strings.Contains(got, "goes on from there") {
+		if got := p1.text("scan-stopped"); got != "The scan stopped at its budget of 3 requests (it read 12 objects); More goes on from there." {
 			t.Errorf("scan-stopped %q", got)
 		}
 		p2 := getFiltered(t, h, p1.href("page-next"))
@@ -261,7 +261,7 @@ func TestFilterScanStopsAtItsBudget(t *testing.T) {
 		if !slices.Equal(limits, []string{"4", "4", "2"}) {
 			t.Errorf("upstream limits %v, want [4 4 2]", limits)
 		}
-		if got := p.text("scan-stopped"); !strings.Contains(got, "budget of 10 objects") {
+		if got := p.text("scan-stopped"); got != "The scan stopped at its budget of 10 objects (in 3 requests); More goes on from there." {
 			t.Errorf("scan-stopped %q", got)
 		}
 		if got := p.text("filter-matches"); got != "4 matches in the first 10 objects" {
