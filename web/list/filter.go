@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
 	"github.com/tabula-console/tabula/apiclient"
@@ -412,7 +411,7 @@ func filterTexts(filters []Filter) []string {
 
 // scanView says what a filtered page read: how many rows matched in which
 // objects, and where and why the budget stopped it.
-func scanView(p *views.ListPage, base templ.SafeURL, lq Query, s *scanResult) {
+func scanView(p *views.ListPage, s *scanResult) {
 	objects := "the first " + plural(s.Scanned, "object")
 	if s.From.Scanned > 0 {
 		objects = fmt.Sprintf("objects %s–%s", thousands(s.From.Scanned+1), thousands(s.From.Scanned+s.Scanned))

@@ -82,7 +82,7 @@ func Model(ctx context.Context, in Input) views.ListPage {
 	}
 	p.Pager = pagerView(base, lq, in.Table, in.Scan)
 	if in.Scan != nil {
-		scanView(&p, base, lq, in.Scan)
+		scanView(&p, in.Scan)
 	}
 	p.Kubectl = kubectl(in).String()
 	p.Live = views.LiveList{
