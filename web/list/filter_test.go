@@ -412,3 +412,19 @@ func TestFilterScanStopsAtItsTimeBudget(t *testing.T) {
 		t.Errorf("More %q does not go on from the page that hung", p.href("page-next"))
 	}
 }
+
+// A server without Tables (the generic Name and Age columns) is filtered
+// the same way, on the columns it gets.
+func TestFilterOnAServerWithoutTables(t *testing.T) {
+	for _, opts := range []apitest.Options{{Table: apitest.TableNone}, {Table: apitest.TableNotAcceptable}} {
+		h, _ := webtest.Demo(t, opts)
+		p := getFiltered(t, h, "/c/dev/api/v1/namespaces/demo/pods?filter=name%3Dweb-5d9-b")
+		if !slices.Equal(p.names, []string{"web-5d9-b"}) {
+			t.Errorf("%+v: rows %v, want [web-5d9-b]", opts, p.names)
+		}
+		_, body := h.Get(t, "/c/dev/api/v1/namespaces/demo/pods?filter=Status%3DRunning", http.StatusBadRequest)
+		if msg := webtest.Parse(t, body).Find("[data-testid=error-message]").Text(); !strings.Contains(msg, "Its columns are: Name, Age.") {
+			t.Errorf("%+v: %q", opts, msg)
+		}
+	}
+}
