@@ -140,3 +140,19 @@ func TestListRowFiltersLive(t *testing.T) {
 		t.Errorf("after reload rows %v, want [late-two]", names)
 	}
 }
+
+// On a phone the filter form, its fields and the matches line fit the
+// window: nothing is wider than it, axe finds nothing.
+func TestListRowFiltersOnAPhone(t *testing.T) {
+	page := newPage(t, playwright.BrowserNewContextOptions{Viewport: &playwright.Size{Width: 390, Height: 844}})
+	goTo(t, page, "/c/admin/api/v1/namespaces/demo/pods?filter=Status%21%3DRunning&filter=migrate")
+	must(t, expect.Locator(page.GetByTestId("filter-matches")).ToBeVisible())
+	must(t, expect.Locator(page.GetByTestId("row-filter")).ToHaveCount(2))
+	overflow, err := page.Evaluate(`() => document.documentElement.scrollWidth - window.innerWidth`)
+	must(t, err)
+	if px := toFloat(overflow); px > 0 {
+		t.Errorf("the filtered list is %.0fpx wider than a 390px window", px)
+	}
+	screenshotThemes(t, page, "list-filter-phone")
+	checkA11y(t, page, "list-filter-phone")
+}
