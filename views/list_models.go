@@ -56,6 +56,10 @@ type LiveList struct {
 	// Filtered pages only update the rows they show; other matching rows
 	// are announced, as the page cannot tell where they would go.
 	Filtered bool
+	// ScanFrom and ScanTo are the keys of the first and last objects a
+	// filtered page read ("": from the list's start, to its end).
+	ScanFrom string
+	ScanTo   string
 }
 
 // NamespacePicker offers the namespaces the user may list, or a free-text

@@ -34,6 +34,11 @@ export function liveList(root) {
   // A filtered page holds the matches of a scan: it updates the rows it
   // shows and announces other matching rows, as it cannot tell where they go.
   const filtered = root.dataset.filtered === "true";
+  // The keys of the first and last objects its scan read: a row outside
+  // them would be on another page ("" is the list's start or end).
+  const scanFrom = root.dataset.scanFrom || "";
+  const scanTo = root.dataset.scanTo || "";
+  const scanned = (key) => (!scanFrom || key >= scanFrom) && (!scanTo || key <= scanTo);
   let rv = root.dataset.rv;
   const outside = new Set();
 
@@ -99,7 +104,7 @@ export function liveList(root) {
           existing.replaceWith(row);
         } else if (filtered) {
           // A row not shown counts while it matches.
-          if (msg.unmatched) outside.delete(msg.key);
+          if (msg.unmatched || !scanned(msg.key)) outside.delete(msg.key);
           else outside.add(msg.key);
           showOutside();
         } else if (belongsHere(msg.key)) {

@@ -231,6 +231,10 @@ type scanResult struct {
 	Stopped string
 	// Budget is the budget the scan had.
 	Budget ScanBudget
+	// FirstKey and LastKey are the keys of the first and last objects
+	// read, in the server's order: live updates count a row that starts
+	// to match only when it falls within them.
+	FirstKey, LastKey string
 }
 
 // viewFor lays out the page's columns once the first upstream page's head
@@ -292,6 +296,10 @@ func scan(ctx context.Context, client *apiclient.Client, r apiclient.Resource, n
 				continue
 			}
 			res.Scanned++
+			if res.FirstKey == "" {
+				res.FirstKey = rows.Row().Key
+			}
+			res.LastKey = rows.Row().Key
 			if !filter.Match(rows.Row()) {
 				continue
 			}
@@ -424,6 +432,14 @@ func scanView(p *views.ListPage, s *scanResult) {
 		p.Pager.Matches += ", the end of the list"
 	}
 	p.Pager.ScanStopped = s.Stopped
+	// The range a live page counts new matches in: open at the list's
+	// start and end.
+	if s.From != (position{}) {
+		p.Live.ScanFrom = s.FirstKey
+	}
+	if s.Next != nil {
+		p.Live.ScanTo = s.LastKey
+	}
 	p.Pager.ScanBudget = "Each filtered page reads " + s.Budget.Describe() + "."
 	p.NoMatch = "No row matched the filters in " + objects + "."
 	if s.Next != nil {

@@ -131,6 +131,17 @@ func TestFilterMatchesAcrossUpstreamPagesAndMoreGoesOn(t *testing.T) {
 	if want := pods(15, 18, 21, 24, 27); !slices.Equal(p2.names, want) {
 		t.Fatalf("page 2 rows %v, want %v", p2.names, want)
 	}
+	// Live updates count new matches within the objects each page read.
+	scanRange := func(p filteredPage) [2]string {
+		live := p.doc.Find("[data-testid=live-list]")
+		return [2]string{live.AttrOr("data-scan-from", ""), live.AttrOr("data-scan-to", "")}
+	}
+	if got := scanRange(p1); got != [2]string{"", "scan/pod-12"} {
+		t.Errorf("page 1 scanned %v", got)
+	}
+	if got := scanRange(p2); got != [2]string{"scan/pod-13", "scan/pod-27"} {
+		t.Errorf("page 2 scanned %v", got)
+	}
 	if got := p2.text("filter-matches"); got != "5 matches in objects 14–28" {
 		t.Errorf("page 2 matches line %q", got)
 	}
@@ -144,6 +155,9 @@ func TestFilterMatchesAcrossUpstreamPagesAndMoreGoesOn(t *testing.T) {
 	}
 	if got := p3.text("filter-matches"); got != "0 matches in objects 29–30, the end of the list" {
 		t.Errorf("page 3 matches line %q", got)
+	}
+	if got := scanRange(p3); got != [2]string{"scan/pod-28", ""} {
+		t.Errorf("page 3 scanned %v", got)
 	}
 	if p3.href("page-next") != "" {
 		t.Error("the end of the list has a More link")

@@ -81,15 +81,15 @@ func Model(ctx context.Context, in Input) views.ListPage {
 		}
 	}
 	p.Pager = pagerView(base, lq, in.Table, in.Scan)
-	if in.Scan != nil {
-		scanView(&p, in.Scan)
-	}
 	p.Kubectl = kubectl(in).String()
 	p.Live = views.LiveList{
 		Watch:           r.Can("watch"),
 		ResourceVersion: in.Table.ResourceVersion,
 		ReloadHref:      page.WithQuery(base, lq.Values()),
 		Filtered:        len(lq.Filter) > 0,
+	}
+	if in.Scan != nil {
+		scanView(&p, in.Scan)
 	}
 	if view.HasUsage() {
 		p.Live.Usage = "on"
