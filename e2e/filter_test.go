@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/playwright-community/playwright-go"
 	corev1 "k8s.io/api/core/v1"
@@ -102,7 +103,8 @@ func containsText(list []string, s string) bool {
 // that does not is not; the reload shows the matches now.
 func TestListRowFiltersLive(t *testing.T) {
 	cs, _ := clientset(t, "admin")
-	const ns = "filter-live"
+	// Its own namespace each run: a deleted one lingers while it terminates.
+	ns := fmt.Sprintf("filter-live-%d", time.Now().UnixNano()%1_000_000)
 	freshNamespace(t, cs, ns)
 	withKeys := func(name string, n int) *corev1.ConfigMap {
 		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}, Data: map[string]string{}}
