@@ -444,3 +444,22 @@ func TestFilterOnAServerWithoutTables(t *testing.T) {
 		}
 	}
 }
+
+// A filter's text is shown escaped, on the page and in its 400.
+func TestFilterTextIsEscaped(t *testing.T) {
+	h, _ := scanConsole(t, nil)
+	// No "=": free text.
+	const hostile = `<script>alert(1)</script>`
+	for path, status := range map[string]int{
+		filtered("", hostile):                        http.StatusOK,
+		filtered("", "Status=Running", hostile+"=1"): http.StatusBadRequest,
+	} {
+		_, body := h.Get(t, path, status)
+		if strings.Contains(body, hostile) {
+			t.Errorf("%s: the filter's text is in the page unescaped", path)
+		}
+		if !strings.Contains(body, "&lt;script&gt;alert(1)&lt;/script&gt;") {
+			t.Errorf("%s: the filter's text is not shown at all", path)
+		}
+	}
+}
