@@ -93,13 +93,13 @@ type Deps struct {
 	// Relate bounds each relation scan of an object page and map (zero
 	// fields: apiclient.DefaultRelateBudget()).
 	Relate apiclient.RelateBudget
-	// ListScan bounds what a filtered list page reads (zero:
-	// list.DefaultScanBudget()).
-	ListScan ListScanBudget
+	// List bounds what a list page reads and waits for (zero: the
+	// console's, list.DefaultScanBudget and a one-second wait for usage).
+	List ListLimits
 }
 
-// ListScanBudget bounds one filtered list page (web/list).
-type ListScanBudget = list.ScanBudget
+// ListLimits bound what a list page reads and waits for (web/list).
+type ListLimits = list.Limits
 
 // ChangesBudget bounds one recent-changes page (web/changes).
 type ChangesBudget = changes.Budget
@@ -221,7 +221,7 @@ func New(d Deps) (*Server, error) {
 		ownCredentialServes: d.Auth.Mode == "" || d.Auth.Mode == ModeKubeconfig ||
 			d.Auth.Mode == ModeOIDC && d.Auth.OIDC.Identity == OIDCImpersonate,
 		auth:     signIn,
-		list:     list.New(env, cmp.Or(d.ListScan, list.DefaultScanBudget())),
+		list:     list.New(env, d.List),
 		object:   object.New(env, d.Relate),
 		logs:     logs.New(env),
 		edit:     edit.New(env),

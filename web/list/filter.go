@@ -385,7 +385,7 @@ func (h *Handler) filteredPage(c echo.Context, t page.Target, lq Query, permits 
 			// Usage is merged into rows by name, so it is read before the
 			// first row is built, once the head says how long the list is.
 			sized := Query{LabelSelector: lq.LabelSelector, FieldSelector: lq.FieldSelector, Limit: h.scanBudget.PageSize, Continue: lq.Continue}
-			in.Usage = pageUsage(ctx, t.Client, r, metrics, ns, sized, head)
+			in.Usage = pageUsage(ctx, h.usageWait, t.Client, r, metrics, ns, sized, head)
 		}
 		in.Table = head
 		return kube.NewListView(in.table()), nil

@@ -29,7 +29,7 @@ func scanConsole(t *testing.T, change func(*list.ScanBudget)) (*webtest.Console,
 	if change != nil {
 		change(&b)
 	}
-	h, fake := webtest.DemoWith(t, apitest.Options{}, webtest.Options{Deps: web.Deps{ListScan: b}})
+	h, fake := webtest.DemoWith(t, apitest.Options{}, webtest.Options{Deps: web.Deps{List: web.ListLimits{Scan: b}}})
 	for i := range 30 {
 		p := apitest.Pod("scan", fmt.Sprintf("pod-%02d", i), map[string]string{"app": "scan"})
 		if i%3 == 0 {

@@ -3,6 +3,7 @@
 package list
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"net/http"
@@ -25,12 +26,27 @@ type Handler struct {
 	watches    *watchHub
 	// scanBudget bounds what a filtered page reads (filter.go).
 	scanBudget ScanBudget
+	// usageWait bounds how long a page waits for its usage (usage.go).
+	usageWait time.Duration
 }
 
-// New builds the list feature; scan bounds filtered pages
-// (DefaultScanBudget for the console's).
-func New(env *page.Env, scan ScanBudget) *Handler {
-	return &Handler{env: env, namespaces: newNamespaceCache(), watches: newWatchHub(env.Log), scanBudget: scan}
+// Limits bound what a list page reads and waits for.
+type Limits struct {
+	// Scan bounds what a filtered page reads (zero: DefaultScanBudget).
+	Scan ScanBudget
+	// UsageWait bounds how long a pod or node page waits for its CPU and
+	// memory once the Table's head has arrived (zero: one second): rows
+	// are never held back long for it.
+	UsageWait time.Duration
+}
+
+// New builds the list feature.
+func New(env *page.Env, limits Limits) *Handler {
+	return &Handler{
+		env: env, namespaces: newNamespaceCache(), watches: newWatchHub(env.Log),
+		scanBudget: cmp.Or(limits.Scan, DefaultScanBudget()),
+		usageWait:  cmp.Or(limits.UsageWait, time.Second),
+	}
 }
 
 // Upstreams is how many upstream watches live lists share, for metrics.
@@ -77,7 +93,7 @@ func (h *Handler) Page(c echo.Context, t page.Target) error {
 	if err == nil && hasUsage && in.Permits.Denied(usageCheck(metrics, ns)) == "" {
 		// Merged into the rows by name, so read before the first row is
 		// written, once the head says how long the list is.
-		in.Usage = pageUsage(ctx, t.Client, r, metrics, ns, lq, &stream.Head)
+		in.Usage = pageUsage(ctx, h.usageWait, t.Client, r, metrics, ns, lq, &stream.Head)
 	}
 	// The frame comes last: it shows the warnings of every call above.
 	frame := layout()

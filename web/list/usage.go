@@ -12,9 +12,6 @@ import (
 )
 
 const (
-	// usageWait bounds how long a list page waits for its usage once the
-	// Table's head has arrived: rows are never held back long for it.
-	usageWait = time.Second
 	// usageTimeout bounds a live list's metrics request.
 	usageTimeout = 2 * time.Second
 	// usageRefresh is how old a live list's usage may get before a changed
@@ -33,8 +30,8 @@ const (
 // arrived: one list of m, pods.metrics.k8s.io (same namespace, same label
 // selector) or nodes.metrics.k8s.io, asked once the head shows the list is
 // short enough (so a page of 20,000 pods asks metrics-server nothing).
-func pageUsage(ctx context.Context, client *apiclient.Client, r, m apiclient.Resource, ns string, lq Query, head *apiclient.Table) *kube.Usage {
-	ctx, cancel := context.WithTimeout(ctx, usageWait)
+func pageUsage(ctx context.Context, wait time.Duration, client *apiclient.Client, r, m apiclient.Resource, ns string, lq Query, head *apiclient.Table) *kube.Usage {
+	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	if reason := usageTooLong(ctx, client, r, ns, lq, head); reason != "" {
 		return &kube.Usage{Omitted: reason}

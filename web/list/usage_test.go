@@ -109,7 +109,9 @@ func TestListSurvivesAFailingMetricsRequest(t *testing.T) {
 		}, "in time"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h, fake := webtest.Usage(t, true)
+			// The console's own wait: a metrics-server that does not answer
+			// in it leaves the page whole.
+			h, fake := webtest.UsageWaiting(t, true, time.Second)
 			tc.inject(fake)
 			began := time.Now()
 			_, body := h.Get(t, "/c/dev/api/v1/namespaces/demo/pods", http.StatusOK)

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/tabula-console/tabula/apiclient/apitest"
+	"github.com/tabula-console/tabula/web"
 )
 
 // The fixtures below are consoles over seeded fakes that the tests of
@@ -224,8 +225,19 @@ var SampledAt = time.Now().Add(-30 * time.Second).UTC().Truncate(time.Second)
 // Usage is Demo's demo content on a server that serves metrics.k8s.io
 // (withMetrics) or not, with node node-1 (4 CPUs, 8Gi), samples of
 // web-5d9-a (13m, 64Mi; it requests 100m and 64Mi, limits 500m and
-// 128Mi), worker-1 and node-1; web-5d9-b has none yet.
+// 128Mi), worker-1 and node-1; web-5d9-b has none yet. Its pages wait
+// up to UsageWait for usage, so a loaded machine never turns a test's
+// answer into "did not answer in time".
 func Usage(t testing.TB, withMetrics bool) (*Console, *apitest.Server) {
+	t.Helper()
+	return UsageWaiting(t, withMetrics, UsageWait)
+}
+
+// UsageWait is how long Usage's pages wait for usage.
+const UsageWait = 30 * time.Second
+
+// UsageWaiting is Usage whose pages wait up to wait for usage.
+func UsageWaiting(t testing.TB, withMetrics bool, wait time.Duration) (*Console, *apitest.Server) {
 	t.Helper()
 	gvs := []apitest.GroupVersion{apitest.CoreV1(), apitest.AppsV1(), apitest.EventsV1()}
 	if withMetrics {
@@ -255,7 +267,7 @@ func Usage(t testing.TB, withMetrics bool) (*Console, *apitest.Server) {
 			apitest.NodeMetrics("node-1", SampledAt, 20*time.Second, "250m", "2Gi"),
 		)
 	}
-	return Start(t, fake, Options{}), fake
+	return Start(t, fake, Options{Deps: web.Deps{List: web.ListLimits{UsageWait: wait}}}), fake
 }
 
 // MetricsRequests are the requests the fake got for metrics.k8s.io.
