@@ -10,6 +10,7 @@ import (
 
 	"github.com/tabula-console/tabula/streaming"
 	"github.com/tabula-console/tabula/web/csrf"
+	"github.com/tabula-console/tabula/web/list"
 	"github.com/tabula-console/tabula/web/page"
 )
 
@@ -165,7 +166,9 @@ var publicPaths = []string{"/healthz", "/readyz", "/metrics", assetPrefix}
 // once in resource, and whether it streams: every other row is bounded by
 // the page deadline.
 type resourceRoutes struct {
-	list, liveList     route
+	list, liveList route
+	// export is …/{resource}?export=…: the whole collection as a download.
+	export             route
 	object, liveObject route
 	// subresources are served by name; any other subresource goes to
 	// otherSubresource.
@@ -198,8 +201,11 @@ type methods struct{ get, post route }
 
 func (s *Server) resourceRoutes() resourceRoutes {
 	return resourceRoutes{
-		list:       route{serve: s.list.Page, verb: "list"},                  // …/{resource}: one page of the list, in the server's Table columns
-		liveList:   route{serve: s.list.Live, verb: "watch", stream: true},   // …/{resource} over WebSocket: changed rows, rendered as the page renders them
+		list:     route{serve: s.list.Page, verb: "list"},                // …/{resource}: one page of the list, in the server's Table columns
+		liveList: route{serve: s.list.Live, verb: "watch", stream: true}, // …/{resource} over WebSocket: changed rows, rendered as the page renders them
+		// …/{resource}?export=csv|tsv|json|yaml: every page of the collection, streamed as a download (web/list/export.go);
+		// its setup has the page deadline, the whole export a deadline of its own
+		export:     route{serve: s.list.Export, verb: "list", stream: true},
 		object:     route{serve: s.object.Page, verb: "get"},                 // …/{resource}/{name}: overview (server or generic describe), ?view=yaml
 		liveObject: route{serve: s.object.Live, verb: "watch", stream: true}, // …/{resource}/{name} over WebSocket: the page's live sections
 		subresources: map[string]route{
@@ -251,9 +257,13 @@ func (s *Server) resource(c echo.Context) error {
 		return err
 	}
 	req := c.Request()
-	rt, err := s.dispatch.route(req.Method, t.Path, req.Method == http.MethodGet && streaming.IsUpgrade(req))
+	live := req.Method == http.MethodGet && streaming.IsUpgrade(req)
+	rt, err := s.dispatch.route(req.Method, t.Path, live)
 	if err != nil {
 		return err
+	}
+	if t.Path.Name == "" && req.Method == http.MethodGet && !live && list.IsExport(req.URL.Query()) {
+		rt = s.dispatch.export
 	}
 	if rt.verb != "" && !t.Resource.Can(rt.verb) {
 		return echo.NewHTTPError(http.StatusMethodNotAllowed, fmt.Sprintf("The server does not allow %s %s.", gerund(rt.verb), t.Resource.Name))

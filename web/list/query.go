@@ -32,12 +32,18 @@ type Query struct {
 	Sort          string // column name; "-" prefix sorts descending
 	Page          int
 	Back          []string // continue tokens of the previous pages, oldest first
+	// Export downloads the whole collection in this format (csv, tsv,
+	// json, yaml) instead of showing a page (export.go).
+	Export string
+	// Reveal asks an export to keep Secret values, for a user who may get
+	// them.
+	Reveal bool
 }
 
 // ParseQuery reads a list page's query. The paging history is bounded here,
 // where it enters, so no link of the page can grow with it.
-func ParseQuery(q url.Values) (Query, error) {
-	lq := Query{
+func ParseQuery(q url.Values) (lq Query, err error) {
+	lq = Query{
 		LabelSelector: q.Get("labelSelector"),
 		FieldSelector: q.Get("fieldSelector"),
 		Limit:         defaultLimit,
@@ -75,6 +81,10 @@ func ParseQuery(q url.Values) (Query, error) {
 		}
 	}
 	lq.Back = back
+	if lq.Export, err = parseExport(q); err != nil {
+		return lq, err
+	}
+	lq.Reveal = page.Bool(q, "reveal")
 	if lq.Continue == "" {
 		lq.Page, lq.Back = 1, nil
 	}
@@ -98,6 +108,10 @@ func (lq Query) Values() url.Values {
 		v.Set("wide", "1")
 	}
 	set("sort", lq.Sort)
+	set("export", lq.Export)
+	if lq.Reveal {
+		v.Set("reveal", "1")
+	}
 	if lq.Continue != "" {
 		v.Set("continue", lq.Continue)
 		v.Set("page", strconv.Itoa(lq.Page))
