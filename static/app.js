@@ -66,19 +66,20 @@ function initAutosubmit() {
   }
 }
 
-// Close the context menu on Escape and on outside clicks, as a menu should.
+// Close the context menu and the other menus (details[data-menu]) on
+// Escape and on outside clicks, as a menu should.
 function initContextSwitcher() {
-  const details = document.querySelector(".ctx-switch");
-  if (!details) return;
-  document.addEventListener("keydown", (e) => {
-    if (e.key === "Escape" && details.open) {
-      details.open = false;
-      details.querySelector("summary").focus();
-    }
-  });
-  document.addEventListener("click", (e) => {
-    if (details.open && !details.contains(e.target)) details.open = false;
-  });
+  for (const details of document.querySelectorAll(".ctx-switch, details[data-menu]")) {
+    document.addEventListener("keydown", (e) => {
+      if (e.key === "Escape" && details.open) {
+        details.open = false;
+        details.querySelector("summary").focus();
+      }
+    });
+    document.addEventListener("click", (e) => {
+      if (details.open && !details.contains(e.target)) details.open = false;
+    });
+  }
 }
 
 // Copy buttons copy the text of the element their data-copy selects.

@@ -37,6 +37,16 @@ type ListPage struct {
 	CreateDenied string
 	// Kubectl is the kubectl command listing what the page lists.
 	Kubectl string
+	// Exports download the whole collection the page's query selects, one
+	// link per format.
+	Exports []ExportLink
+}
+
+// ExportLink downloads the list's whole collection in one format.
+type ExportLink struct {
+	Format string // csv, tsv, json, yaml
+	Label  string
+	Href   templ.SafeURL
 }
 
 // LiveList is what the page needs to follow its list live.

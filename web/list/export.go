@@ -15,11 +15,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
 	"github.com/tabula-console/tabula/apiclient"
+	"github.com/tabula-console/tabula/views"
 	"github.com/tabula-console/tabula/web/kube"
 	"github.com/tabula-console/tabula/web/page"
 )
@@ -59,9 +61,24 @@ var exportFormats = map[string]exportFormat{
 	"yaml": {ext: "yaml", contentType: "application/yaml; charset=utf-8"},
 }
 
-// ExportFormats are the formats in the order the list's Export menu
-// offers them.
-var ExportFormats = []string{"csv", "tsv", "json", "yaml"}
+// exportOrder is the order of the formats in the list's Export menu.
+var exportOrder = []string{"csv", "tsv", "json", "yaml"}
+
+// exportLabels name the formats in the Export menu.
+var exportLabels = map[string]string{"csv": "CSV", "tsv": "TSV", "json": "JSON (a List)", "yaml": "YAML (a List)"}
+
+// exportLinks are the Export menu of a list page: its query from the first
+// page, in the server's order.
+func exportLinks(base templ.SafeURL, lq Query) []views.ExportLink {
+	q := lq.FirstPage()
+	q.Sort, q.Reveal = "", false
+	links := make([]views.ExportLink, 0, len(exportOrder))
+	for _, f := range exportOrder {
+		q.Export = f
+		links = append(links, views.ExportLink{Format: f, Label: exportLabels[f], Href: page.WithQuery(base, q.Values())})
+	}
+	return links
+}
 
 // parseExport reads ?export=; "" when the request is not an export.
 func parseExport(q url.Values) (string, error) {

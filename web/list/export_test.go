@@ -271,3 +271,28 @@ func TestExportLogsWhoWhatAndHowItEnded(t *testing.T) {
 		t.Errorf("log record %v", r)
 	}
 }
+
+// The Export menu carries the page's query, from the first page, in the
+// server's order.
+func TestListPageOffersExportsOfItsQuery(t *testing.T) {
+	h, fake := webtest.Demo(t, apitest.Options{})
+	bulkPods(t, fake, 3)
+	_, first := h.Get(t, "/c/dev/api/v1/namespaces/bulk/pods?labelSelector=app%3Dbulk&limit=2&wide=1&sort=Name", http.StatusOK)
+	next := webtest.Parse(t, first).Find("[data-testid=page-next]").AttrOr("href", "")
+	if next == "" {
+		t.Fatal("no next page")
+	}
+	_, body := h.Get(t, next, http.StatusOK)
+	doc := webtest.Parse(t, body)
+	for _, f := range []string{"csv", "tsv", "json", "yaml"} {
+		href := doc.Find("[data-testid=export-menu] [data-testid=export-" + f + "]").AttrOr("href", "")
+		want := "/c/dev/api/v1/namespaces/bulk/pods?export=" + f + "&labelSelector=app%3Dbulk&limit=2&wide=1"
+		if href != want {
+			t.Errorf("%s: %q, want %q", f, href, want)
+		}
+	}
+	resp, body, err := exportGet(t, h, doc.Find("[data-testid=export-csv]").AttrOr("href", ""), nil)
+	if err != nil || resp.StatusCode != http.StatusOK || strings.Count(body, "\n") != 4 {
+		t.Errorf("the menu's CSV: %d %v\n%s", resp.StatusCode, err, body)
+	}
+}

@@ -79,6 +79,7 @@ func Model(ctx context.Context, in Input) views.ListPage {
 	}
 	p.Pager = pagerView(base, lq, in.Table)
 	p.Kubectl = kubectl(in).String()
+	p.Exports = exportLinks(base, lq)
 	p.Live = views.LiveList{
 		Watch:           r.Can("watch"),
 		ResourceVersion: in.Table.ResourceVersion,
