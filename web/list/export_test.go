@@ -285,7 +285,7 @@ func TestListPageOffersExportsOfItsQuery(t *testing.T) {
 	_, body := h.Get(t, next, http.StatusOK)
 	doc := webtest.Parse(t, body)
 	for _, f := range []string{"csv", "tsv", "json", "yaml"} {
-		href := doc.Find("[data-testid=export-menu] [data-testid=export-" + f + "]").AttrOr("href", "")
+		href := doc.Find("[data-testid=export-menu] [data-testid=export-"+f+"]").AttrOr("href", "")
 		want := "/c/dev/api/v1/namespaces/bulk/pods?export=" + f + "&labelSelector=app%3Dbulk&limit=2&wide=1"
 		if href != want {
 			t.Errorf("%s: %q, want %q", f, href, want)
