@@ -28,10 +28,13 @@ const (
 
 // exportRun is one export read to its end.
 type exportRun struct {
-	d            time.Duration
-	rows, bytes  int
-	beforeKiB    int64
-	peakKiB      int64
+	d           time.Duration
+	rows, bytes int
+	beforeKiB   int64
+	peakKiB     int64
+	// cpu is the console's CPU time (user and system) during the export:
+	// what it cost, whatever else the machine was doing.
+	cpu          time.Duration
 	errorLine    string // the export's "# ERROR:" line, if it ended with one
 	contentType  string
 	disposition  string
@@ -121,6 +124,7 @@ func exportOnce(ctx context.Context, c *http.Client, url, format string, pid int
 		return run, err
 	}
 	req.Header.Set("Accept-Encoding", "identity")
+	cpuBefore := cpuTime(pid)
 	start := time.Now()
 	resp, err := c.Do(req)
 	if err != nil {
@@ -160,6 +164,7 @@ func exportOnce(ctx context.Context, c *http.Client, url, format string, pid int
 		}
 	}
 	run.d = time.Since(start)
+	run.cpu = cpuTime(pid) - cpuBefore
 	if format != "yaml" {
 		run.rows = lines - 1 // the header
 	}
@@ -220,18 +225,19 @@ func reportExport(w io.Writer, o options, res exportResult, err error) []targetR
 	}
 	fmt.Fprintf(w, "Each export read to its end over HTTP (identity), %d runs after one unmeasured; VmRSS read every %s, VmHWM reset before each. "+
 		"The raw reference reads the same pages (%d a request) straight from the API server, one after the other.\n\n", o.exportRuns, sampleEvery, exportRawPage)
-	fmt.Fprintln(w, "| format | run | rows | bytes | time | rows/s | VmRSS before → peak | growth |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| format | run | rows | bytes | time | rows/s | console CPU | rows per CPU second | VmRSS before → peak | growth |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|")
 	var targets []targetResult
 	for _, fr := range res.formats {
 		var rates, growths []float64
 		for i, r := range fr.runs {
 			rates = append(rates, r.rate())
 			growths = append(growths, r.growthMiB())
-			fmt.Fprintf(w, "| %s | %d | %d | %d | %.0f ms | %.0f | %s → %s | %.1f MiB |\n", fr.format, i+1, r.rows, r.bytes,
-				float64(r.d)/float64(time.Millisecond), r.rate(), mib(r.beforeKiB), mib(r.peakKiB), r.growthMiB())
+			fmt.Fprintf(w, "| %s | %d | %d | %d | %.0f ms | %.0f | %.0f ms | %.0f | %s → %s | %.1f MiB |\n", fr.format, i+1, r.rows, r.bytes,
+				float64(r.d)/float64(time.Millisecond), r.rate(), float64(r.cpu)/float64(time.Millisecond), float64(r.rows)/r.cpu.Seconds(),
+				mib(r.beforeKiB), mib(r.peakKiB), r.growthMiB())
 		}
-		fmt.Fprintf(w, "| %s | raw API pages | %d | | %.0f ms | %.0f | | |\n", fr.format, fr.rawRows,
+		fmt.Fprintf(w, "| %s | raw API pages | %d | | %.0f ms | %.0f | | | | |\n", fr.format, fr.rawRows,
 			float64(fr.raw)/float64(time.Millisecond), float64(fr.rawRows)/fr.raw.Seconds())
 		rate, growth := median(rates), maxOf(growths)
 		rowsOK := true

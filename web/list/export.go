@@ -2,7 +2,6 @@ package list
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/csv"
 	"encoding/json"
@@ -18,7 +17,6 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/yaml"
 
 	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/views"
@@ -319,9 +317,11 @@ func (h *Handler) exportObjects(ctx context.Context, e *exporter, t page.Target,
 		}
 		var err error
 		if yamlOut {
-			item, err = yaml.Marshal(obj.Object)
+			if e.rows == 0 {
+				err = e.w.WriteByte('\n') // after "items:"
+			}
 			if err == nil {
-				err = writeYAMLItem(e.w, item)
+				err = yamlItem(e.w, obj.Object)
 			}
 		} else {
 			item, err = json.Marshal(obj.Object)
@@ -355,11 +355,9 @@ func (h *Handler) exportObjects(ctx context.Context, e *exporter, t page.Target,
 		}
 	}
 	if yamlOut {
-		end := "\n"
 		if e.rows == 0 {
-			end = " []\n"
+			_, err = e.w.WriteString(" []\n")
 		}
-		_, err = e.w.WriteString(end)
 		return err
 	}
 	_, err = e.w.WriteString("\n]}\n")
@@ -395,28 +393,6 @@ func (e *exporter) prologue(t page.Target, lq Query, yamlOut bool) error {
 	}
 	_, err := e.w.WriteString("apiVersion: v1\nkind: List\nmetadata: {}\nitems:")
 	return err
-}
-
-// writeYAMLItem writes one object's YAML as an item of the List's items:
-// "- " before its first line, two spaces before the others.
-func writeYAMLItem(w *bufio.Writer, doc []byte) error {
-	prefix := "\n- "
-	for len(doc) > 0 {
-		line := doc
-		if i := bytes.IndexByte(doc, '\n'); i >= 0 {
-			line, doc = doc[:i], doc[i+1:]
-		} else {
-			doc = nil
-		}
-		if _, err := w.WriteString(prefix); err != nil {
-			return err
-		}
-		if _, err := w.Write(line); err != nil {
-			return err
-		}
-		prefix = "\n  "
-	}
-	return nil
 }
 
 // endExport finishes an export. Before the first byte an error is an
@@ -505,21 +481,22 @@ func exportFilename(context, namespace string, r apiclient.Resource, ext string)
 }
 
 // collectionRows are the rows of every page of a collection, as one
-// kube.TableRows: each page's continue token is followed, and the next page
-// is asked for as soon as this one's head (which carries the token) is
-// read, so the server prepares it while this one is decoded and written.
-// Its body waits unread, bounded by the connection's flow control.
+// kube.TableRows. Pages are opened by a goroutine of their own, each as
+// soon as the head of the one before (which carries its continue token)
+// has arrived, up to pagesAhead pages ahead of the one being read: the
+// server prepares them while this one is decoded and written. Their bodies
+// wait unread, bounded by the connection's flow control.
 type collectionRows struct {
-	ctx    context.Context
-	client *apiclient.Client
-	r      apiclient.Resource
-	opts   apiclient.ListOptions
+	pages  <-chan openedPage
+	cancel context.CancelFunc
 
 	cur  *apiclient.TableStream
-	next chan openedPage // the page asked ahead; nil when none is
 	read int
 	err  error
 }
+
+// pagesAhead is how many pages an export opens ahead of the one it reads.
+const pagesAhead = 2
 
 type openedPage struct {
 	s   *apiclient.TableStream
@@ -527,34 +504,40 @@ type openedPage struct {
 }
 
 func newCollectionRows(ctx context.Context, client *apiclient.Client, r apiclient.Resource, opts apiclient.ListOptions) *collectionRows {
-	opts.Continue = ""
-	return &collectionRows{ctx: ctx, client: client, r: r, opts: opts}
+	ctx, cancel := context.WithCancel(ctx)
+	// One page is opened at a time; the channel holds the opened ones not
+	// yet read: the one being opened is the pagesAhead-th.
+	pages := make(chan openedPage, pagesAhead-1)
+	go func() {
+		defer close(pages)
+		opts.Continue = ""
+		for {
+			s, err := client.OpenTable(ctx, r, opts)
+			select {
+			case pages <- openedPage{s, err}:
+			case <-ctx.Done():
+				if s != nil {
+					s.Close()
+				}
+				return
+			}
+			if err != nil || s.Head.Continue == "" {
+				return
+			}
+			opts.Continue = s.Head.Continue
+		}
+	}()
+	return &collectionRows{pages: pages, cancel: cancel}
 }
 
 // Open reads the first page's head.
 func (c *collectionRows) Open() (*apiclient.Table, error) {
-	s, err := c.client.OpenTable(c.ctx, c.r, c.opts)
-	if err != nil {
-		return nil, err
+	p := <-c.pages
+	if p.err != nil {
+		return nil, p.err
 	}
-	c.use(s)
-	return &s.Head, nil
-}
-
-// use makes s the current page and asks for the one after it.
-func (c *collectionRows) use(s *apiclient.TableStream) {
-	c.cur = s
-	if s.Head.Continue == "" {
-		return
-	}
-	opts := c.opts
-	opts.Continue = s.Head.Continue
-	ch := make(chan openedPage, 1)
-	c.next = ch
-	go func() {
-		s, err := c.client.OpenTable(c.ctx, c.r, opts)
-		ch <- openedPage{s, err}
-	}()
+	c.cur = p.s
+	return &p.s.Head, nil
 }
 
 func (c *collectionRows) Next() bool {
@@ -569,20 +552,19 @@ func (c *collectionRows) Next() bool {
 		}
 		c.cur.Close()
 		c.cur = nil
-		if c.next == nil {
-			return false
-		}
 		if c.read >= maxExportObjects {
 			c.err = fmt.Errorf("the collection has more than %d objects, the most one export holds: export a narrower selection", maxExportObjects)
 			return false
 		}
-		p := <-c.next
-		c.next = nil
+		p, ok := <-c.pages
+		if !ok {
+			return false // the last page was read
+		}
 		if p.err != nil {
 			c.err = p.err
 			return false
 		}
-		c.use(p.s)
+		c.cur = p.s
 	}
 	return false
 }
@@ -590,16 +572,17 @@ func (c *collectionRows) Next() bool {
 func (c *collectionRows) Row() *apiclient.Row { return c.cur.Row() }
 func (c *collectionRows) Err() error          { return c.err }
 
-// Close releases the current page and the one asked ahead.
+// Close releases the current page and those opened ahead, and stops the
+// opening.
 func (c *collectionRows) Close() {
+	c.cancel()
 	if c.cur != nil {
 		c.cur.Close()
 		c.cur = nil
 	}
-	if c.next != nil {
-		if p := <-c.next; p.s != nil {
+	for p := range c.pages {
+		if p.s != nil {
 			p.s.Close()
 		}
-		c.next = nil
 	}
 }
