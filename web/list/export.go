@@ -253,6 +253,14 @@ func (h *Handler) exportTable(ctx context.Context, e *exporter, t page.Target, l
 	if err := w.Write(record); err != nil {
 		return err
 	}
+	// What was written so far reaches the browser while the next page
+	// is awaited: a slow upstream shows as a slow download, not a stalled one.
+	rows.pageEnded = func() {
+		w.Flush()
+		if e.w.Flush() == nil {
+			e.c.Response().Flush()
+		}
+	}
 	built := view.Stream(rows)
 	for built.Next() {
 		record = record[:0]
@@ -493,6 +501,9 @@ type collectionRows struct {
 	cur  *apiclient.TableStream
 	read int
 	err  error
+	// pageEnded, if set, is called when a page has ended and the next one
+	// has yet to arrive, before it is waited for.
+	pageEnded func()
 }
 
 // pagesAhead is how many pages an export opens ahead of the one it reads.
@@ -508,19 +519,14 @@ func newCollectionRows(ctx context.Context, client *apiclient.Client, r apiclien
 	// One page is opened at a time; the channel holds the opened ones not
 	// yet read: the one being opened is the pagesAhead-th.
 	pages := make(chan openedPage, pagesAhead-1)
+	// Every page opened is sent, and Close takes (and closes) those not
+	// read, so the sends end once Close has cancelled the opening.
 	go func() {
 		defer close(pages)
 		opts.Continue = ""
 		for {
 			s, err := client.OpenTable(ctx, r, opts)
-			select {
-			case pages <- openedPage{s, err}:
-			case <-ctx.Done():
-				if s != nil {
-					s.Close()
-				}
-				return
-			}
+			pages <- openedPage{s, err}
 			if err != nil || s.Head.Continue == "" {
 				return
 			}
@@ -556,9 +562,17 @@ func (c *collectionRows) Next() bool {
 			c.err = fmt.Errorf("the collection has more than %d objects, the most one export holds: export a narrower selection", maxExportObjects)
 			return false
 		}
-		p, ok := <-c.pages
-		if !ok {
-			return false // the last page was read
+		var p openedPage
+		select {
+		case p = <-c.pages:
+		default:
+			if c.pageEnded != nil {
+				c.pageEnded()
+			}
+			p = <-c.pages
+		}
+		if p.s == nil && p.err == nil {
+			return false // closed: the last page was read
 		}
 		if p.err != nil {
 			c.err = p.err

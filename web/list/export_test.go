@@ -1,6 +1,7 @@
 package list_test
 
 import (
+	"bufio"
 	"encoding/base64"
 	"encoding/csv"
 	"encoding/json"
@@ -9,10 +10,12 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"sigs.k8s.io/yaml"
 
 	"github.com/tabula-console/tabula/apiclient/apitest"
+	"github.com/tabula-console/tabula/web"
 	"github.com/tabula-console/tabula/web/webtest"
 )
 
@@ -294,5 +297,72 @@ func TestListPageOffersExportsOfItsQuery(t *testing.T) {
 	resp, body, err := exportGet(t, h, doc.Find("[data-testid=export-csv]").AttrOr("href", ""), nil)
 	if err != nil || resp.StatusCode != http.StatusOK || strings.Count(body, "\n") != 4 {
 		t.Errorf("the menu's CSV: %d %v\n%s", resp.StatusCode, err, body)
+	}
+}
+
+// twoPageTable serves pods of demo as a two-page Table whose second page
+// waits for release (or the request's end).
+func twoPageTable(fake *apitest.Server, release <-chan struct{}) {
+	fake.Override("/api/v1/namespaces/demo/pods", func(w http.ResponseWriter, r *http.Request) {
+		next, name := "page-2", "pod-1"
+		if r.URL.Query().Get("continue") != "" {
+			select {
+			case <-release:
+			case <-r.Context().Done():
+				return
+			}
+			next, name = "", "pod-2"
+		}
+		w.Header().Set("Content-Type", "application/json;as=Table;v=v1;g=meta.k8s.io")
+		fmt.Fprintf(w, `{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"7","continue":%q},`+
+			`"columnDefinitions":[{"name":"Name","type":"string","format":"name","description":"","priority":0}],"rows":[{"cells":[%q]}]}`, next, name)
+	})
+}
+
+// An export is not cut by the page deadline: it has its own. What was
+// written reaches the browser while a slow page is awaited.
+func TestExportOutlastsThePageDeadline(t *testing.T) {
+	const timeout = 300 * time.Millisecond
+	fake := apitest.NewServer(t, apitest.CoreV1())
+	release := make(chan struct{})
+	twoPageTable(fake, release)
+	h := webtest.Start(t, fake, webtest.Options{Deps: web.Deps{RequestTimeout: timeout}})
+	resp, err := http.Get(h.URL + "/c/dev/api/v1/namespaces/demo/pods?export=csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	r := bufio.NewReader(resp.Body)
+	for _, want := range []string{"Name\n", "pod-1\n"} {
+		if line, err := r.ReadString('\n'); line != want || err != nil {
+			t.Fatalf("read %q (%v), want %q", line, err, want)
+		}
+	}
+	// The first page was read and written; the second is held past the
+	// page deadline.
+	time.Sleep(2 * timeout)
+	close(release)
+	rest, err := io.ReadAll(r)
+	if err != nil || string(rest) != "pod-2\n" {
+		t.Errorf("after the page deadline: %q (%v), want the second page", rest, err)
+	}
+}
+
+// Until its first byte an export is bounded as a page is: an upstream that
+// does not answer is a 504 page, not a download that never starts.
+func TestExportSetupHasThePageDeadline(t *testing.T) {
+	fake := apitest.NewServer(t, apitest.CoreV1())
+	fake.Override("/api/v1/namespaces/demo/pods", func(w http.ResponseWriter, r *http.Request) {
+		<-r.Context().Done() // never answers; returns when the console gives up
+	})
+	h := webtest.Start(t, fake, webtest.Options{Deps: web.Deps{RequestTimeout: 300 * time.Millisecond}})
+	for _, format := range []string{"csv", "json"} {
+		resp, body := h.Get(t, "/c/dev/api/v1/namespaces/demo/pods?export="+format, http.StatusGatewayTimeout)
+		if resp.Header.Get("Content-Disposition") != "" || !strings.Contains(body, "did not start answering within 300ms; nothing was exported") {
+			t.Errorf("%s: %s", format, webtest.Clip(body))
+		}
 	}
 }
