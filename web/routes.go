@@ -277,6 +277,9 @@ func (s *Server) resource(c echo.Context) error {
 // fleetResource serves an API path over fleet contexts: a list, a section
 // per cluster (web/fleet), within the page deadline.
 func (s *Server) fleetResource(c echo.Context) error {
+	if list.IsExport(c.QueryParams()) {
+		return echo.NewHTTPError(http.StatusBadRequest, "An export is one cluster's collection: export from each context's own list.")
+	}
 	parts := strings.SplitN(c.Request().URL.EscapedPath(), "/", 4)
 	if len(parts) < 4 {
 		return echo.ErrNotFound
