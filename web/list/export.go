@@ -65,11 +65,11 @@ var exportOrder = []string{"csv", "tsv", "json", "yaml"}
 // exportLabels name the formats in the Export menu.
 var exportLabels = map[string]string{"csv": "CSV", "tsv": "TSV", "json": "JSON (a List)", "yaml": "YAML (a List)"}
 
-// exportLinks are the Export menu of a list page: its query from the first
-// page, in the server's order.
+// exportLinks are the Export menu of a list page: its query without what
+// an export ignores (paging, the page size, sorting).
 func exportLinks(base templ.SafeURL, lq Query) []views.ExportLink {
 	q := lq.FirstPage()
-	q.Sort, q.Reveal = "", false
+	q.Sort, q.Limit, q.Reveal = "", defaultLimit, false
 	links := make([]views.ExportLink, 0, len(exportOrder))
 	for _, f := range exportOrder {
 		q.Export = f
