@@ -109,3 +109,20 @@ func TestExportCSVOfDemoPodsHasEveryPodTheAPIServerLists(t *testing.T) {
 		return
 	}
 }
+
+// On a phone the toolbar wraps; the open menu stays on the screen.
+func TestExportMenuFitsAPhone(t *testing.T) {
+	page := newPage(t, playwright.BrowserNewContextOptions{Viewport: &playwright.Size{Width: 390, Height: 844}})
+	_, err := page.Goto(env.console.URL + "/c/admin/api/v1/namespaces/demo/pods")
+	must(t, err)
+	must(t, page.GetByTestId("export-menu").Locator("summary").Click())
+	pop := page.GetByTestId("export-menu").Locator(".menu-pop")
+	must(t, expect.Locator(pop).ToBeVisible())
+	box, err := pop.BoundingBox()
+	must(t, err)
+	if box.X < 0 || box.X+box.Width > 390 {
+		t.Errorf("the open menu spans x %.0f to %.0f of a 390-pixel screen", box.X, box.X+box.Width)
+	}
+	checkA11y(t, page, "list-export-menu-phone")
+	screenshotThemes(t, page, "list-export-menu-390x844")
+}
