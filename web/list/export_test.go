@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -363,6 +364,38 @@ func TestExportSetupHasThePageDeadline(t *testing.T) {
 		resp, body := h.Get(t, "/c/dev/api/v1/namespaces/demo/pods?export="+format, http.StatusGatewayTimeout)
 		if resp.Header.Get("Content-Disposition") != "" || !strings.Contains(body, "did not start answering within 300ms; nothing was exported") {
 			t.Errorf("%s: %s", format, webtest.Clip(body))
+		}
+	}
+}
+
+// A cell a spreadsheet would run as a formula is exported with a leading
+// apostrophe (OWASP's advice against CSV injection); numbers stay numbers.
+func TestExportNeutralizesFormulas(t *testing.T) {
+	h, fake := webtest.Demo(t, apitest.Options{})
+	fake.Add(apitest.CSMSession("evil", `=HYPERLINK("http://evil.example/")`, "+cmd|' /C calc'!A0", "@SUM(1+1)"))
+	fake.Add(apitest.CSMSession("numbers", "-2", "-1.5e3", "\tTAB"))
+	resp, body, err := exportGet(t, h, "/c/dev/apis/policy.example.com/v1/sessions?export=csv&wide=1", nil)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d, %v", resp.StatusCode, err)
+	}
+	if got := resp.Header.Get("Content-Disposition"); got != "attachment; filename=dev-sessions.policy.example.com.csv" {
+		t.Errorf("Content-Disposition %q", got)
+	}
+	records, err := csv.NewReader(strings.NewReader(body)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string][]string{}
+	for _, r := range records[1:] {
+		rows[r[0]] = r
+	}
+	// Name, Operation, Template, Status, Limit, Age
+	for name, want := range map[string][]string{
+		"evil":    {`'=HYPERLINK("http://evil.example/")`, "'+cmd|' /C calc'!A0", "'@SUM(1+1)"},
+		"numbers": {"-2", "-1.5e3", "'\tTAB"},
+	} {
+		if got := rows[name]; len(got) < 4 || !slices.Equal(got[1:4], want) {
+			t.Errorf("%s: %q, want %q", name, got, want)
 		}
 	}
 }
