@@ -385,14 +385,21 @@ func (e *exporter) prologue(t page.Target, lq Query, yamlOut bool) error {
 	} else if !t.Resource.Namespaced {
 		where = "cluster-scoped"
 	}
-	fmt.Fprintf(e.w, "# %s (%s) in context %s, %s", t.Resource.Name, t.Resource.GroupVersion(), t.Client.ContextName(), where)
+	what := fmt.Sprintf("%s (%s) in context %s, %s", t.Resource.Name, t.Resource.GroupVersion(), t.Client.ContextName(), where)
 	if lq.LabelSelector != "" {
-		fmt.Fprintf(e.w, ", labelSelector %s", lq.LabelSelector)
+		what += ", labelSelector " + lq.LabelSelector
 	}
 	if lq.FieldSelector != "" {
-		fmt.Fprintf(e.w, ", fieldSelector %s", lq.FieldSelector)
+		what += ", fieldSelector " + lq.FieldSelector
 	}
-	fmt.Fprintf(e.w, "; exported by Tabula at %s.\n", e.started.UTC().Format(time.RFC3339))
+	// One comment line, whatever the names and selectors hold.
+	what = strings.Map(func(r rune) rune {
+		if r < ' ' || r == '\u2028' || r == '\u2029' || r == 0x7f || r == 0x85 {
+			return ' '
+		}
+		return r
+	}, what)
+	fmt.Fprintf(e.w, "# %s; exported by Tabula at %s.\n", what, e.started.UTC().Format(time.RFC3339))
 	switch e.secrets {
 	case "masked":
 		_, _ = e.w.WriteString("# Secret values are masked (keys kept). Ask with reveal=1, as a user who may get them, to export them.\n")

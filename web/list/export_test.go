@@ -194,6 +194,16 @@ func TestExportJSONAndYAMLAreLists(t *testing.T) {
 	if list.Kind != "List" || len(list.Items) != 1200 || list.Items[1199]["metadata"].(map[string]any)["name"] != "p-01199" {
 		t.Errorf("YAML: %s, %d items", list.Kind, len(list.Items))
 	}
+	// The first lines say what was exported, each a comment whatever the
+	// selectors hold.
+	_, body, _ = exportGet(t, h, "/c/dev/api/v1/namespaces/bulk/pods?export=yaml&fieldSelector=metadata.name%3Dp-00001&labelSelector=app%3Dbulk,%0A!evil", nil)
+	if want := "# pods (v1) in context dev, namespace bulk, labelSelector app=bulk, !evil, fieldSelector metadata.name=p-00001; exported by Tabula at "; !strings.HasPrefix(body, want) {
+		t.Errorf("YAML head, want %q:\n%s", want, body)
+	}
+	list.Items = nil
+	if err := yaml.Unmarshal([]byte(body), &list); err != nil || list.Kind != "List" || len(list.Items) != 1 {
+		t.Errorf("selected YAML: %v, %s, %d items", err, list.Kind, len(list.Items))
+	}
 	_, body, _ = exportGet(t, h, "/c/dev/api/v1/namespaces/nothing/pods?export=yaml", nil)
 	if !strings.HasSuffix(body, "\nitems: []\n") {
 		t.Errorf("an empty export:\n%s", body)
