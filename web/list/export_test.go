@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -408,4 +409,45 @@ func TestExportNeutralizesFormulas(t *testing.T) {
 			t.Errorf("%s: %q, want %q", name, got, want)
 		}
 	}
+}
+
+// A browser that leaves mid-export ends it: the page awaited upstream is
+// dropped, the stream slot given back, and the export logged as such.
+func TestExportEndsWhenTheBrowserLeaves(t *testing.T) {
+	fake := apitest.NewServer(t, apitest.CoreV1())
+	release := make(chan struct{})
+	defer close(release)
+	twoPageTable(fake, release)
+	h := webtest.Start(t, fake, webtest.Options{CaptureLog: true})
+	req, err := http.NewRequest(http.MethodGet, h.URL+"/c/dev/api/v1/namespaces/demo/pods?export=csv", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := bufio.NewReader(resp.Body)
+	for _, want := range []string{"Name\n", "pod-1\n"} {
+		if line, err := r.ReadString('\n'); line != want || err != nil {
+			t.Fatalf("read %q (%v), want %q", line, err, want)
+		}
+	}
+	resp.Body.Close() // the browser leaves while the second page is held
+	apitest.WaitFor(t, 10*time.Second, func() error {
+		recs := h.Log.Records(t, "export")
+		if len(recs) != 1 {
+			return fmt.Errorf("%d export records", len(recs))
+		}
+		if recs[0]["result"] != "the browser went away" || recs[0]["rows"] != float64(1) {
+			return fmt.Errorf("export record %v", recs[0])
+		}
+		return nil
+	})
+	apitest.WaitFor(t, 10*time.Second, func() error {
+		if _, metrics := h.Get(t, "/metrics", http.StatusOK); !strings.Contains(metrics, "tabula_stream_slots_in_use 0\n") {
+			return errors.New("the export's stream slot is still taken")
+		}
+		return nil
+	})
 }
