@@ -2,6 +2,7 @@ package list
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/csv"
 	"encoding/json"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/views"
+	"github.com/tabula-console/tabula/web/compress"
 	"github.com/tabula-console/tabula/web/kube"
 	"github.com/tabula-console/tabula/web/page"
 )
@@ -139,7 +141,7 @@ func (h *Handler) Export(c echo.Context, t page.Target) error {
 	defer release()
 
 	e := &exporter{
-		c: c, format: format, setup: setup, started: time.Now(),
+		c: c, env: h.env, format: format, setup: setup, started: time.Now(),
 		filename: exportFilename(t.Client.ContextName(), ns, r, format.ext),
 	}
 	secrets := r.Kind == "Secret"
@@ -181,6 +183,7 @@ func (h *Handler) mayReveal(ctx context.Context, client *apiclient.Client, r api
 // exporter writes one export's response.
 type exporter struct {
 	c        echo.Context
+	env      *page.Env
 	format   exportFormat
 	filename string
 	// secrets is "masked" or "revealed" for an export of Secret objects,
@@ -189,7 +192,9 @@ type exporter struct {
 	setup   *time.Timer
 	started time.Time
 
-	w    *bufio.Writer // nil until the headers are sent
+	w *bufio.Writer // nil until the headers are sent
+	// z compresses the body as the browser accepts; nil sends it as it is.
+	z    *compress.Stream
 	rows int
 	// writeErr is the browser's connection failing: nothing more can reach
 	// it, so the export stops without an error line.
@@ -211,15 +216,46 @@ func (e *exporter) begin() {
 	if e.secrets != "" {
 		h.Set("X-Tabula-Secret-Values", e.secrets)
 	}
+	e.z = e.env.CompressStream(e.c)
 	e.c.Response().WriteHeader(http.StatusOK)
 	e.w = bufio.NewWriterSize(browserWriter{e}, exportBuffer)
 }
 
-// browserWriter is the response, remembering its first failure.
+// flush sends what was written so far to the browser (and, compressed, in
+// a form it decodes at once).
+func (e *exporter) flush() error {
+	if err := e.w.Flush(); err != nil {
+		return err
+	}
+	if e.z != nil {
+		e.z.Flush()
+	} else {
+		e.c.Response().Flush()
+	}
+	return e.writeErr
+}
+
+// end ends the body: what is buffered, then the compression's end.
+func (e *exporter) end() error {
+	err := e.w.Flush()
+	if e.z != nil {
+		err = cmp.Or(err, e.z.Close())
+	}
+	return cmp.Or(err, e.writeErr)
+}
+
+// browserWriter is the response (through the compression, if any),
+// remembering its first failure.
 type browserWriter struct{ e *exporter }
 
 func (b browserWriter) Write(p []byte) (int, error) {
-	n, err := b.e.c.Response().Write(p)
+	var n int
+	var err error
+	if b.e.z != nil {
+		n, err = b.e.z.Write(p)
+	} else {
+		n, err = b.e.c.Response().Write(p)
+	}
 	if err != nil && b.e.writeErr == nil {
 		b.e.writeErr = err
 	}
@@ -257,9 +293,7 @@ func (h *Handler) exportTable(ctx context.Context, e *exporter, t page.Target, l
 	// is awaited: a slow upstream shows as a slow download, not a stalled one.
 	rows.pageEnded = func() {
 		w.Flush()
-		if e.w.Flush() == nil {
-			e.c.Response().Flush()
-		}
+		_ = e.flush()
 	}
 	built := view.Stream(rows)
 	for built.Next() {
@@ -423,7 +457,7 @@ func (h *Handler) endExport(c echo.Context, ctx context.Context, e *exporter, t 
 	var line string
 	switch {
 	case err == nil && e.w != nil:
-		err = e.w.Flush()
+		err = e.end()
 		if err != nil {
 			result = "the browser went away"
 		}
@@ -451,8 +485,7 @@ func (h *Handler) endExport(c echo.Context, ctx context.Context, e *exporter, t 
 		return err
 	case line != "":
 		_, _ = e.w.WriteString(line)
-		_ = e.w.Flush()
-		c.Response().Flush()
+		_ = e.flush()
 		panic(http.ErrAbortHandler)
 	case result != "complete":
 		// The browser is gone: nothing to tell it.

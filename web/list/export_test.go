@@ -2,6 +2,7 @@ package list_test
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/base64"
 	"encoding/csv"
 	"encoding/json"
@@ -57,6 +58,10 @@ func TestExportCSVHasEveryRowOfEveryPageOnce(t *testing.T) {
 	if err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("status %d, read error %v", resp.StatusCode, err)
 	}
+	// Go's client asked for gzip, and decoded it.
+	if !resp.Uncompressed {
+		t.Error("the export was not compressed for a client that accepts gzip")
+	}
 	for k, want := range map[string]string{
 		"Content-Type":        "text/csv; charset=utf-8",
 		"Content-Disposition": "attachment; filename=dev-bulk-pods.csv",
@@ -105,9 +110,9 @@ func TestExportCSVHasEveryRowOfEveryPageOnce(t *testing.T) {
 
 func TestExportTSVAcrossNamespacesKeepsTheirColumnAndSelectors(t *testing.T) {
 	h, _ := webtest.Demo(t, apitest.Options{})
-	resp, body, err := exportGet(t, h, "/c/dev/api/v1/pods?export=tsv&labelSelector=app%3Dweb", nil)
-	if err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("status %d, read error %v", resp.StatusCode, err)
+	resp, body, err := exportGet(t, h, "/c/dev/api/v1/pods?export=tsv&labelSelector=app%3Dweb", map[string]string{"Accept-Encoding": "identity"})
+	if err != nil || resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Encoding") != "" {
+		t.Fatalf("status %d, read error %v, Content-Encoding %q", resp.StatusCode, err, resp.Header.Get("Content-Encoding"))
 	}
 	if got := resp.Header.Get("Content-Disposition"); got != "attachment; filename=dev-pods.tsv" {
 		t.Errorf("Content-Disposition %q", got)
@@ -122,32 +127,35 @@ func TestExportTSVAcrossNamespacesKeepsTheirColumnAndSelectors(t *testing.T) {
 // file ends with an error line, and the response is aborted.
 func TestExportCutByExpiredContinueEndsWithAnErrorLine(t *testing.T) {
 	for _, format := range []string{"csv", "json", "yaml"} {
-		t.Run(format, func(t *testing.T) {
-			h, fake := webtest.Demo(t, apitest.Options{})
-			bulkPods(t, fake, 1500)
-			fake.ExpireContinueTokensAfter(1)
-			resp, body, err := exportGet(t, h, "/c/dev/api/v1/namespaces/bulk/pods?export="+format, nil)
-			if resp.StatusCode != http.StatusOK {
-				t.Fatalf("status %d", resp.StatusCode)
-			}
-			if err == nil {
-				t.Error("the response ended normally: a browser would keep a short file")
-			}
-			what := "rows"
-			if format != "csv" {
-				what = "objects"
-			}
-			want := "\n# ERROR: the export ended after 1000 " + what + ": The provided continue parameter is too old"
-			if !strings.Contains(body, want) {
-				t.Errorf("no error line %q at the end of:\n…%s", want, body[max(0, len(body)-300):])
-			}
-			if strings.Contains(body, "p-01000") {
-				t.Error("rows after the cut")
-			}
-			if strings.Count(body, "p-00999") == 0 {
-				t.Error("the first page is missing")
-			}
-		})
+		// Compressed (Go's client asks for gzip) and not.
+		for _, accept := range []map[string]string{nil, {"Accept-Encoding": "identity"}} {
+			t.Run(format+" "+cmp.Or(accept["Accept-Encoding"], "gzip"), func(t *testing.T) {
+				h, fake := webtest.Demo(t, apitest.Options{})
+				bulkPods(t, fake, 1500)
+				fake.ExpireContinueTokensAfter(1)
+				resp, body, err := exportGet(t, h, "/c/dev/api/v1/namespaces/bulk/pods?export="+format, accept)
+				if resp.StatusCode != http.StatusOK {
+					t.Fatalf("status %d", resp.StatusCode)
+				}
+				if err == nil {
+					t.Error("the response ended normally: a browser would keep a short file")
+				}
+				what := "rows"
+				if format != "csv" {
+					what = "objects"
+				}
+				want := "\n# ERROR: the export ended after 1000 " + what + ": The provided continue parameter is too old"
+				if !strings.Contains(body, want) {
+					t.Errorf("no error line %q at the end of:\n…%s", want, body[max(0, len(body)-300):])
+				}
+				if strings.Contains(body, "p-01000") {
+					t.Error("rows after the cut")
+				}
+				if strings.Count(body, "p-00999") == 0 {
+					t.Error("the first page is missing")
+				}
+			})
+		}
 	}
 }
 
