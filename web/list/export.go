@@ -336,7 +336,12 @@ func neutralized(s string) string {
 func (h *Handler) exportObjects(ctx context.Context, e *exporter, t page.Target, lq Query) error {
 	r, ns := t.Resource, t.Path.Namespace
 	apiVersion := r.GroupVersion().String()
-	q := apiclient.ListQuery{LabelSelector: lq.LabelSelector, FieldSelector: lq.FieldSelector, PageSize: exportPageSize, MaxObjects: maxExportObjects}
+	q := apiclient.ListQuery{
+		LabelSelector: lq.LabelSelector, FieldSelector: lq.FieldSelector, PageSize: exportPageSize, MaxObjects: maxExportObjects,
+		// As kubectl get -o yaml and the object page's YAML leave them out:
+		// bookkeeping of who wrote which field, often most of an object.
+		Omit: []string{"metadata.managedFields"},
+	}
 	yamlOut := e.format.ext == "yaml"
 	var item []byte
 	_, err := t.Client.EachObject(ctx, r, ns, q, func(obj *unstructured.Unstructured) error {

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/tabula-console/tabula/apiclient/apitest"
@@ -177,7 +178,10 @@ func TestExportErrorsBeforeTheFirstByteArePages(t *testing.T) {
 
 func TestExportJSONAndYAMLAreLists(t *testing.T) {
 	h, fake := webtest.Demo(t, apitest.Options{})
-	bulkPods(t, fake, 1200)
+	bulkPods(t, fake, 1199)
+	managed := apitest.Pod("bulk", "p-01199", map[string]string{"app": "bulk"})
+	managed.SetManagedFields([]metav1.ManagedFieldsEntry{{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationApply, APIVersion: "v1"}})
+	fake.Add(managed)
 	resp, body, err := exportGet(t, h, "/c/dev/api/v1/namespaces/bulk/pods?export=json", nil)
 	if err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("status %d, %v", resp.StatusCode, err)
@@ -191,6 +195,9 @@ func TestExportJSONAndYAMLAreLists(t *testing.T) {
 	}
 	if list.Kind != "List" || list.APIVersion != "v1" || len(list.Items) != 1200 || list.Items[0]["kind"] != "Pod" || list.Items[0]["apiVersion"] != "v1" {
 		t.Errorf("%s %s, %d items, first %v %v", list.APIVersion, list.Kind, len(list.Items), list.Items[0]["apiVersion"], list.Items[0]["kind"])
+	}
+	if strings.Contains(body, "managedFields") {
+		t.Error("the objects keep their managedFields")
 	}
 	resp, body, err = exportGet(t, h, "/c/dev/api/v1/namespaces/bulk/pods?export=yaml", nil)
 	if err != nil || resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Disposition") != "attachment; filename=dev-bulk-pods.yaml" {
