@@ -66,18 +66,33 @@ function initAutosubmit() {
   }
 }
 
-// Close the context menu and the other menus (details[data-menu]) on
-// Escape and on outside clicks, as a menu should.
+// Close the context menu on Escape and on outside clicks, as a menu should.
 function initContextSwitcher() {
-  for (const details of document.querySelectorAll(".ctx-switch, details[data-menu]")) {
+  const details = document.querySelector(".ctx-switch");
+  if (!details) return;
+  document.addEventListener("keydown", (e) => {
+    if (e.key === "Escape" && details.open) {
+      details.open = false;
+      details.querySelector("summary").focus();
+    }
+  });
+  document.addEventListener("click", (e) => {
+    if (details.open && !details.contains(e.target)) details.open = false;
+  });
+}
+
+// Menus in toolbars (details[data-menu], the list's Export) close on
+// Escape, giving the focus back to their summary, and on outside clicks.
+function initMenus() {
+  for (const menu of document.querySelectorAll("details[data-menu]")) {
     document.addEventListener("keydown", (e) => {
-      if (e.key === "Escape" && details.open) {
-        details.open = false;
-        details.querySelector("summary").focus();
+      if (e.key === "Escape" && menu.open) {
+        menu.open = false;
+        menu.querySelector("summary").focus();
       }
     });
     document.addEventListener("click", (e) => {
-      if (details.open && !details.contains(e.target)) details.open = false;
+      if (menu.open && !menu.contains(e.target)) menu.open = false;
     });
   }
 }
@@ -194,6 +209,7 @@ initSlashFocus();
 initResourceFilter();
 initAutosubmit();
 initContextSwitcher();
+initMenus();
 initSidebarMenu();
 initDeniedTips();
 initSearchKeys();

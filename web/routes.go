@@ -166,9 +166,8 @@ var publicPaths = []string{"/healthz", "/readyz", "/metrics", assetPrefix}
 // once in resource, and whether it streams: every other row is bounded by
 // the page deadline.
 type resourceRoutes struct {
-	list, liveList route
-	// export is …/{resource}?export=…: the whole collection as a download.
-	export             route
+	list, liveList     route
+	export             route // …/{resource}?export=…, whatever the list's route
 	object, liveObject route
 	// subresources are served by name; any other subresource goes to
 	// otherSubresource.
@@ -201,11 +200,9 @@ type methods struct{ get, post route }
 
 func (s *Server) resourceRoutes() resourceRoutes {
 	return resourceRoutes{
-		list:     route{serve: s.list.Page, verb: "list"},                // …/{resource}: one page of the list, in the server's Table columns
-		liveList: route{serve: s.list.Live, verb: "watch", stream: true}, // …/{resource} over WebSocket: changed rows, rendered as the page renders them
-		// …/{resource}?export=csv|tsv|json|yaml: every page of the collection, streamed as a download (web/list/export.go);
-		// its setup has the page deadline, the whole export a deadline of its own
-		export:     route{serve: s.list.Export, verb: "list", stream: true},
+		list:       route{serve: s.list.Page, verb: "list"},                  // …/{resource}: one page of the list, in the server's Table columns
+		liveList:   route{serve: s.list.Live, verb: "watch", stream: true},   // …/{resource} over WebSocket: changed rows, rendered as the page renders them
+		export:     route{serve: s.list.Export, verb: "list", stream: true},  // …/{resource}?export=csv|tsv|json|yaml: the whole collection as a download; setup has the page deadline, the export its own (web/list/export.go)
 		object:     route{serve: s.object.Page, verb: "get"},                 // …/{resource}/{name}: overview (server or generic describe), ?view=yaml
 		liveObject: route{serve: s.object.Live, verb: "watch", stream: true}, // …/{resource}/{name} over WebSocket: the page's live sections
 		subresources: map[string]route{
