@@ -81,6 +81,22 @@ function initContextSwitcher() {
   });
 }
 
+// Menus in toolbars (details[data-menu], the list's Export) close on
+// Escape, giving the focus back to their summary, and on outside clicks.
+function initMenus() {
+  for (const menu of document.querySelectorAll("details[data-menu]")) {
+    document.addEventListener("keydown", (e) => {
+      if (e.key === "Escape" && menu.open) {
+        menu.open = false;
+        menu.querySelector("summary").focus();
+      }
+    });
+    document.addEventListener("click", (e) => {
+      if (menu.open && !menu.contains(e.target)) menu.open = false;
+    });
+  }
+}
+
 // Copy buttons copy the text of the element their data-copy selects.
 function initCopyButtons() {
   for (const button of document.querySelectorAll("[data-copy]")) {
@@ -193,6 +209,7 @@ initSlashFocus();
 initResourceFilter();
 initAutosubmit();
 initContextSwitcher();
+initMenus();
 initSidebarMenu();
 initDeniedTips();
 initSearchKeys();

@@ -40,6 +40,16 @@ type ListPage struct {
 	// NoMatch is the empty state of a filtered page: no row matched in the
 	// objects it read.
 	NoMatch string
+	// Exports download the whole collection the page's query selects, one
+	// link per format.
+	Exports []ExportLink
+}
+
+// ExportLink downloads the list's whole collection in one format.
+type ExportLink struct {
+	Format string // csv, tsv, json, yaml
+	Label  string
+	Href   templ.SafeURL
 }
 
 // LiveList is what the page needs to follow its list live.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tabula-console/tabula/streaming"
 	"github.com/tabula-console/tabula/web/csrf"
+	"github.com/tabula-console/tabula/web/list"
 	"github.com/tabula-console/tabula/web/page"
 )
 
@@ -166,6 +167,7 @@ var publicPaths = []string{"/healthz", "/readyz", "/metrics", assetPrefix}
 // the page deadline.
 type resourceRoutes struct {
 	list, liveList     route
+	export             route // …/{resource}?export=…, whatever the list's route
 	object, liveObject route
 	// subresources are served by name; any other subresource goes to
 	// otherSubresource.
@@ -200,6 +202,7 @@ func (s *Server) resourceRoutes() resourceRoutes {
 	return resourceRoutes{
 		list:       route{serve: s.list.Page, verb: "list"},                  // …/{resource}: one page of the list, in the server's Table columns
 		liveList:   route{serve: s.list.Live, verb: "watch", stream: true},   // …/{resource} over WebSocket: changed rows, rendered as the page renders them
+		export:     route{serve: s.list.Export, verb: "list", stream: true},  // …/{resource}?export=csv|tsv|json|yaml: the whole collection as a download; setup has the page deadline, the export its own (web/list/export.go)
 		object:     route{serve: s.object.Page, verb: "get"},                 // …/{resource}/{name}: overview (server or generic describe), ?view=yaml
 		liveObject: route{serve: s.object.Live, verb: "watch", stream: true}, // …/{resource}/{name} over WebSocket: the page's live sections
 		subresources: map[string]route{
@@ -251,9 +254,13 @@ func (s *Server) resource(c echo.Context) error {
 		return err
 	}
 	req := c.Request()
-	rt, err := s.dispatch.route(req.Method, t.Path, req.Method == http.MethodGet && streaming.IsUpgrade(req))
+	live := req.Method == http.MethodGet && streaming.IsUpgrade(req)
+	rt, err := s.dispatch.route(req.Method, t.Path, live)
 	if err != nil {
 		return err
+	}
+	if t.Path.Name == "" && req.Method == http.MethodGet && !live && list.IsExport(req.URL.Query()) {
+		rt = s.dispatch.export
 	}
 	if rt.verb != "" && !t.Resource.Can(rt.verb) {
 		return echo.NewHTTPError(http.StatusMethodNotAllowed, fmt.Sprintf("The server does not allow %s %s.", gerund(rt.verb), t.Resource.Name))
@@ -267,6 +274,9 @@ func (s *Server) resource(c echo.Context) error {
 // fleetResource serves an API path over fleet contexts: a list, a section
 // per cluster (web/fleet), within the page deadline.
 func (s *Server) fleetResource(c echo.Context) error {
+	if list.IsExport(c.QueryParams()) {
+		return echo.NewHTTPError(http.StatusBadRequest, "An export is one cluster's collection: export from each context's own list.")
+	}
 	parts := strings.SplitN(c.Request().URL.EscapedPath(), "/", 4)
 	if len(parts) < 4 {
 		return echo.ErrNotFound

@@ -68,8 +68,9 @@
 //
 // Failures are injected with Override (any handler for a path), FailPath and
 // FailResource (a metav1.Status such as Forbidden, NotFound, TooManyRequests),
-// for reads and writes alike, and ExpireContinueTokens (410 Expired for
-// continue tokens issued so far).
+// for reads and writes alike, ExpireContinueTokens (410 Expired for
+// continue tokens issued so far) and ExpireContinueTokensAfter (410 for the
+// continue token of a later page: a long list cut in the middle).
 //
 // Every Add, Update, Modify and Delete, and every write request that stores
 // something, bumps one resourceVersion counter and is kept in a bounded

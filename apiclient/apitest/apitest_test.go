@@ -209,6 +209,36 @@ func TestPagingAndExpiredContinue(t *testing.T) {
 	}
 }
 
+// A collection cut in the middle: the second page's token answers 410,
+// the first page's was continued before it.
+func TestExpireContinueTokensAfter(t *testing.T) {
+	s := seeded(t, apitest.Options{})
+	s.ExpireContinueTokensAfter(2)
+	next := func(cont string) answer {
+		q := url.Values{"limit": {"2"}, "labelSelector": {"app=web"}}
+		if cont != "" {
+			q.Set("continue", cont)
+		}
+		return get(t, s, "/api/v1/pods?"+q.Encode(), "application/json")
+	}
+	token := func(a answer) string {
+		c, _ := a.body["metadata"].(map[string]any)["continue"].(string)
+		return c
+	}
+	first := next("")
+	second := next(token(first))
+	if second.code != http.StatusOK || token(second) == "" {
+		t.Fatalf("second page: %d %v", second.code, second.body)
+	}
+	if third := next(token(second)); third.code != http.StatusGone || third.body["reason"] != string(metav1.StatusReasonExpired) {
+		t.Errorf("third page: %d %v, want 410 Expired", third.code, third.body)
+	}
+	// Only once: a new list pages through to its end.
+	if again := next(token(next(""))); again.code != http.StatusOK {
+		t.Errorf("a new list after the cut: %d %v", again.code, again.body)
+	}
+}
+
 func TestSelectors(t *testing.T) {
 	s := seeded(t, apitest.Options{})
 	count := func(a answer) int { return len(a.body["items"].([]any)) }

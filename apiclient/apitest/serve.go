@@ -349,6 +349,7 @@ func (s *Server) paginate(items []*unstructured.Unstructured, rv int64, limitPar
 	if limit > 0 && len(items) > limit {
 		next := items[limit]
 		meta.Continue = encodeContinue(rv, storeKey(next.GetNamespace(), next.GetName()))
+		s.issuedContinue()
 		if counted {
 			remaining := int64(len(items) - limit)
 			meta.RemainingItemCount = &remaining

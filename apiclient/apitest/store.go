@@ -20,7 +20,11 @@ import (
 type store struct {
 	rv      int64
 	expired int64 // continue tokens issued at or before this rv answer 410
-	objects map[string]map[string]*unstructured.Unstructured
+	// expireAfter, when positive, counts down the list pages that carry a
+	// continue token; the one that reaches zero expires every token issued
+	// so far, its own included (ExpireContinueTokensAfter).
+	expireAfter int
+	objects     map[string]map[string]*unstructured.Unstructured
 
 	// history is every change, oldest first, at most maxWatchHistory long.
 	history []watchEvent
@@ -232,6 +236,33 @@ func (s *Server) ExpireContinueTokens() {
 	defer s.mu.Unlock()
 	s.store.rv++
 	s.store.expired = s.store.rv
+}
+
+// ExpireContinueTokensAfter makes the pages-th list page served from now
+// on that carries a continue token the last one that can be continued:
+// every token issued until then, its own included, answers 410 Expired, as
+// when etcd compacts while a client pages through a long collection. The
+// pages before it continue as usual.
+func (s *Server) ExpireContinueTokensAfter(pages int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.store.expireAfter = pages
+}
+
+// issuedContinue counts a list page that carries a continue token towards
+// ExpireContinueTokensAfter.
+func (s *Server) issuedContinue() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.store.expireAfter <= 0 {
+		return
+	}
+	if s.store.expireAfter--; s.store.expireAfter == 0 {
+		// Lists started from now on are at a newer version, so their
+		// tokens still continue.
+		s.store.expired = s.store.rv
+		s.store.rv++
+	}
 }
 
 // UIDFor is the UID Add gives an object without one.

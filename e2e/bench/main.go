@@ -50,6 +50,10 @@
 //     read.
 //   - problems: the Problems page of all namespaces, measured as changes
 //     is.
+//   - export: the bulk pods exported through the console as CSV and as
+//     YAML (?export=), -export-runs each after one unmeasured, read to the
+//     end: rows/s and the console's VmRSS growth, against the same pages
+//     read straight from the API server.
 //   - fleet: two more dev control planes (no pods) and a delaying proxy in
 //     front of one, a console serving the three: a fleet list of pods
 //     (first section, complete) against each cluster's own page, its
@@ -106,7 +110,7 @@ const (
 )
 
 // measurements, in the order they run.
-var measurements = []string{"list", "memory", "browser", "logs", "watch", "clients", "exec", "search", "relations", "changes", "problems", "fleet", "filter"}
+var measurements = []string{"list", "memory", "browser", "logs", "watch", "clients", "exec", "search", "relations", "changes", "problems", "fleet", "filter", "export"}
 
 type options struct {
 	requests       int
@@ -154,6 +158,7 @@ type options struct {
 
 	relationsRuns int
 	fleetClients  int
+	exportRuns    int
 }
 
 func main() {
@@ -195,6 +200,7 @@ func main() {
 	flag.IntVar(&o.searchRuns, "search-runs", 10, "searches in a row over HTTP")
 	flag.IntVar(&o.searchConcurrent, "search-concurrent", 10, "searches at once over HTTP")
 	flag.IntVar(&o.relationsRuns, "relations-runs", 15, "measured loads of each relation page")
+	flag.IntVar(&o.exportRuns, "export-runs", 3, "measured exports of each format (CSV, YAML)")
 	flag.Parse()
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, nil)))
 	usage := func(msg string) {
@@ -238,6 +244,8 @@ func main() {
 		usage("-crds must not be negative, -search-query not empty, -search-runs and -search-concurrent positive")
 	case o.relationsRuns < 1:
 		usage("-relations-runs must be positive")
+	case o.exportRuns < 1:
+		usage("-export-runs must be positive")
 	case o.bigLimit < 1 || o.restWait < 0 || o.browserRuns < 1:
 		usage("-big-limit and -browser-runs must be positive and -rest-wait not negative")
 	}
@@ -532,6 +540,14 @@ func run(ctx context.Context, o options) (err error) {
 		targets = append(targets, reportFilter(out, o, res, err)...)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("filter: %w", err))
+		}
+	}
+	if o.measure["export"] {
+		slog.Info("measuring the export", "runs", o.exportRuns)
+		res, err := measureExport(ctx, o, kube, browser, server, console.URL, console.Pid())
+		targets = append(targets, reportExport(out, o, res, err)...)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("export: %w", err))
 		}
 	}
 	if len(targets) > 0 || len(figures) > 0 {

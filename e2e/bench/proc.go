@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // procStatus is what the bench reads of /proc/<pid>/status, in KiB; -1 when
@@ -100,4 +101,36 @@ func mib(kib int64) string {
 		return "unknown"
 	}
 	return fmt.Sprintf("%.1f MiB", float64(kib)/1024)
+}
+
+// cpuTime is the CPU time pid has used, user and system, from
+// /proc/<pid>/stat (in clock ticks of 1/100 s, Linux's USER_HZ); -1 when it
+// cannot be read.
+func cpuTime(pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return -1
+	}
+	return parseCPUTime(b)
+}
+
+// parseCPUTime reads utime and stime, the 14th and 15th fields of
+// /proc/<pid>/stat, counted after the command name, which may hold spaces
+// and parentheses, so from its last ')'.
+func parseCPUTime(b []byte) time.Duration {
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return -1
+	}
+	f := strings.Fields(string(b[i+1:]))
+	// f[0] is the state, the 3rd field: utime is f[11], stime f[12].
+	if len(f) < 13 {
+		return -1
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return -1
+	}
+	return time.Duration(utime+stime) * 10 * time.Millisecond
 }

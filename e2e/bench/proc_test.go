@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"testing"
+	"time"
 )
 
 const statusText = `Name:	tabula
@@ -69,5 +70,15 @@ func TestPeakPerPage(t *testing.T) {
 		if got := tc.p.perPageKiB(); got != tc.want {
 			t.Errorf("%+v: per page %v KiB, want %v", tc.p, got, tc.want)
 		}
+	}
+}
+
+func TestParseCPUTime(t *testing.T) {
+	stat := "4242 (tabula (x) y) S 1 4242 4242 0 -1 4194560 1234 0 0 0 250 75 0 0 20 0 9 0 1000 123456 789\n"
+	if got := parseCPUTime([]byte(stat)); got != 3250*time.Millisecond {
+		t.Errorf("cpu time %v, want 3.25s", got)
+	}
+	if got := parseCPUTime([]byte("garbage")); got != -1 {
+		t.Errorf("garbage: %v", got)
 	}
 }

@@ -108,6 +108,7 @@ func TestFleetURLsRefuseWhatTheyCannotServe(t *testing.T) {
 		"/c/east,nosuch/":                              http.StatusNotFound,   // not offered
 		"/c/_all/api/v1/namespaces/demo/pods/web-east": http.StatusBadRequest, // an object
 		"/c/_all/jump?q=pods":                          http.StatusBadRequest, // one cluster's page
+		"/c/_all/api/v1/pods?export=csv":               http.StatusBadRequest, // one cluster's export
 		"/fleet":                                       http.StatusBadRequest, // nothing chosen
 		"/fleet?context=nosuch":                        http.StatusNotFound,
 	} {

@@ -36,13 +36,18 @@ type Query struct {
 	// filtered page's Continue and Back hold positions (position), not
 	// upstream tokens.
 	Filter []Filter
+	// Export downloads the whole collection in this format (csv, tsv,
+	// json, yaml) instead of showing a page (export.go).
+	Export string
+	// Reveal asks an export to keep Secret values, for a user who may get
+	// them.
+	Reveal bool
 }
 
 // ParseQuery reads a list page's query. The paging history is bounded here,
 // where it enters, so no link of the page can grow with it.
-func ParseQuery(q url.Values) (Query, error) {
-	var err error
-	lq := Query{
+func ParseQuery(q url.Values) (lq Query, err error) {
+	lq = Query{
 		LabelSelector: q.Get("labelSelector"),
 		FieldSelector: q.Get("fieldSelector"),
 		Limit:         defaultLimit,
@@ -88,6 +93,10 @@ func ParseQuery(q url.Values) (Query, error) {
 			return lq, err
 		}
 	}
+	if lq.Export, err = parseExport(q); err != nil {
+		return lq, err
+	}
+	lq.Reveal = page.Bool(q, "reveal")
 	if lq.Continue == "" {
 		lq.Page, lq.Back = 1, nil
 	}
@@ -113,6 +122,10 @@ func (lq Query) Values() url.Values {
 	set("sort", lq.Sort)
 	for _, f := range lq.Filter {
 		v.Add("filter", f.Raw)
+	}
+	set("export", lq.Export)
+	if lq.Reveal {
+		v.Set("reveal", "1")
 	}
 	if lq.Continue != "" {
 		v.Set("continue", lq.Continue)

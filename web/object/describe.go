@@ -1,7 +1,6 @@
 package object
 
 import (
-	"encoding/base64"
 	"fmt"
 	"maps"
 	"net/url"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/views"
+	"github.com/tabula-console/tabula/web/kube"
 	"github.com/tabula-console/tabula/web/page"
 )
 
@@ -32,17 +32,6 @@ func isSecret(obj *unstructured.Unstructured) bool {
 	return obj.GetAPIVersion() == "v1" && obj.GetKind() == "Secret"
 }
 
-// hidden is what a masked value shows instead of itself.
-func hidden(size int) string { return fmt.Sprintf("hidden (%d bytes)", size) }
-
-// secretSize is the decoded size of a Secret's base64 value.
-func secretSize(b64 string) int {
-	if n, err := base64.StdEncoding.DecodeString(b64); err == nil {
-		return len(n)
-	}
-	return len(b64)
-}
-
 // mask hides a value, saying only its size; nil shows values.
 type mask func(value string) string
 
@@ -53,9 +42,9 @@ func secretMask(secret bool, k string) mask {
 	case !secret:
 		return nil
 	case k == "data":
-		return func(v string) string { return hidden(secretSize(v)) }
+		return func(v string) string { return kube.Hidden(kube.SecretSize(v)) }
 	case k == "stringData":
-		return func(v string) string { return hidden(len(v)) }
+		return func(v string) string { return kube.Hidden(len(v)) }
 	}
 	return nil
 }
@@ -86,7 +75,7 @@ func genericDescribe(in Input) *views.GenericDescribe {
 		v := obj.GetAnnotations()[k]
 		if secret && k == corev1.LastAppliedConfigAnnotation {
 			// kubectl apply keeps the whole Secret, data included, here.
-			v = hidden(len(v))
+			v = kube.Hidden(len(v))
 		}
 		g.Annotations = append(g.Annotations, views.Annotation{Key: k, Value: v, Long: len(v) > longAnnotation || strings.Contains(v, "\n")})
 	}

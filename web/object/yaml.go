@@ -3,9 +3,10 @@ package object
 import (
 	"fmt"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
+
+	"github.com/tabula-console/tabula/web/kube"
 )
 
 // objectYAML renders an object as YAML, without managedFields unless asked.
@@ -17,7 +18,7 @@ func objectYAML(obj *unstructured.Unstructured, managedFields bool) (string, err
 		unstructured.RemoveNestedField(o.Object, "metadata", "managedFields")
 	}
 	if isSecret(o) {
-		maskSecret(o)
+		kube.MaskSecret(o)
 	}
 	b, err := yaml.Marshal(o.Object)
 	if err != nil {
@@ -33,31 +34,6 @@ func maskedIfSecret(obj *unstructured.Unstructured) *unstructured.Unstructured {
 		return obj
 	}
 	o := obj.DeepCopy()
-	maskSecret(o)
+	kube.MaskSecret(o)
 	return o
-}
-
-// maskSecret replaces every value of data and stringData, keeping the keys
-// and their sizes, and the last-applied annotation.
-func maskSecret(o *unstructured.Unstructured) {
-	for _, field := range []string{"data", "stringData"} {
-		values, ok := o.Object[field].(map[string]any)
-		if !ok {
-			continue
-		}
-		masked := make(map[string]any, len(values))
-		for k, v := range values {
-			s, _ := v.(string)
-			size := len(s)
-			if field == "data" {
-				size = secretSize(s)
-			}
-			masked[k] = hidden(size)
-		}
-		o.Object[field] = masked
-	}
-	if ann := o.GetAnnotations(); ann[corev1.LastAppliedConfigAnnotation] != "" {
-		ann[corev1.LastAppliedConfigAnnotation] = hidden(len(ann[corev1.LastAppliedConfigAnnotation]))
-		o.SetAnnotations(ann)
-	}
 }

@@ -75,6 +75,18 @@ func (e *Env) Stream(c echo.Context, status int, component templ.Component) erro
 	return nil
 }
 
+// CompressStream starts compressing a streamed body (a download) as the
+// request accepts, setting Content-Encoding, before the head is written;
+// nil when it is sent as it is. The caller Closes it to end the body.
+func (e *Env) CompressStream(c echo.Context) *compress.Stream {
+	enc := e.Encoding(c, compress.MinSize)
+	if enc == compress.Identity { // else e.compressor is set
+		return nil
+	}
+	c.Response().Header().Set(echo.HeaderContentEncoding, string(enc))
+	return e.compressor.Stream(c.Response(), enc)
+}
+
 func (e *Env) logStreamError(path string, err error) {
 	if err != nil {
 		e.Log.Debug("streaming a page", "path", path, "error", err)
