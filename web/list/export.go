@@ -75,7 +75,14 @@ func exportLinks(base templ.SafeURL, lq Query) []views.ExportLink {
 	links := make([]views.ExportLink, 0, len(exportOrder))
 	for _, f := range exportOrder {
 		q.Export = f
-		links = append(links, views.ExportLink{Format: f, Label: exportLabels[f], Href: page.WithQuery(base, q.Values())})
+		label := exportLabels[f]
+		if !exportFilters(f) && len(lq.Filter) > 0 {
+			// Objects are exported as the selectors select them: row
+			// filters match printed cells, which a List of objects has not.
+			q.Filter = nil
+			label += ", without the row filters"
+		}
+		links = append(links, views.ExportLink{Format: f, Label: label, Href: page.WithQuery(base, q.Values())})
 	}
 	return links
 }
@@ -89,8 +96,15 @@ func parseExport(q url.Values) (string, error) {
 	if _, ok := exportFormats[v]; !ok {
 		return "", echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("export must be csv, tsv, json or yaml, not %q.", clip(v, 64)))
 	}
+	if !exportFilters(v) && len(q["filter"]) > 0 {
+		return "", echo.NewHTTPError(http.StatusBadRequest, "Row filters (filter=) match the cells a list prints, so they apply to CSV and TSV exports; a JSON or YAML export holds the objects the label and field selectors select. Leave out filter= or export CSV.")
+	}
 	return v, nil
 }
+
+// exportFilters says whether an export in format f keeps only the rows the
+// page's row filters keep: the tables do, Lists of objects do not.
+func exportFilters(f string) bool { return f == "csv" || f == "tsv" }
 
 // clip shortens a value a user sent to quote it in a message.
 func clip(s string, n int) string {
@@ -279,6 +293,12 @@ func (h *Handler) exportTable(ctx context.Context, e *exporter, t page.Target, l
 	}
 	in := Input{URLs: t.URLs, Resource: r, Namespace: ns, Query: lq, Table: head}
 	view := kube.NewListView(in.table())
+	// The whole collection is read, so the rows the page's filters keep
+	// are exported whatever the filtered pages' scan budget.
+	filter, err := bindFilters(lq.Filter, view.Columns)
+	if err != nil {
+		return err
+	}
 	e.begin()
 	w := csv.NewWriter(e.w)
 	w.Comma = e.format.comma
@@ -297,6 +317,9 @@ func (h *Handler) exportTable(ctx context.Context, e *exporter, t page.Target, l
 	}
 	built := view.Stream(rows)
 	for built.Next() {
+		if !filter.Match(built.Row()) {
+			continue
+		}
 		record = record[:0]
 		for _, cell := range built.Row().Cells {
 			record = append(record, neutralized(cell.Text))

@@ -466,3 +466,45 @@ func TestExportEndsWhenTheBrowserLeaves(t *testing.T) {
 		return nil
 	})
 }
+
+// A filtered page's CSV holds the rows its filters keep, from the whole
+// collection, not only those its scan budget reached; a JSON or YAML export
+// of objects refuses row filters rather than ignoring them.
+func TestExportCSVKeepsTheRowsTheFiltersKeep(t *testing.T) {
+	h, fake := webtest.Demo(t, apitest.Options{})
+	for i := range 1500 {
+		p := apitest.Pod("bulk", fmt.Sprintf("p-%05d", i), map[string]string{"app": "bulk"})
+		if i%100 == 0 {
+			webtest.SetPhase("Pending")(p)
+		}
+		fake.Add(p)
+	}
+	resp, body, err := exportGet(t, h, "/c/dev/api/v1/namespaces/bulk/pods?export=csv&filter=Status%3DPending", nil)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d, read error %v", resp.StatusCode, err)
+	}
+	records, err := csv.NewReader(strings.NewReader(body)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(records) != 1+15 || records[1][0] != "p-00000" || records[15][0] != "p-01400" {
+		t.Errorf("%d records (want a header and 15 Pending pods): %v", len(records), records)
+	}
+	// The page's Export menu leaves the filters out of the Lists, and says so.
+	_, page := h.Get(t, "/c/dev/api/v1/namespaces/bulk/pods?filter=Status%3DPending", http.StatusOK)
+	doc := webtest.Parse(t, page)
+	for format, filtered := range map[string]bool{"csv": true, "tsv": true, "json": false, "yaml": false} {
+		link := doc.Find(`[data-testid=export-` + format + `]`)
+		href := link.AttrOr("href", "")
+		if strings.Contains(href, "filter=") != filtered || strings.Contains(link.Text(), "without the row filters") == filtered {
+			t.Errorf("%s export link %q (%q): filtered %v wanted", format, href, strings.TrimSpace(link.Text()), filtered)
+		}
+	}
+	for _, format := range []string{"json", "yaml"} {
+		_, body := h.Get(t, "/c/dev/api/v1/namespaces/bulk/pods?export="+format+"&filter=Status%3DPending", http.StatusBadRequest)
+		if !strings.Contains(body, "apply to CSV and TSV") {
+			t.Errorf("%s with a row filter: the 400 does not say why", format)
+		}
+	}
+	h.Get(t, "/c/dev/api/v1/namespaces/bulk/pods?export=csv&filter=Nope%3Dx", http.StatusBadRequest)
+}
