@@ -66,13 +66,13 @@ func ParseCustomColumns(spec string) ([]CustomColumn, error) {
 	if strings.TrimSpace(spec) == "" {
 		return nil, nil
 	}
+	if n := strings.Count(spec, ",") + 1; n > MaxCustomColumns {
+		return nil, fmt.Errorf("%d custom columns; a list adds %d at most", n, MaxCustomColumns)
+	}
 	if len(spec) > MaxColumnsSpec {
 		return nil, fmt.Errorf("the custom columns are %d bytes long; they may be %d at most", len(spec), MaxColumnsSpec)
 	}
 	parts := strings.Split(spec, ",")
-	if len(parts) > MaxCustomColumns {
-		return nil, fmt.Errorf("%d custom columns; a list adds %d at most", len(parts), MaxCustomColumns)
-	}
 	cols := make([]CustomColumn, 0, len(parts))
 	for i, part := range parts {
 		header, path, ok := strings.Cut(strings.TrimSpace(part), ":")
@@ -130,21 +130,25 @@ func ParseLabelColumns(spec string) ([]string, error) {
 }
 
 // SplitNames reads a comma-separated list of names (label keys, column
-// names), bounded in length and count; empty names and repeats are dropped.
+// names), bounded in length and count (repeats count); empty names and
+// repeats are then dropped.
 func SplitNames(spec, what string, limit int) ([]string, error) {
 	if len(spec) > MaxColumnsSpec {
 		return nil, fmt.Errorf("the %s are %d bytes long; they may be %d at most", what, len(spec), MaxColumnsSpec)
 	}
 	var names []string
+	given := 0
 	for n := range strings.SplitSeq(spec, ",") {
 		n = strings.TrimSpace(n)
-		if n == "" || containsFold(names, n) {
+		if n == "" {
 			continue
 		}
-		if len(names) == limit {
-			return nil, fmt.Errorf("more than %d %s", limit, what)
+		if given++; given > limit {
+			return nil, fmt.Errorf("%d %s or more; a list takes %d at most", given, what, limit)
 		}
-		names = append(names, n)
+		if !containsFold(names, n) {
+			names = append(names, n)
+		}
 	}
 	return names, nil
 }
@@ -184,8 +188,8 @@ type extraColumn struct {
 	kind  extraKind
 	name  string
 	shown bool
-	key  string             // labelColumn
-	path *jsonpath.JSONPath // customColumn; one per view, as it keeps state while it runs
+	key   string             // labelColumn
+	path  *jsonpath.JSONPath // customColumn; one per view, as it keeps state while it runs
 }
 
 // extraColumns are the added columns of t, in their order: label columns,
