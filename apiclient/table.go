@@ -49,6 +49,9 @@ const (
 var (
 	acceptTable   = mediaTableV1 + "," + mediaTableV1Beta1 + "," + MediaTypePartialObjectMetadataList + "," + MediaTypeJSON
 	acceptNoTable = MediaTypePartialObjectMetadataList + "," + MediaTypeJSON
+	// acceptTableObjects asks for rows with whole objects: Tables, else the
+	// plain list, never the metadata list.
+	acceptTableObjects = mediaTableV1 + "," + mediaTableV1Beta1 + "," + MediaTypeJSON
 )
 
 // ListOptions select and page a list.
@@ -154,12 +157,17 @@ func (c *Client) listRequest(r Resource, opts ListOptions) func(accept string) *
 // openTable asks for a Table, then, refused (406), for a list without it.
 // With objects, each row keeps its whole object (Row.Raw).
 func (c *Client) openTable(ctx context.Context, req func(accept string) *rest.Request, wide, objects bool) (*TableStream, error) {
-	s, err := c.streamTable(ctx, req(acceptTable), wide, objects)
-	if apierrors.IsNotAcceptable(err) {
+	accepts := []string{acceptTable, acceptNoTable, MediaTypeJSON}
+	if objects {
+		// Whole objects: a metadata list would leave them out.
+		accepts = []string{acceptTableObjects, MediaTypeJSON}
+	}
+	var s *TableStream
+	var err error
+	for _, accept := range accepts {
 		// Some servers refuse as=Table outright; ask again without it.
-		s, err = c.streamTable(ctx, req(acceptNoTable), wide, objects)
-		if apierrors.IsNotAcceptable(err) {
-			s, err = c.streamTable(ctx, req(MediaTypeJSON), wide, objects)
+		if s, err = c.streamTable(ctx, req(accept), wide, objects); !apierrors.IsNotAcceptable(err) {
+			break
 		}
 	}
 	return s, err

@@ -21,6 +21,8 @@ func TestRowsKeepTheirWholeObject(t *testing.T) {
 		{"v1beta1", apitest.Options{Table: apitest.TableV1Beta1Only}, true},
 		{"no Tables", apitest.Options{Table: apitest.TableNone}, true},
 		{"406 without metadata lists", apitest.Options{Table: apitest.TableNotAcceptable, NoPartialMetadata: true}, true},
+		// A metadata list would carry no spec: whole objects skip it.
+		{"406", apitest.Options{Table: apitest.TableNotAcceptable}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fake := apitest.NewServerWith(t, tc.opts, apitest.CoreV1())

@@ -350,7 +350,7 @@ func (v *ListView) chip(key, value string) views.Chip {
 	if v.t.LabelFilterHref != nil {
 		c.Href = v.t.LabelFilterHref(key, value)
 	}
-	if v.t.LabelColumnHref != nil && !containsFold(v.t.LabelColumns, key) {
+	if v.t.LabelColumnHref != nil && !containsFold(v.t.LabelColumns, key) && len(v.t.LabelColumns) < MaxLabelColumns {
 		c.ColumnHref = v.t.LabelColumnHref(key)
 	}
 	if len(v.chips) < maxChipLinks {
