@@ -14,7 +14,7 @@
 //     Table GETs (includeObject None and Metadata), and the pages as a
 //     browser asks for them (compressed) against identity, -n requests of
 //     each kind interleaved after a warm-up; then where a page's time goes;
-//   - columns: the namespaced page with label columns (?labelColumns=app,tier)
+//   - columns: the namespaced page with two label columns (?labelColumns=)
 //     against the raw Metadata Table it asks for, and, reported, the page
 //     with a custom column (200 rows) against the raw Object Table;
 //   - memory: the console's VmRSS at rest before any page, after the list
