@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -190,6 +191,9 @@ type extraColumn struct {
 	shown bool
 	key   string             // labelColumn
 	path  *jsonpath.JSONPath // customColumn; one per view, as it keeps state while it runs
+	// top is the object's member a custom column starts at ("spec"), ""
+	// when its expression may read any.
+	top string
 }
 
 // extraColumns are the added columns of t, in their order: label columns,
@@ -203,7 +207,7 @@ func extraColumns(t ListTable) []extraColumn {
 	}
 	for _, c := range t.CustomColumns {
 		p, _ := newPath(c.Expr)
-		out = append(out, extraColumn{kind: customColumn, name: c.Name, path: p})
+		out = append(out, extraColumn{kind: customColumn, name: c.Name, path: p, top: topMember(c.Expr)})
 	}
 	if t.ShowLabels {
 		out = append(out, extraColumn{kind: labelsColumn, name: "Labels"})
@@ -240,6 +244,9 @@ func (v *ListView) extraCells(row *apiclient.Row, cells []views.Cell) []views.Ce
 	}
 	var obj any
 	decoded := false
+	if v.tops == nil {
+		v.tops = customTops(v.extras)
+	}
 	for _, c := range v.extras {
 		if !c.shown {
 			continue
@@ -250,10 +257,7 @@ func (v *ListView) extraCells(row *apiclient.Row, cells []views.Cell) []views.Ce
 			cells = append(cells, views.Cell{Text: labels[c.key]})
 		case customColumn:
 			if !decoded {
-				decoded = true
-				if row.Raw != nil && utiljson.Unmarshal(row.Raw, &obj) != nil {
-					obj = nil
-				}
+				decoded, obj = true, decodeObject(row.Raw, v.tops)
 			}
 			cells = append(cells, customCell(c.path, obj))
 		case labelsColumn:
@@ -261,6 +265,68 @@ func (v *ListView) extraCells(row *apiclient.Row, cells []views.Cell) []views.Ce
 		}
 	}
 	return cells
+}
+
+// customTops are the members of an object the shown custom columns read;
+// one "" means any (the whole object is decoded).
+func customTops(extras []extraColumn) []string {
+	tops := []string{}
+	for _, c := range extras {
+		if c.kind == customColumn && c.shown && !slices.Contains(tops, c.top) {
+			tops = append(tops, c.top)
+		}
+	}
+	return tops
+}
+
+// topMember is the member of the object an expression starts at, when it
+// starts with a plain field ({.spec.…}); "" when it may read any.
+func topMember(expr string) string {
+	p, err := jsonpath.Parse("column", expr)
+	if err != nil || len(p.Root.Nodes) != 1 {
+		return ""
+	}
+	list, ok := p.Root.Nodes[0].(*jsonpath.ListNode)
+	if !ok || len(list.Nodes) == 0 {
+		return ""
+	}
+	if f, ok := list.Nodes[0].(*jsonpath.FieldNode); ok && f.Value != "" && f.Value != "*" {
+		return f.Value
+	}
+	return ""
+}
+
+// decodeObject decodes a row's object as kubectl's unstructured objects
+// hold it (numbers as int64 or float64), only the members tops name when
+// they name some: a pod's metadata.managedFields and status cost most of
+// its decoding and a column of .spec reads neither. Nil when there is
+// no object, or it is not JSON.
+func decodeObject(raw []byte, tops []string) any {
+	if raw == nil {
+		return nil
+	}
+	if slices.Contains(tops, "") {
+		var obj any
+		if utiljson.Unmarshal(raw, &obj) != nil {
+			return nil
+		}
+		return obj
+	}
+	var members map[string]json.RawMessage
+	if json.Unmarshal(raw, &members) != nil {
+		return nil
+	}
+	obj := make(map[string]any, len(tops))
+	for _, name := range tops {
+		if m, ok := members[name]; ok {
+			var v any
+			if utiljson.Unmarshal(m, &v) != nil {
+				return nil
+			}
+			obj[name] = v
+		}
+	}
+	return obj
 }
 
 // customCell evaluates a custom column on one object as kubectl prints it:

@@ -11,7 +11,14 @@ import (
 // BenchmarkCustomColumns200 builds 200 rows with two custom columns from
 // whole pod objects: the decoding and JSONPath a custom-column page adds.
 func BenchmarkCustomColumns200(b *testing.B) {
-	raw, err := json.Marshal(apitest.Pod("bulk", "bulk-00001", map[string]string{"app.kubernetes.io/name": "bulk"}).Object)
+	// A pod with the metadata kwok's pods have (managedFields above all).
+	pod := apitest.Pod("bulk", "bulk-00001", nil)
+	var meta struct{ Metadata map[string]any }
+	if err := json.Unmarshal(apitest.KwokPodTableMetadata(1).Rows[0].Object.Raw, &meta); err != nil {
+		b.Fatal(err)
+	}
+	pod.Object["metadata"] = meta.Metadata
+	raw, err := json.Marshal(pod.Object)
 	if err != nil {
 		b.Fatal(err)
 	}

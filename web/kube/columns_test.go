@@ -93,3 +93,33 @@ func TestColumnBounds(t *testing.T) {
 		t.Error("an over-long spec accepted")
 	}
 }
+
+// Columns that start at a member decode only the members they read; one
+// that may read anything ({..image}) decodes the whole object; the cells
+// are the same either way.
+func TestCustomColumnsDecodeWhatTheyRead(t *testing.T) {
+	raw := []byte(`{"metadata":{"name":"a","managedFields":[{"manager":"x"}]},"spec":{"containers":[{"image":"i:1"}],"replicas":2},"status":{"phase":"Running"}}`)
+	table := &apiclient.Table{Served: apiclient.TableV1, Columns: []apiclient.Column{{Name: "Name", Type: "string", Format: "name"}},
+		Rows: []apiclient.Row{{Cells: []any{"a"}, Raw: raw}}}
+	for spec, want := range map[string]string{
+		"I:.spec.containers[*].image,P:.status.phase,R:.spec.replicas": "i:1|Running|2",
+		"I:{..image},N:.metadata.name":                                  "i:1|a",
+		"M:.metadata.managedFields[0].manager,X:.nothing":                "x|<none>",
+	} {
+		cols, err := ParseCustomColumns(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		view := NewListView(ListTable{URLs: contextURLs("dev"), Resource: pods, Namespace: "demo", Table: table, CustomColumns: cols})
+		var got []string
+		for _, c := range view.Rows(table.Rows)[0].Cells[1:] {
+			got = append(got, c.Text)
+		}
+		if strings.Join(got, "|") != want {
+			t.Errorf("%s: cells %v, want %s", spec, got, want)
+		}
+	}
+	if topMember("{.spec.containers[*].image}") != "spec" || topMember("{..image}") != "" || topMember("{.*}") != "" {
+		t.Error("topMember")
+	}
+}

@@ -97,6 +97,7 @@ type ListView struct {
 	extras        []extraColumn
 	shownExtras   int
 	chips         map[string]views.Chip // label chips by k=v
+	tops          []string              // members the custom columns read (customTops)
 }
 
 // NewListView lays out t's columns; its rows are built by Rows or Stream.
