@@ -103,8 +103,8 @@ func TestCustomColumnsDecodeWhatTheyRead(t *testing.T) {
 		Rows: []apiclient.Row{{Cells: []any{"a"}, Raw: raw}}}
 	for spec, want := range map[string]string{
 		"I:.spec.containers[*].image,P:.status.phase,R:.spec.replicas": "i:1|Running|2",
-		"I:{..image},N:.metadata.name":                                  "i:1|a",
-		"M:.metadata.managedFields[0].manager,X:.nothing":                "x|<none>",
+		"I:{..image},N:.metadata.name":                                 "i:1|a",
+		"M:.metadata.managedFields[0].manager,X:.nothing":              "x|<none>",
 	} {
 		cols, err := ParseCustomColumns(spec)
 		if err != nil {
