@@ -75,8 +75,8 @@ func (h *Handler) Live(c echo.Context, t page.Target) error {
 			usage: newLiveUsage(c.Request().Context(), h.env, t.Client, r, ns, lq, c.QueryParam("usage") == "on"),
 			// The identity key covers the exact credential: a tab carrying a
 			// refreshed token opens its own upstream, never riding one opened
-			// with the old token.
-			// Rows carry what the page's columns need of their object.
+			// with the old token. The include policy is in it too: the rows
+			// carry what the page's columns need of their object.
 			key: strings.Join([]string{t.Client.ContextName(), t.Client.IdentityKey(), r.Group, r.Version, r.Name,
 				ns, lq.LabelSelector, lq.FieldSelector, string(watchInclude(lq, r, ns))}, "\x00"),
 		}
