@@ -126,7 +126,11 @@ type rowMemory struct {
 	ageOf      time.Time
 	ageCell    any
 	scratch    []byte // unquoting of escaped strings
-	raw        []byte // the row's whole object, when kept
+	// raw holds the row's whole object, when kept, and rawDec reads its
+	// metadata from there: one decoder for every row (jsontext reads a
+	// bytes.Buffer in place).
+	raw    bytes.Buffer
+	rawDec *jsontext.Decoder
 }
 
 // Caps on what a rowMemory keeps when pooled; a freak page must not pin
@@ -166,10 +170,10 @@ func (m *rowMemory) reset() {
 	if cap(m.scratch) > maxPooledScratch {
 		m.scratch = nil
 	}
-	if cap(m.raw) > maxPooledScratch {
-		m.raw = nil
+	if m.raw.Cap() > maxPooledScratch {
+		m.raw = bytes.Buffer{}
 	}
-	m.raw = m.raw[:0]
+	m.raw.Reset()
 }
 
 func newTableDecoder(r io.Reader, limit int64, wide bool, mem *rowMemory) *tableDecoder {
@@ -433,10 +437,16 @@ func (d *tableDecoder) keptObject() error {
 		return err
 	}
 	m := d.mem
-	m.raw = append(m.raw[:0], raw...)
-	d.row.Raw = m.raw
+	m.raw.Reset()
+	m.raw.Write(raw)
+	d.row.Raw = m.raw.Bytes()
+	if m.rawDec == nil {
+		m.rawDec = jsontext.NewDecoder(&m.raw, jsonOptions...)
+	} else {
+		m.rawDec.Reset(&m.raw, jsonOptions...)
+	}
 	outer := d.dec
-	d.dec = jsontext.NewDecoder(bytes.NewReader(m.raw), jsonOptions...)
+	d.dec = m.rawDec
 	err = d.object()
 	d.dec = outer
 	return err
