@@ -1,7 +1,7 @@
 // Tabula's page behaviour: small, framework-free, loaded as an ES module.
 // Every page works without it; it only adds conveniences.
 
-import { initCopyLinks } from "./copylink.js";
+import { initColumns } from "./columns.js";
 
 // The theme choice lives in a cookie so the server renders it without a flash.
 const THEME_COOKIE = "tabula-theme";
@@ -198,4 +198,4 @@ initContextSwitcher();
 initSidebarMenu();
 initDeniedTips();
 initSearchKeys();
-initCopyLinks();
+initColumns();
