@@ -189,7 +189,7 @@ type extraColumn struct {
 	kind  extraKind
 	name  string
 	shown bool
-	key   string             // labelColumn
+	key   string             // labelColumn: the label; customColumn: the path as given
 	path  *jsonpath.JSONPath // customColumn; one per view, as it keeps state while it runs
 	// top is the object's member a custom column starts at ("spec"), ""
 	// when its expression may read any.
@@ -207,7 +207,7 @@ func extraColumns(t ListTable) []extraColumn {
 	}
 	for _, c := range t.CustomColumns {
 		p, _ := newPath(c.Expr)
-		out = append(out, extraColumn{kind: customColumn, name: c.Name, path: p, top: topMember(c.Expr)})
+		out = append(out, extraColumn{kind: customColumn, name: c.Name, key: c.Path, path: p, top: topMember(c.Expr)})
 	}
 	if t.ShowLabels {
 		out = append(out, extraColumn{kind: labelsColumn, name: "Labels"})
@@ -220,7 +220,7 @@ func (c extraColumn) header() views.ListColumn {
 	case labelColumn:
 		return views.ListColumn{Name: c.name, Description: "Label " + c.key + " (label column)"}
 	case customColumn:
-		return views.ListColumn{Name: c.name, Description: "Custom column"}
+		return views.ListColumn{Name: c.name, Description: "Custom column " + c.key}
 	}
 	return views.ListColumn{Name: c.name, Description: "The object's labels"}
 }
