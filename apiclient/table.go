@@ -32,6 +32,10 @@ type IncludeObject string
 const (
 	IncludeNone     IncludeObject = "None"
 	IncludeMetadata IncludeObject = "Metadata"
+	// IncludeFullObject sends each row's whole object, which the row then
+	// keeps as JSON (Row.Raw): what custom columns are evaluated on. It
+	// costs many times Metadata's bytes; pages asking for it are short.
+	IncludeFullObject IncludeObject = "Object"
 )
 
 // Table media types. A list asks for them in kubectl's order, then for the
@@ -45,6 +49,9 @@ const (
 var (
 	acceptTable   = mediaTableV1 + "," + mediaTableV1Beta1 + "," + MediaTypePartialObjectMetadataList + "," + MediaTypeJSON
 	acceptNoTable = MediaTypePartialObjectMetadataList + "," + MediaTypeJSON
+	// acceptTableObjects asks for rows with whole objects: Tables, else the
+	// plain list, never the metadata list.
+	acceptTableObjects = mediaTableV1 + "," + mediaTableV1Beta1 + "," + MediaTypeJSON
 )
 
 // ListOptions select and page a list.
@@ -86,6 +93,9 @@ type Row struct {
 	Conditions []metav1.TableRowCondition
 	// Object is set when the server included object metadata.
 	Object *ObjectMeta
+	// Raw is the row's whole object as JSON, kept only when the list asked
+	// for IncludeFullObject (nil otherwise).
+	Raw []byte
 }
 
 // Table is a page of a list in the server's own columns.
@@ -117,7 +127,7 @@ func (c *Client) GetTable(ctx context.Context, r Resource, namespace, name strin
 	s, err := c.openTable(ctx, func(accept string) *rest.Request {
 		return c.rest.Get().AbsPath(r.PathSegments(namespace, name)...).SetHeader("Accept", accept).
 			Param("includeObject", string(IncludeNone)).MaxRetries(0)
-	}, true)
+	}, true, false)
 	if err != nil {
 		return nil, err
 	}
@@ -145,13 +155,19 @@ func (c *Client) listRequest(r Resource, opts ListOptions) func(accept string) *
 }
 
 // openTable asks for a Table, then, refused (406), for a list without it.
-func (c *Client) openTable(ctx context.Context, req func(accept string) *rest.Request, wide bool) (*TableStream, error) {
-	s, err := c.streamTable(ctx, req(acceptTable), wide)
-	if apierrors.IsNotAcceptable(err) {
+// With objects, each row keeps its whole object (Row.Raw).
+func (c *Client) openTable(ctx context.Context, req func(accept string) *rest.Request, wide, objects bool) (*TableStream, error) {
+	accepts := []string{acceptTable, acceptNoTable, MediaTypeJSON}
+	if objects {
+		// Whole objects: a metadata list would leave them out.
+		accepts = []string{acceptTableObjects, MediaTypeJSON}
+	}
+	var s *TableStream
+	var err error
+	for _, accept := range accepts {
 		// Some servers refuse as=Table outright; ask again without it.
-		s, err = c.streamTable(ctx, req(acceptNoTable), wide)
-		if apierrors.IsNotAcceptable(err) {
-			s, err = c.streamTable(ctx, req(MediaTypeJSON), wide)
+		if s, err = c.streamTable(ctx, req(accept), wide, objects); !apierrors.IsNotAcceptable(err) {
+			break
 		}
 	}
 	return s, err
@@ -160,12 +176,17 @@ func (c *Client) openTable(ctx context.Context, req func(accept string) *rest.Re
 // streamTable sends the request and reads the answer's head. Error
 // statuses come back as the server's Status (client-go decodes them for
 // Stream too).
-func (c *Client) streamTable(ctx context.Context, r *rest.Request, wide bool) (*TableStream, error) {
+func (c *Client) streamTable(ctx context.Context, r *rest.Request, wide, objects bool) (*TableStream, error) {
 	body, err := r.Stream(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return newTableStream(ctx, body, maxListBytes, wide, c.pools)
+	s, err := newTableStream(ctx, body, maxListBytes, wide, c.pools)
+	if err == nil {
+		// Rows are decoded by Next, never while the head is read.
+		s.d.objects = objects
+	}
+	return s, err
 }
 
 func setParam(r *rest.Request, name, value string) {

@@ -15,15 +15,19 @@ import (
 // BenchmarkTableStream decodes pod pages as a list page reads them, row by
 // row from the body (Stream), and as ListTable keeps them (Collect): with
 // includeObject=None, and with Metadata, whose managedFields are most of
-// the bytes and are skipped.
+// the bytes and are skipped; KeptObjects200 keeps each row's object whole
+// (Row.Raw), as a list with custom columns does.
 func BenchmarkTableStream(b *testing.B) {
 	for _, bc := range []struct {
-		name  string
-		table metav1.Table
+		name    string
+		table   metav1.Table
+		objects bool
 	}{
-		{"None500", apitest.KwokPodTable(500)},
-		{"Metadata500", apitest.KwokPodTableMetadata(500)},
-		{"Metadata5000", apitest.KwokPodTableMetadata(5000)},
+		{"None500", apitest.KwokPodTable(500), false},
+		{"Metadata500", apitest.KwokPodTableMetadata(500), false},
+		{"Metadata5000", apitest.KwokPodTableMetadata(5000), false},
+		{"Metadata200", apitest.KwokPodTableMetadata(200), false},
+		{"KeptObjects200", apitest.KwokPodTableMetadata(200), true},
 	} {
 		body, err := json.Marshal(bc.table)
 		if err != nil {
@@ -35,6 +39,7 @@ func BenchmarkTableStream(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
+			s.d.objects = bc.objects
 			return s
 		}
 		b.Run(bc.name+"/Stream", func(b *testing.B) {

@@ -81,6 +81,8 @@ type tableDecoder struct {
 	dec   *jsontext.Decoder
 	input *cappedReader
 	wide  bool
+	// objects keeps each row's whole object as JSON (Row.Raw).
+	objects bool
 
 	head Table
 	seen topField // top-level members met so far
@@ -124,6 +126,11 @@ type rowMemory struct {
 	ageOf      time.Time
 	ageCell    any
 	scratch    []byte // unquoting of escaped strings
+	// raw holds the row's whole object, when kept, and rawDec reads its
+	// metadata from there: one decoder for every row (jsontext reads a
+	// bytes.Buffer in place).
+	raw    bytes.Buffer
+	rawDec *jsontext.Decoder
 }
 
 // Caps on what a rowMemory keeps when pooled; a freak page must not pin
@@ -163,6 +170,10 @@ func (m *rowMemory) reset() {
 	if cap(m.scratch) > maxPooledScratch {
 		m.scratch = nil
 	}
+	if m.raw.Cap() > maxPooledScratch {
+		m.raw = bytes.Buffer{}
+	}
+	m.raw.Reset()
 }
 
 func newTableDecoder(r io.Reader, limit int64, wide bool, mem *rowMemory) *tableDecoder {
@@ -399,12 +410,45 @@ func (d *tableDecoder) tableRow() error {
 				_, err := d.dec.ReadToken()
 				return err
 			}
-			err := d.object()
+			var err error
+			if d.objects {
+				err = d.keptObject()
+			} else {
+				err = d.object()
+			}
 			d.row.Object = &d.meta
 			return err
 		}
 		return d.skip()
 	})
+	return err
+}
+
+// keptObject reads an object whole, keeps its JSON as the row's Raw, and
+// decodes its metadata from that copy. Like encoding/json, a repeated
+// object replaces an earlier one.
+func (d *tableDecoder) keptObject() error {
+	if d.dec.PeekKind() != '{' {
+		d.meta = ObjectMeta{}
+		return d.typeError("object", "object")
+	}
+	raw, err := d.dec.ReadValue()
+	if err != nil {
+		return err
+	}
+	m := d.mem
+	m.raw.Reset()
+	m.raw.Write(raw)
+	d.row.Raw = m.raw.Bytes()
+	if m.rawDec == nil {
+		m.rawDec = jsontext.NewDecoder(&m.raw, jsonOptions...)
+	} else {
+		m.rawDec.Reset(&m.raw, jsonOptions...)
+	}
+	outer := d.dec
+	d.dec = m.rawDec
+	err = d.object()
+	d.dec = outer
 	return err
 }
 
@@ -564,6 +608,10 @@ func (d *tableDecoder) itemRow() error {
 	if d.dec.PeekKind() == 'n' { // encoding/json: an empty object
 		d.meta = ObjectMeta{}
 		if _, err := d.dec.ReadToken(); err != nil {
+			return err
+		}
+	} else if d.objects {
+		if err := d.keptObject(); err != nil {
 			return err
 		}
 	} else if err := d.object(); err != nil {

@@ -37,7 +37,7 @@ func (c *Client) OpenTable(ctx context.Context, r Resource, opts ListOptions) (*
 	if err := checkNames(opts.Namespace); err != nil {
 		return nil, err
 	}
-	return c.openTable(ctx, c.listRequest(r, opts), opts.Wide)
+	return c.openTable(ctx, c.listRequest(r, opts), opts.Wide, opts.IncludeObject == IncludeFullObject)
 }
 
 // newTableStream reads body's head; the stream owns body from here.
@@ -132,6 +132,9 @@ func (r *Row) Clone() Row {
 			}
 		}
 		out.Object = &meta
+	}
+	if r.Raw != nil {
+		out.Raw = append([]byte(nil), r.Raw...)
 	}
 	return out
 }

@@ -25,6 +25,9 @@ type WatchOptions struct {
 	// ResourceVersion resumes after that version (a list's, or the last
 	// event's). "" starts with an ADDED event for every current object.
 	ResourceVersion string
+	// IncludeObject is what a WatchTable row carries of its object: ""
+	// is IncludeMetadata; IncludeFullObject keeps it whole (Row.Raw).
+	IncludeObject IncludeObject
 }
 
 // Watch event types.
@@ -115,7 +118,7 @@ var (
 func (c *Client) WatchTable(ctx context.Context, r Resource, opts WatchOptions, emit func(WatchEvent)) error {
 	var columns []Column // from the stream's first Table; later ones have none
 	return c.watch(ctx, r, opts, watchTableAccepts, func(typ string, raw []byte) error {
-		t, err := c.decodeWatchObject(raw)
+		t, err := c.decodeWatchObject(raw, opts.IncludeObject == IncludeFullObject)
 		if err != nil {
 			return err
 		}
@@ -197,9 +200,13 @@ func (c *Client) watch(ctx context.Context, r Resource, opts WatchOptions, accep
 	if err := checkNames(opts.Namespace); err != nil {
 		return err
 	}
+	include := opts.IncludeObject
+	if include == "" {
+		include = IncludeMetadata
+	}
 	return c.stream(ctx, func(accept string) *rest.Request {
 		req := c.rest.Get().AbsPath(r.PathSegments(opts.Namespace, "")...).SetHeader("Accept", accept).MaxRetries(0).
-			Param("watch", "true").Param("allowWatchBookmarks", "true").Param("includeObject", string(IncludeMetadata))
+			Param("watch", "true").Param("allowWatchBookmarks", "true").Param("includeObject", string(include))
 		setParam(req, "labelSelector", opts.LabelSelector)
 		setParam(req, "fieldSelector", opts.FieldSelector)
 		setParam(req, "resourceVersion", opts.ResourceVersion)
@@ -271,11 +278,13 @@ func watchError(raw []byte) error {
 // decodeWatchObject decodes one watch event's object into a Table: a
 // server-side Table as it is, any other object as the generic row ListTable
 // makes of a list item.
-func (c *Client) decodeWatchObject(raw []byte) (*Table, error) {
+// With objects, the row keeps its whole object (Row.Raw).
+func (c *Client) decodeWatchObject(raw []byte, objects bool) (*Table, error) {
 	s, err := newTableStream(context.Background(), io.NopCloser(bytes.NewReader(raw)), maxListBytes, true, c.pools)
 	if err != nil {
 		return nil, fmt.Errorf("watch event: %w", err)
 	}
+	s.d.objects = objects
 	if s.Head.Served == TableV1 || s.Head.Served == TableV1Beta1 {
 		t, err := s.collect()
 		if err != nil {
@@ -290,6 +299,7 @@ func (c *Client) decodeWatchObject(raw []byte) (*Table, error) {
 	mem := c.pools.rowMemory()
 	defer c.pools.releaseRowMemory(mem)
 	d := newTableDecoder(bytes.NewReader(raw), maxListBytes, true, mem)
+	d.objects = objects
 	d.kind = kind + "List"
 	d.finishHead()
 	if err := d.itemRow(); err != nil {

@@ -101,7 +101,9 @@ func TestCRDListShowsPrinterColumnsAndWideRevealsPriority(t *testing.T) {
 func TestLabelChipFiltersTheList(t *testing.T) {
 	page := newPage(t)
 	goTo(t, page, "/c/admin/apis/apps/v1/namespaces/demo/deployments/api")
+	// The chip opens its menu (details/summary), whose first entry filters.
 	must(t, page.GetByTestId("label-chip").Filter(playwright.LocatorFilterOptions{HasText: "tier=backend"}).Click())
+	must(t, page.Locator("details.chip-menu[open]").GetByTestId("chip-filter").Click())
 	must(t, expect.Page(page).ToHaveURL(regexp.MustCompile(`/namespaces/demo/deployments\?labelSelector=tier%3Dbackend$`)))
 	must(t, expect.Locator(page.GetByTestId("label-selector")).ToHaveValue("tier=backend"))
 	rows := page.Locator("[data-testid=list-table] tbody tr")

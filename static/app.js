@@ -1,6 +1,8 @@
 // Tabula's page behaviour: small, framework-free, loaded as an ES module.
 // Every page works without it; it only adds conveniences.
 
+import { initColumns } from "./columns.js";
+
 // The theme choice lives in a cookie so the server renders it without a flash.
 const THEME_COOKIE = "tabula-theme";
 
@@ -213,3 +215,4 @@ initMenus();
 initSidebarMenu();
 initDeniedTips();
 initSearchKeys();
+initColumns();

@@ -37,6 +37,10 @@ type ListPage struct {
 	CreateDenied string
 	// Kubectl is the kubectl command listing what the page lists.
 	Kubectl string
+	// Chooser is the column chooser; ColumnNotes say what added columns
+	// cost (a bigger Table request, a shorter page).
+	Chooser     ColumnChooser
+	ColumnNotes []string
 	// NoMatch is the empty state of a filtered page: no row matched in the
 	// objects it read.
 	NoMatch string
@@ -192,8 +196,41 @@ type Cell struct {
 	// Name marks the cell naming the object: its row's condition tags sit
 	// there, whatever column comes first.
 	Name bool
-	// Muted is a numeric placeholder, such as the dash of a usage not known.
+	// Muted is a placeholder, such as the dash of a usage not known or a
+	// custom column's <none>.
 	Muted bool
+	// Labels, in a Labels column, are the object's labels as chips, each
+	// with a menu: filter by it, show it as a column.
+	Labels []Chip
+}
+
+// ColumnChoice is a column the chooser offers to show or hide.
+type ColumnChoice struct {
+	Name  string
+	Shown bool
+	// Kind is "server" (the Table's), "label", "custom" or "labels".
+	Kind string
+	// Priority marks a column only a wide list shows by default; Optional,
+	// one this list shows only when asked (priority, and the list not wide).
+	Priority bool
+	Optional bool
+	// Locked is the name column, always shown.
+	Locked bool
+}
+
+// ColumnChooser is the toolbar's "Columns" panel: a GET form whose choice
+// the list page turns into hide, show, labelColumns and columns.
+type ColumnChooser struct {
+	Action  templ.SafeURL
+	Choices []ColumnChoice
+	// LabelColumns and CustomColumns are the current values, to edit.
+	LabelColumns  string
+	CustomColumns string
+	ShowLabels    bool
+	// Hidden carries the rest of the query.
+	Hidden []HiddenField
+	// SaveHref is the page's own URL: the view as a link.
+	SaveHref templ.SafeURL
 }
 
 // Pager links pages of a list fetched with limit/continue.

@@ -64,6 +64,12 @@ func (out *rowWriter) row(r ListRow, first bool) {
 		if first && i == 0 {
 			out.s(firstRowTiming)
 		}
+		if c.Title != "" && !c.Time {
+			// Why a custom column's cell is empty.
+			out.s(` title="`)
+			out.esc(c.Title)
+			out.s(`"`)
+		}
 		switch {
 		case c.Numeric && c.Muted:
 			out.s(` class="num muted">`)
@@ -71,10 +77,14 @@ func (out *rowWriter) row(r ListRow, first bool) {
 			out.s(` class="num">`)
 		case c.Name:
 			out.s(` class="col-name">`)
+		case c.Muted:
+			out.s(` class="muted">`)
 		default:
 			out.s(`>`)
 		}
 		switch {
+		case len(c.Labels) > 0:
+			out.chips(c.Labels)
 		case c.Href != "":
 			out.s(`<a href="`)
 			out.esc(string(c.Href))
@@ -101,6 +111,35 @@ func (out *rowWriter) row(r ListRow, first bool) {
 	}
 	// No newline between rows: it would be one more DOM node per row.
 	out.s("</tr>")
+}
+
+// chips writes label chips as the object page's labelChip does: a
+// disclosure menu (details/summary: keyboard accessible, no script).
+func (out *rowWriter) chips(chips []Chip) {
+	out.s(`<span class="chips">`)
+	for _, c := range chips {
+		if c.Href == "" && c.ColumnHref == "" {
+			out.s(`<span class="chip">`)
+			out.esc(c.Text)
+			out.s(`</span>`)
+			continue
+		}
+		out.s(`<details class="chip-menu"><summary class="chip" data-testid="label-chip">`)
+		out.esc(c.Text)
+		out.s(`</summary><span class="chip-menu-items">`)
+		if c.Href != "" {
+			out.s(`<a href="`)
+			out.esc(string(c.Href))
+			out.s(`" data-testid="chip-filter">Filter by this</a>`)
+		}
+		if c.ColumnHref != "" {
+			out.s(`<a href="`)
+			out.esc(string(c.ColumnHref))
+			out.s(`" data-testid="chip-column">Show as column</a>`)
+		}
+		out.s(`</span></details>`)
+	}
+	out.s(`</span>`)
 }
 
 // rowWriter keeps the first write error, so the loop stays readable.

@@ -127,10 +127,12 @@ type GenericDescribe struct {
 	EventsNote string
 }
 
-// Chip is a label shown as a link to the list filtered by it.
+// Chip is a label, k=v. With links, it opens a small menu: the list
+// filtered by it (Href) and the list with it as a column (ColumnHref).
 type Chip struct {
-	Text string
-	Href templ.SafeURL
+	Text       string
+	Href       templ.SafeURL
+	ColumnHref templ.SafeURL
 }
 
 // Annotation is one annotation; long values start collapsed.

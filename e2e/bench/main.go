@@ -14,6 +14,9 @@
 //     Table GETs (includeObject None and Metadata), and the pages as a
 //     browser asks for them (compressed) against identity, -n requests of
 //     each kind interleaved after a warm-up; then where a page's time goes;
+//   - columns: the namespaced page with two label columns (?labelColumns=)
+//     against the raw Metadata Table it asks for, and, reported, the page
+//     with a custom column (200 rows) against the raw Object Table;
 //   - memory: the console's VmRSS at rest before any page, after the list
 //     run, after one all-namespaces -big-limit-row page and -rest-wait
 //     later, and its peak while -concurrent such pages are served at once;
@@ -110,7 +113,7 @@ const (
 )
 
 // measurements, in the order they run.
-var measurements = []string{"list", "memory", "browser", "logs", "watch", "clients", "exec", "search", "relations", "changes", "problems", "fleet", "filter", "export"}
+var measurements = []string{"list", "columns", "memory", "browser", "logs", "watch", "clients", "exec", "search", "relations", "changes", "problems", "fleet", "filter", "export"}
 
 type options struct {
 	requests       int
@@ -418,6 +421,15 @@ func run(ctx context.Context, o options) (err error) {
 		}
 	}
 	var errs []error
+	if o.measure["columns"] {
+		slog.Info("measuring label and custom columns", "requests", o.requests)
+		res, err := measureColumns(ctx, o, kube, browser, server, console.URL)
+		t, f := reportColumns(out, o, res, err)
+		targets, figures = append(targets, t...), append(figures, f...)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("columns: %w", err))
+		}
+	}
 	if o.measure["memory"] {
 		slog.Info("measuring console memory", "rows", o.bigLimit, "rest", o.restWait, "concurrent", o.concurrent)
 		res, err := measureMemory(ctx, o, browser, console.URL, console.Pid(), points)

@@ -22,6 +22,9 @@ type KubectlGet struct {
 	FieldSelector string
 	// Output is -o ("wide", "yaml"), or "" for kubectl's table.
 	Output string
+	// LabelColumns is -L (comma-separated keys); ShowLabels --show-labels.
+	LabelColumns string
+	ShowLabels   bool
 }
 
 // String is the command, every argument quoted for a POSIX shell.
@@ -57,6 +60,10 @@ func (k KubectlGet) String() string {
 	flag("l", "selector", k.LabelSelector)
 	flag("", "field-selector", k.FieldSelector)
 	flag("o", "output", k.Output)
+	flag("L", "label-columns", k.LabelColumns)
+	if k.ShowLabels {
+		args = append(args, "--show-labels")
+	}
 	if dashed {
 		args = append(args, "--", shellQuote(k.Name))
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -48,6 +49,24 @@ type ListTable struct {
 	Usage *Usage
 	// Now is when ages are counted from; zero is time.Now().
 	Now time.Time
+
+	// LabelColumns adds a column per label key, as kubectl -L, from each
+	// row's object metadata (apiclient.IncludeMetadata).
+	LabelColumns []string
+	// CustomColumns adds kubectl custom columns, evaluated on each row's
+	// whole object (apiclient.IncludeFullObject).
+	CustomColumns []CustomColumn
+	// ShowLabels adds a Labels column of chips, as kubectl --show-labels.
+	ShowLabels bool
+	// Hide names columns not to show, and Show priority columns to show
+	// without Wide, case-insensitively. The name column is always shown:
+	// it links the row and keys it for live updates.
+	Hide, Show []string
+	// LabelFilterHref and LabelColumnHref link a label chip's menu: the
+	// list filtered by the label, and with the label as a column. Nil
+	// leaves the chip without that entry.
+	LabelFilterHref func(key, value string) templ.SafeURL
+	LabelColumnHref func(key string) templ.SafeURL
 }
 
 // TableRows are a Table's rows as they are read (*apiclient.TableStream).
@@ -64,6 +83,9 @@ type ListView struct {
 	Columns []views.ListColumn
 	// HiddenColumns counts the columns only a wide list shows.
 	HiddenColumns int
+	// Choices are every column the list can show, shown or not, for the
+	// column chooser.
+	Choices []views.ColumnChoice
 
 	t             ListTable
 	visible       []int
@@ -72,6 +94,10 @@ type ListView struct {
 	rowBase       templ.SafeURL
 	now           time.Time
 	usage         *Usage // nil: no usage columns
+	extras        []extraColumn
+	shownExtras   int
+	chips         map[string]views.Chip // label chips by k=v
+	tops          []string              // members the custom columns read (customTops)
 }
 
 // NewListView lays out t's columns; its rows are built by Rows or Stream.
@@ -96,44 +122,94 @@ func NewListView(t ListTable) *ListView {
 		if col.Format == "name" && v.nameCol < 0 {
 			v.nameCol = i
 		}
+	}
+	if v.withNamespace {
+		hidden := containsFold(t.Hide, "Namespace")
+		v.withNamespace = !hidden
+		v.Choices = append(v.Choices, views.ColumnChoice{Name: "Namespace", Shown: !hidden, Kind: "server"})
+	}
+	for i, col := range table.Columns {
 		// A fallback list's generic Namespace column says something only
 		// across namespaces, as kubectl prints NAMESPACE only with -A.
 		if fallback && col.Name == "Namespace" && !allNamespaces {
 			continue
 		}
-		if col.Priority > 0 && !t.Wide {
+		choice := views.ColumnChoice{Name: col.Name, Kind: "server", Priority: col.Priority > 0, Optional: col.Priority > 0 && !t.Wide, Locked: i == v.nameCol}
+		switch {
+		case i == v.nameCol:
+		case containsFold(t.Hide, col.Name):
+			v.Choices = append(v.Choices, choice)
+			continue
+		case col.Priority > 0 && !t.Wide && !containsFold(t.Show, col.Name):
 			v.HiddenColumns++
+			v.Choices = append(v.Choices, choice)
 			continue
 		}
+		choice.Shown = true
+		v.Choices = append(v.Choices, choice)
 		v.visible = append(v.visible, i)
 	}
-	sortCol, desc := sortColumn(table.Columns, t.Sort)
-	v.Columns = make([]views.ListColumn, 0, len(v.visible)+3)
+	v.extras = extraColumns(t)
+	for i := range v.extras {
+		c := &v.extras[i]
+		c.shown = !containsFold(t.Hide, c.name)
+		if c.shown {
+			v.shownExtras++
+		}
+		v.Choices = append(v.Choices, views.ColumnChoice{Name: c.name, Shown: c.shown, Kind: c.choiceKind()})
+	}
+	sortCol, desc := v.sortColumn()
+	v.Columns = make([]views.ListColumn, 0, len(v.visible)+len(v.extras)+3)
 	if v.withNamespace {
 		v.Columns = append(v.Columns, views.ListColumn{Name: "Namespace", Description: "Namespace of the object"})
 	}
+	header := func(c views.ListColumn, sorted bool) views.ListColumn {
+		c.Sort = sortState(sorted, desc)
+		if t.SortHref != nil {
+			next := c.Name
+			if sorted && !desc {
+				next = "-" + c.Name
+			}
+			c.SortHref = t.SortHref(next)
+		}
+		return c
+	}
 	for _, i := range v.visible {
 		col := table.Columns[i]
-		c := views.ListColumn{
+		v.Columns = append(v.Columns, header(views.ListColumn{
 			Name:        col.Name,
 			Description: col.Description,
 			Numeric:     Numeric(col.Type),
 			NameColumn:  i == v.nameCol,
-			Sort:        sortState(i == sortCol, desc),
+		}, i == sortCol))
+	}
+	for i, c := range v.extras {
+		if c.shown {
+			v.Columns = append(v.Columns, header(c.header(), sortCol == len(table.Columns)+i))
 		}
-		if t.SortHref != nil {
-			next := col.Name
-			if i == sortCol && !desc {
-				next = "-" + col.Name
-			}
-			c.SortHref = t.SortHref(next)
-		}
-		v.Columns = append(v.Columns, c)
 	}
 	if v.usage != nil {
 		v.Columns = append(v.Columns, usageColumns(v.usage)...)
 	}
 	return v
+}
+
+// sortColumn is the column the view is sorted by: an index of the
+// Table's columns, or past them, len(columns)+i for extras[i]; -1 for none.
+// The server's columns win over added ones of the same name.
+func (v *ListView) sortColumn() (int, bool) {
+	columns := v.t.Table.Columns
+	if i, desc := sortColumn(columns, v.t.Sort); i >= 0 {
+		return i, desc
+	}
+	desc := strings.HasPrefix(v.t.Sort, "-")
+	name := strings.TrimPrefix(v.t.Sort, "-")
+	for i, c := range v.extras {
+		if name != "" && c.shown && strings.EqualFold(c.name, name) {
+			return len(columns) + i, desc
+		}
+	}
+	return -1, false
 }
 
 // HasUsage says whether the rows carry CPU and memory cells: rows pushed
@@ -149,13 +225,14 @@ func (v *ListView) width() int {
 	if v.usage != nil {
 		n += 2
 	}
-	return n
+	return n + v.shownExtras
 }
 
 // Rows builds every row of a page, sorted as the ListTable asks.
 func (v *ListView) Rows(rows []apiclient.Row) []views.ListRow {
 	columns := v.t.Table.Columns
-	if sortCol, desc := sortColumn(columns, v.t.Sort); sortCol >= 0 {
+	sortCol, desc := v.sortColumn()
+	if sortCol >= 0 && sortCol < len(columns) {
 		rows = sortedRows(rows, sortCol, columns[sortCol].Type, desc)
 	}
 	out := make([]views.ListRow, len(rows))
@@ -165,7 +242,51 @@ func (v *ListView) Rows(rows []apiclient.Row) []views.ListRow {
 	for i := range rows {
 		out[i] = v.row(&rows[i], cells[i*width:i*width:(i+1)*width])
 	}
+	if sortCol >= len(columns) {
+		// An added column sorts the built rows by its cells' text.
+		sortBuiltRows(out, v.cellIndex(sortCol-len(columns)), desc)
+	}
 	return out
+}
+
+// cellIndex is where extras[i]'s cell sits in a row.
+func (v *ListView) cellIndex(extra int) int {
+	n := len(v.visible)
+	if v.withNamespace {
+		n++
+	}
+	for _, c := range v.extras[:extra] {
+		if c.shown {
+			n++
+		}
+	}
+	return n
+}
+
+// sortBuiltRows orders rows by one cell's text, numbers as numbers; rows
+// without the cell's value (a missing label) go last either way.
+func sortBuiltRows(rows []views.ListRow, cell int, desc bool) {
+	text := func(r views.ListRow) string {
+		if cell < len(r.Cells) && !r.Cells[cell].Muted {
+			return r.Cells[cell].Text
+		}
+		return ""
+	}
+	sort.SliceStable(rows, func(i, j int) bool {
+		a, b := text(rows[i]), text(rows[j])
+		if a == "" || b == "" {
+			return a != "" && b == ""
+		}
+		if desc {
+			a, b = b, a
+		}
+		af, aerr := strconv.ParseFloat(a, 64)
+		bf, berr := strconv.ParseFloat(b, 64)
+		if aerr == nil && berr == nil {
+			return af < bf
+		}
+		return a < b
+	})
 }
 
 // Stream builds each row of src as it is read, in the server's order, so
@@ -215,6 +336,9 @@ func (v *ListView) row(row *apiclient.Row, cells []views.Cell) views.ListRow {
 			}
 		}
 		vr.Cells = append(vr.Cells, cell)
+	}
+	if v.shownExtras > 0 {
+		vr.Cells = v.extraCells(row, vr.Cells)
 	}
 	if v.usage != nil {
 		// Usage is merged by the row's key, namespace/name, as metrics.k8s.io

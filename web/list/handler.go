@@ -64,6 +64,10 @@ func (h *Handler) Page(c echo.Context, t page.Target) error {
 	if err != nil {
 		return err
 	}
+	if lq.FromChooser {
+		// The column chooser's choice, as the URL that keeps it.
+		return c.Redirect(http.StatusSeeOther, string(page.WithQuery(t.URLs.Resource(r, ns, ""), lq.FirstPage().Values())))
+	}
 	ctx := c.Request().Context()
 	// What the page shows besides the list is fetched while the server
 	// lists; everything is waited for, so nothing outlives the page.

@@ -78,12 +78,23 @@ func (h *Handler) Live(c echo.Context, t page.Target) error {
 			usage: newLiveUsage(c.Request().Context(), h.env, t.Client, r, ns, lq, c.QueryParam("usage") == "on"),
 			// The identity key covers the exact credential: a tab carrying a
 			// refreshed token opens its own upstream, never riding one opened
-			// with the old token.
+			// with the old token. The include policy is in it too: the rows
+			// carry what the page's columns need of their object.
 			key: strings.Join([]string{t.Client.ContextName(), t.Client.IdentityKey(), r.Group, r.Version, r.Name,
-				ns, lq.LabelSelector, lq.FieldSelector}, "\x00"),
+				ns, lq.LabelSelector, lq.FieldSelector, string(watchInclude(lq, r, ns))}, "\x00"),
 		}
 		return f.run(stream.Context, c.QueryParam("resourceVersion"))
 	})
+}
+
+// watchInclude is what the rows of a live list carry of their object: a
+// watch always sends metadata (which label columns read); custom columns
+// need the whole object, as the page's list asked for it.
+func watchInclude(lq Query, r apiclient.Resource, ns string) apiclient.IncludeObject {
+	if Options(lq, r, ns).IncludeObject == apiclient.IncludeFullObject {
+		return apiclient.IncludeFullObject
+	}
+	return apiclient.IncludeMetadata
 }
 
 type follower struct {
@@ -135,7 +146,8 @@ func (f *follower) run(ctx context.Context, rv string) error {
 func (f *follower) follow(ctx context.Context, rv string) error {
 	lq := f.in.Query
 	sub := f.watches.Subscribe(f.key, rv, func(ctx context.Context, from string, emit func(apiclient.WatchEvent)) error {
-		opts := apiclient.WatchOptions{Namespace: f.in.Namespace, LabelSelector: lq.LabelSelector, FieldSelector: lq.FieldSelector, ResourceVersion: from}
+		opts := apiclient.WatchOptions{Namespace: f.in.Namespace, LabelSelector: lq.LabelSelector, FieldSelector: lq.FieldSelector, ResourceVersion: from,
+			IncludeObject: watchInclude(lq, f.in.Resource, f.in.Namespace)}
 		return f.client.WatchTable(ctx, f.in.Resource, opts, emit)
 	})
 	defer sub.Close()

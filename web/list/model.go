@@ -2,6 +2,8 @@ package list
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -62,6 +64,8 @@ func Model(ctx context.Context, in Input) views.ListPage {
 	}
 	view := kube.NewListView(in.table())
 	p.Columns, p.HiddenColumns = view.Columns, view.HiddenColumns
+	p.Chooser = chooserView(base, lq, view.Choices)
+	p.ColumnNotes = columnNotes(lq, in.Resource, in.Namespace)
 	if in.Rows != nil && lq.Sort == "" {
 		p.Rows = views.StreamRows(view.Stream(in.Rows))
 	} else {
@@ -108,7 +112,43 @@ func kubectl(in Input) kube.KubectlGet {
 	if in.Query.Wide {
 		k.Output = "wide"
 	}
+	k.LabelColumns, k.ShowLabels = strings.Join(in.Query.LabelColumns, ","), in.Query.ShowLabels
+	if len(in.Query.CustomColumns) > 0 {
+		// kubectl prints custom columns instead of the server's, the page
+		// after them: the command shows the custom ones.
+		k.Output = "custom-columns=" + kube.CustomColumnsSpec(in.Query.CustomColumns)
+	}
 	return k
+}
+
+// columnNotes say what the page's added columns cost.
+func columnNotes(lq Query, r apiclient.Resource, ns string) []string {
+	var notes []string
+	switch opts := Options(lq, r, ns); {
+	case opts.IncludeObject == apiclient.IncludeFullObject:
+		notes = append(notes, fmt.Sprintf("Custom columns are read from each row's whole object, so this list asks the server for its Table with includeObject=Object and shows at most %d rows a page.", kube.MaxObjectRows))
+	case len(lq.LabelColumns) > 0 || lq.ShowLabels:
+		notes = append(notes, "Label columns are read from each row's labels, so this list asks the server for its Table with includeObject=Metadata (about ten times the bytes of the plain Table).")
+	}
+	return notes
+}
+
+// chooserView is the "Columns" panel: every column with its checkbox, the
+// label and custom columns to edit, and the rest of the query carried.
+func chooserView(base templ.SafeURL, lq Query, choices []views.ColumnChoice) views.ColumnChooser {
+	rest := lq.FirstPage()
+	rest.LabelColumns, rest.CustomColumns, rest.ShowLabels, rest.Hide, rest.Show = nil, nil, false, nil, nil
+	hidden := rest.Values()
+	hidden.Set("chooser", "1")
+	return views.ColumnChooser{
+		Action:        base,
+		Choices:       choices,
+		LabelColumns:  strings.Join(lq.LabelColumns, ","),
+		CustomColumns: kube.CustomColumnsSpec(lq.CustomColumns),
+		ShowLabels:    lq.ShowLabels,
+		Hidden:        page.HiddenFields(hidden),
+		SaveHref:      page.WithQuery(base, lq.Values()),
+	}
 }
 
 func listFilter(base templ.SafeURL, lq Query) views.ListFilter {
@@ -177,6 +217,18 @@ func (in Input) table() kube.ListTable {
 			next.Sort = sort
 			return page.WithQuery(base, next.Values())
 		},
+		LabelColumns: lq.LabelColumns, CustomColumns: lq.CustomColumns, ShowLabels: lq.ShowLabels,
+		Hide: lq.Hide, Show: lq.Show,
+		LabelFilterHref: func(key, value string) templ.SafeURL {
+			next := lq.FirstPage()
+			next.LabelSelector = key + "=" + value
+			return page.WithQuery(base, next.Values())
+		},
+		LabelColumnHref: func(key string) templ.SafeURL {
+			next := lq.FirstPage()
+			next.LabelColumns = append(slices.Clip(next.LabelColumns), key)
+			return page.WithQuery(base, next.Values())
+		},
 	}
 }
 
@@ -189,11 +241,17 @@ func Options(lq Query, r apiclient.Resource, namespace string) apiclient.ListOpt
 		Limit:         lq.Limit,
 		Continue:      lq.Continue,
 		IncludeObject: apiclient.IncludeNone,
-		Wide:          lq.Wide,
+		// Priority columns the chooser shows need their cells.
+		Wide: lq.Wide || len(lq.Show) > 0,
 	}
-	if r.Namespaced && namespace == "" {
-		// Rows of an all-namespaces list need their namespace to be linked.
+	if r.Namespaced && namespace == "" || len(lq.LabelColumns) > 0 || lq.ShowLabels {
+		// Rows of an all-namespaces list need their namespace to be
+		// linked, label columns their labels.
 		opts.IncludeObject = apiclient.IncludeMetadata
+	}
+	if len(lq.CustomColumns) > 0 {
+		opts.IncludeObject = apiclient.IncludeFullObject
+		opts.Limit = min(opts.Limit, kube.MaxObjectRows)
 	}
 	return opts
 }

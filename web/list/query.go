@@ -4,10 +4,13 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/tabula-console/tabula/web/kube"
 	"github.com/tabula-console/tabula/web/page"
 )
 
@@ -42,6 +45,15 @@ type Query struct {
 	// Reveal asks an export to keep Secret values, for a user who may get
 	// them.
 	Reveal bool
+
+	// Columns the list adds or leaves out (kube.ListTable has the details).
+	LabelColumns  []string
+	CustomColumns []kube.CustomColumn
+	ShowLabels    bool
+	Hide, Show    []string
+	// FromChooser marks a query sent by the column chooser's form, which
+	// the page redirects to its own URL (Values) so that a view is a link.
+	FromChooser bool
 }
 
 // ParseQuery reads a list page's query. The paging history is bounded here,
@@ -100,7 +112,69 @@ func ParseQuery(q url.Values) (lq Query, err error) {
 	if lq.Continue == "" {
 		lq.Page, lq.Back = 1, nil
 	}
+	if err := lq.parseColumns(q); err != nil {
+		return lq, err
+	}
 	return lq, nil
+}
+
+// maxColumnNames bounds hide and show: a Table has a few dozen columns.
+const maxColumnNames = 64
+
+// parseColumns reads the added and chosen columns; a bad value is a 400
+// that says what is wrong and shows what was sent.
+func (lq *Query) parseColumns(q url.Values) error {
+	var err error
+	// A parameter given more than once adds up, as its commas do.
+	joined := func(name string) string { return strings.Join(q[name], ",") }
+	if lq.LabelColumns, err = kube.ParseLabelColumns(joined("labelColumns")); err != nil {
+		return badColumns("labelColumns", joined("labelColumns"), err)
+	}
+	if lq.CustomColumns, err = kube.ParseCustomColumns(joined("columns")); err != nil {
+		return badColumns("columns", joined("columns"), err)
+	}
+	lq.ShowLabels = page.Bool(q, "showLabels")
+	if lq.Hide, err = kube.SplitNames(joined("hide"), "hidden columns", maxColumnNames); err != nil {
+		return badColumns("hide", joined("hide"), err)
+	}
+	if lq.Show, err = kube.SplitNames(joined("show"), "shown columns", maxColumnNames); err != nil {
+		return badColumns("show", joined("show"), err)
+	}
+	if !page.Bool(q, "chooser") {
+		return nil
+	}
+	// The chooser's form lists its columns (shown by default: "dflt";
+	// only when asked for: "opt") and checks those to show ("col").
+	lq.FromChooser = true
+	for _, name := range []string{"dflt", "opt", "col"} {
+		if len(q[name]) > maxColumnNames+kube.MaxLabelColumns+kube.MaxCustomColumns+1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("The column chooser sent %d %q fields; a list has far fewer columns.", len(q[name]), name))
+		}
+	}
+	checked := q["col"]
+	lq.Hide, lq.Show = nil, nil
+	for _, name := range q["dflt"] {
+		if !slices.ContainsFunc(checked, func(c string) bool { return strings.EqualFold(c, name) }) {
+			lq.Hide = append(lq.Hide, name)
+		}
+	}
+	for _, name := range q["opt"] {
+		if slices.ContainsFunc(checked, func(c string) bool { return strings.EqualFold(c, name) }) {
+			lq.Show = append(lq.Show, name)
+		}
+	}
+	return nil
+}
+
+// badColumns is the 400 of a column parameter: what is wrong, and the
+// text sent, cut short when it is very long.
+func badColumns(param, sent string, err error) error {
+	const shown = 300
+	text := sent
+	if len(text) > shown {
+		text = strings.ToValidUTF8(text[:shown], "") + fmt.Sprintf("… (%d bytes in all)", len(sent))
+	}
+	return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("The %s parameter is not valid: %v. It was: %s", param, err, text))
 }
 
 // Values encodes the query; continue/page/back only when paging.
@@ -127,6 +201,13 @@ func (lq Query) Values() url.Values {
 	if lq.Reveal {
 		v.Set("reveal", "1")
 	}
+	set("labelColumns", strings.Join(lq.LabelColumns, ","))
+	set("columns", kube.CustomColumnsSpec(lq.CustomColumns))
+	if lq.ShowLabels {
+		v.Set("showLabels", "1")
+	}
+	set("hide", strings.Join(lq.Hide, ","))
+	set("show", strings.Join(lq.Show, ","))
 	if lq.Continue != "" {
 		v.Set("continue", lq.Continue)
 		v.Set("page", strconv.Itoa(lq.Page))

@@ -105,3 +105,44 @@ func benchmarkRenderList(b *testing.B, rows int) {
 
 func BenchmarkRenderList500(b *testing.B)  { benchmarkRenderList(b, 500) }
 func BenchmarkRenderList5000(b *testing.B) { benchmarkRenderList(b, 5000) }
+
+// BenchmarkRenderListLabelColumns500 is the page with two label columns
+// (?labelColumns=…, what make bench measures), then also with the Labels
+// column of chips (&showLabels=1); rows carry the labels bulk pods have.
+func BenchmarkRenderListLabelColumns500(b *testing.B) {
+	table := benchPodTable(500)
+	for i := range table.Rows {
+		table.Rows[i].Object = &apiclient.ObjectMeta{Name: table.Rows[i].Cells[0].(string), Namespace: "bulk", Labels: map[string]string{
+			"app.kubernetes.io/managed-by": "devcluster", "app.kubernetes.io/name": "bulk", "topology.kubernetes.io/zone": "zone-a",
+		}}
+	}
+	for _, tc := range []struct {
+		name  string
+		query url.Values
+		chips int
+	}{
+		{"labelColumns", url.Values{"labelColumns": {"app.kubernetes.io/name,topology.kubernetes.io/zone"}}, 0},
+		{"showLabels", url.Values{"labelColumns": {"app.kubernetes.io/name,topology.kubernetes.io/zone"}, "showLabels": {"1"}}, 500},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			lq, err := ParseQuery(tc.query)
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				var buf bytes.Buffer
+				p := Model(ctx, Input{URLs: page.URLsOf(ctx).In("admin"), Resource: benchPods, Namespace: "bulk", Query: lq, Table: table})
+				p.Layout = benchLayout
+				if err := views.List(p).Render(ctx, &buf); err != nil {
+					b.Fatal(err)
+				}
+				// One chip a row offers its label as a column (managed-by).
+				if n := bytes.Count(buf.Bytes(), []byte(`data-testid="chip-column"`)); n != tc.chips {
+					b.Fatalf("%d chips offer a column, want %d", n, tc.chips)
+				}
+			}
+		})
+	}
+}

@@ -66,8 +66,9 @@ func genericDescribe(in Input) *views.GenericDescribe {
 	for _, k := range slices.Sorted(maps.Keys(obj.GetLabels())) {
 		v := obj.GetLabels()[k]
 		g.Labels = append(g.Labels, views.Chip{
-			Text: k + "=" + v,
-			Href: page.WithQuery(listInNS, url.Values{"labelSelector": {k + "=" + v}}),
+			Text:       k + "=" + v,
+			Href:       page.WithQuery(listInNS, url.Values{"labelSelector": {k + "=" + v}}),
+			ColumnHref: page.WithQuery(listInNS, url.Values{"labelColumns": {k}}),
 		})
 	}
 	secret := isSecret(obj)

@@ -73,9 +73,12 @@ func TestPodPageShowsConditionsAndEventsNewestFirst(t *testing.T) {
 	if len(webtest.Texts(doc, "[data-testid=conditions] tbody tr")) == 0 {
 		t.Error("no conditions")
 	}
+	// A label chip's menu filters the list by it, or shows it as a column.
 	chip := doc.Find("[data-testid=label-chip]").First()
-	if chip.Text() != "app=web" || chip.AttrOr("href", "") != "/c/dev/api/v1/namespaces/demo/pods?labelSelector=app%3Dweb" {
-		t.Errorf("label chip %q → %q", chip.Text(), chip.AttrOr("href", ""))
+	menu := chip.Parent()
+	filter, column := menu.Find("[data-testid=chip-filter]").AttrOr("href", ""), menu.Find("[data-testid=chip-column]").AttrOr("href", "")
+	if chip.Text() != "app=web" || !menu.Is("details") || filter != "/c/dev/api/v1/namespaces/demo/pods?labelSelector=app%3Dweb" || column != "/c/dev/api/v1/namespaces/demo/pods?labelColumns=app" {
+		t.Errorf("label chip %q → filter %q, column %q", chip.Text(), filter, column)
 	}
 }
 
