@@ -12,6 +12,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/util/jsonpath"
@@ -258,6 +259,12 @@ func (v *ListView) extraCells(row *apiclient.Row, cells []views.Cell) []views.Ce
 		case customColumn:
 			if !decoded {
 				decoded, obj = true, decodeObject(row.Raw, v.tops)
+				// A column of .data never prints a Secret's values: they are
+				// masked here as on the object page, in every row, export
+				// and filter built from it.
+				if m, isMap := obj.(map[string]any); isMap && v.t.Resource.Kind == "Secret" {
+					MaskSecret(&unstructured.Unstructured{Object: m})
+				}
 			}
 			cells = append(cells, customCell(c.path, obj))
 		case labelsColumn:
