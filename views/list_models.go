@@ -37,6 +37,9 @@ type ListPage struct {
 	CreateDenied string
 	// Kubectl is the kubectl command listing what the page lists.
 	Kubectl string
+	// Select, when set, gives each row a checkbox and the page a bulk
+	// action bar (web/bulk); Rows must then be Selectable.
+	Select *ListSelect
 }
 
 // LiveList is what the page needs to follow its list live.
@@ -50,6 +53,9 @@ type LiveList struct {
 	// Usage is "on" when the page has usage columns, which the rows it is
 	// pushed then carry too.
 	Usage string
+	// Select is "on" when the rows have checkboxes, which pushed rows
+	// then carry too.
+	Select string
 }
 
 // NamespacePicker offers the namespaces the user may list, or a free-text
@@ -109,6 +115,14 @@ type ListRows struct {
 	src     RowSource
 	started bool // src is on its first row, read ahead by StreamRows
 	written int
+	// selectable rows start with a checkbox cell (ListPage.Select).
+	selectable bool
+}
+
+// Selectable gives every row a checkbox of the page's bulk form.
+func (l *ListRows) Selectable() *ListRows {
+	l.selectable = true
+	return l
 }
 
 // StaticRows are rows built in advance.
