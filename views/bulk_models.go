@@ -2,6 +2,7 @@ package views
 
 import (
 	"iter"
+	"strconv"
 
 	"github.com/a-h/templ"
 )
@@ -96,6 +97,17 @@ type BulkError struct {
 	Code    int
 	Reason  string
 	Message string
+}
+
+// Label is the refusal's code and reason: "409 Conflict".
+func (e *BulkError) Label() string {
+	switch {
+	case e.Code == 0:
+		return e.Reason
+	case e.Reason == "":
+		return strconv.Itoa(e.Code)
+	}
+	return strconv.Itoa(e.Code) + " " + e.Reason
 }
 
 // BulkResultsPage streams the apply's results as the writes finish, then

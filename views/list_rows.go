@@ -65,11 +65,11 @@ func (out *rowWriter) row(r ListRow, first bool) {
 	if out.selectable {
 		// The checkbox joins the bulk form above the table (form=), so the
 		// table is no form; its value is the row's key, namespace/name.
-		out.s(`<td class="select-col"><input type="checkbox" name="item" form="` + BulkFormID + `" data-bulk-item value="`)
+		out.s(`<td class="select-col"><input type="checkbox" name="item" form="` + BulkFormID + `" data-bulk-item="" value="`)
 		out.esc(r.Key)
 		out.s(`" aria-label="Select `)
 		out.esc(r.Key)
-		out.s(`"></td>`)
+		out.s(`"/></td>`)
 	}
 	tags := 0 // the name's cell, else the first
 	for i, c := range r.Cells {
