@@ -50,6 +50,10 @@
 //     read.
 //   - problems: the Problems page of all namespaces, measured as changes
 //     is.
+//   - bulk: -bulk-pods pods of a namespace of their own (created) deleted
+//     through the console's bulk review and apply, with the console's
+//     context behind a counting proxy: the apply's time, and the most
+//     upstream requests in flight, against the budget;
 //   - fleet: two more dev control planes (no pods) and a delaying proxy in
 //     front of one, a console serving the three: a fleet list of pods
 //     (first section, complete) against each cluster's own page, its
@@ -102,7 +106,7 @@ const (
 )
 
 // measurements, in the order they run.
-var measurements = []string{"list", "memory", "browser", "logs", "watch", "clients", "exec", "search", "relations", "changes", "problems", "fleet"}
+var measurements = []string{"list", "memory", "browser", "logs", "watch", "clients", "exec", "search", "relations", "changes", "problems", "fleet", "bulk"}
 
 type options struct {
 	requests       int
@@ -149,6 +153,7 @@ type options struct {
 	searchConcurrent int
 
 	relationsRuns int
+	bulkPods      int
 	fleetClients  int
 }
 
@@ -191,6 +196,7 @@ func main() {
 	flag.IntVar(&o.searchRuns, "search-runs", 10, "searches in a row over HTTP")
 	flag.IntVar(&o.searchConcurrent, "search-concurrent", 10, "searches at once over HTTP")
 	flag.IntVar(&o.relationsRuns, "relations-runs", 15, "measured loads of each relation page")
+	flag.IntVar(&o.bulkPods, "bulk-pods", 500, "pods of namespace "+bulkNamespace+" (created) the bulk measurement deletes")
 	flag.Parse()
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, nil)))
 	usage := func(msg string) {
@@ -234,6 +240,8 @@ func main() {
 		usage("-crds must not be negative, -search-query not empty, -search-runs and -search-concurrent positive")
 	case o.relationsRuns < 1:
 		usage("-relations-runs must be positive")
+	case o.bulkPods < 1 || o.bulkPods > 1000:
+		usage("-bulk-pods must be from 1 to 1000, what one bulk review takes")
 	case o.bigLimit < 1 || o.restWait < 0 || o.browserRuns < 1:
 		usage("-big-limit and -browser-runs must be positive and -rest-wait not negative")
 	}
@@ -520,6 +528,14 @@ func run(ctx context.Context, o options) (err error) {
 		targets = append(targets, reportProblems(out, o, res, err)...)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("problems: %w", err))
+		}
+	}
+	if o.measure["bulk"] {
+		slog.Info("measuring a bulk delete", "pods", o.bulkPods)
+		res, err := measureBulk(ctx, o, dir, kubeconfig, fast, client)
+		targets = append(targets, reportBulk(out, o, res, err)...)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("bulk: %w", err))
 		}
 	}
 	if len(targets) > 0 || len(figures) > 0 {
