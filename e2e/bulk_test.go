@@ -150,7 +150,9 @@ func TestBulkAsEditorLeavesAForbiddenNamespaceUntouched(t *testing.T) {
 		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: "editor"}},
 	}, metav1.CreateOptions{})
 	must(t, err)
-	t.Cleanup(func() { _ = cs.RbacV1().ClusterRoleBindings().Delete(context.Background(), reader, metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = cs.RbacV1().ClusterRoleBindings().Delete(context.Background(), reader, metav1.DeleteOptions{})
+	})
 
 	labels := map[string]string{"journey": "bulk-editor-" + suffix}
 	bulkPod(t, cs, "demo", "bulk-ed-1-"+suffix, labels)
@@ -188,7 +190,7 @@ func TestBulkAsEditorLeavesAForbiddenNamespaceUntouched(t *testing.T) {
 	for _, name := range []string{"ro-1", "ro-2"} {
 		row := page.Locator(fmt.Sprintf(`[data-testid=review-item][data-key=%q]`, other+"/"+name))
 		must(t, expect.Locator(row).ToHaveAttribute("data-state", "forbidden"))
-		must(t, expect.Locator(row.GetByTestId("review-reason")).ToContainText("You may not delete pods in namespace " + other))
+		must(t, expect.Locator(row.GetByTestId("review-reason")).ToContainText("You may not delete pods in namespace "+other))
 		must(t, expect.Locator(row.GetByTestId("review-dry-run")).ToHaveText("not sent"))
 	}
 	must(t, expect.Locator(page.Locator("[data-testid=review-item][data-state=ready]")).ToHaveCount(2))
