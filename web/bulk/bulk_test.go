@@ -3,10 +3,13 @@ package bulk_test
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -504,5 +507,95 @@ func TestFleetListSectionsHaveNoCheckboxes(t *testing.T) {
 	}
 	if p.Has("bulk-form") || p.Doc.Find("input[name=item]").Length() > 0 || p.Has("bulk-all") {
 		t.Error("a fleet list offers bulk actions")
+	}
+}
+
+// The apply has at most 8 writes in flight upstream: the fake holds every
+// DELETE until 8 are waiting at once, then lets them all go, and the most
+// ever in flight is 8.
+func TestBulkApplyHasAtMostEightWritesInFlight(t *testing.T) {
+	c := webtest.Pods(t)
+	var items []string
+	for i := range 20 {
+		name := fmt.Sprintf("p-%02d", i)
+		c.Fake.Add(apitest.Pod("demo", name, nil))
+		items = append(items, "demo/"+name)
+	}
+	b := webtest.NewBrowser(t, c)
+	r := reviewForm(t, b, podsPath, "delete", items...).Submit("", http.StatusOK)
+	apply := b.Form(r, "[data-testid=apply-form]")
+
+	var mu sync.Mutex
+	inFlight, most := 0, 0
+	release := make(chan struct{})
+	for _, it := range items {
+		c.Fake.Override("/api/v1/namespaces/demo/pods/"+strings.TrimPrefix(it, "demo/"), func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			inFlight++
+			most = max(most, inFlight)
+			mu.Unlock()
+			<-release
+			mu.Lock()
+			inFlight--
+			mu.Unlock()
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`{"kind":"Status","apiVersion":"v1","status":"Success"}`))
+		})
+	}
+	// The apply is posted from another goroutine, as a browser would; its
+	// answer is checked here.
+	type answer struct {
+		status int
+		body   string
+		err    error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		rest := url.Values{}
+		for k, v := range apply.Values {
+			if k != "_csrf" {
+				rest[k] = v
+			}
+		}
+		req, err := http.NewRequest(http.MethodPost, c.URL+applyURL, strings.NewReader("_csrf="+url.QueryEscape(apply.Get("_csrf"))+"&"+rest.Encode()))
+		if err != nil {
+			done <- answer{err: err}
+			return
+		}
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Origin", c.URL)
+		req.Header.Set("Sec-Fetch-Site", "same-origin")
+		resp, err := b.Client.Do(req)
+		if err != nil {
+			done <- answer{err: err}
+			return
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		done <- answer{status: resp.StatusCode, body: string(body), err: err}
+	}()
+	apitest.WaitFor(t, 10*time.Second, func() error {
+		mu.Lock()
+		defer mu.Unlock()
+		if inFlight < 8 {
+			return fmt.Errorf("%d writes in flight, waiting for 8", inFlight)
+		}
+		return nil
+	})
+	close(release)
+	var res answer
+	select {
+	case res = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the apply did not finish")
+	}
+	if res.err != nil || res.status != http.StatusOK {
+		t.Fatalf("apply: %d %v\n%s", res.status, res.err, webtest.Clip(res.body))
+	}
+	if most != 8 {
+		t.Errorf("at most %d writes were in flight, want 8", most)
+	}
+	if n := webtest.Parse(t, res.body).Find(`[data-testid=bulk-result][data-outcome=done]`).Length(); n != 20 {
+		t.Errorf("%d done, want 20", n)
 	}
 }
