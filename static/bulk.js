@@ -24,7 +24,7 @@ function initSelection(form) {
   const refresh = () => {
     const bs = boxes();
     const n = bs.filter((b) => b.checked).length;
-    if (count) count.textContent = n === 0 ? "Check rows to act on them." : `${n} selected.`;
+    if (count) setText(count, n === 0 ? "Check rows to act on them." : `${n} selected.`);
     if (all) {
       all.checked = n > 0 && n === bs.length;
       all.indeterminate = n > 0 && n < bs.length;
@@ -92,13 +92,19 @@ function initSelection(form) {
   refresh();
 }
 
+// setText changes an element's text only when it differs: a change is a
+// mutation, which must not wake an observer of the page once more.
+function setText(el, text) {
+  if (el.textContent !== text) el.textContent = text;
+}
+
 // The results page streams a row per item: count them as they come.
 function initProgress(progress) {
   const total = Number(progress.dataset.total || "0");
   const update = () => {
     const rows = document.querySelectorAll("[data-bulk-result]");
     const done = document.querySelectorAll('[data-bulk-result][data-outcome="done"]').length;
-    progress.textContent = `${rows.length} of ${total} finished (${done} done).`;
+    setText(progress, `${rows.length} of ${total} finished (${done} done).`);
     return rows.length;
   };
   const observer = new MutationObserver(update);
@@ -106,7 +112,7 @@ function initProgress(progress) {
   whenParsed(() => {
     observer.disconnect();
     const n = update();
-    progress.textContent = `Finished: ${n} of ${total}; the summary is below.`;
+    setText(progress, `Finished: ${n} of ${total}; the summary is below.`);
   });
 }
 
