@@ -19,6 +19,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -126,6 +127,12 @@ func measureBulk(ctx context.Context, o options, dir, kubeconfig string, cfg *re
 	if err := seedBulkPods(ctx, client, o.bulkPods); err != nil {
 		return res, err
 	}
+	// kwok moves new pods to Running with status writes: a pod written
+	// between the review and the apply is rightly a conflict, so the
+	// measurement starts once they have settled.
+	if err := waitSettled(ctx, client, o.bulkPods); err != nil {
+		return res, err
+	}
 	proxy, ln, err := startCountingProxy(cfg)
 	if err != nil {
 		return res, err
@@ -199,11 +206,44 @@ func measureBulk(ctx context.Context, o options, dir, kubeconfig string, cfg *re
 	return res, nil
 }
 
+// waitSettled waits until n pods of bulkNamespace are Running and none
+// changed over two seconds.
+func waitSettled(ctx context.Context, client *kubernetes.Clientset, n int) error {
+	deadline := time.Now().Add(5 * time.Minute)
+	last := ""
+	for {
+		pods, err := client.CoreV1().Pods(bulkNamespace).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return err
+		}
+		running := 0
+		var versions strings.Builder
+		for _, p := range pods.Items {
+			if p.Status.Phase == corev1.PodRunning {
+				running++
+			}
+			versions.WriteString(p.ResourceVersion + ",")
+		}
+		if running == n && versions.String() == last {
+			return nil
+		}
+		last = versions.String()
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%d of %d pods of %s Running after 5 minutes, or still changing", running, n, bulkNamespace)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(2 * time.Second):
+		}
+	}
+}
+
 // seedBulkPods creates namespace bulkdelete with n pods that stop at once
 // when deleted, 16 creations at a time.
 func seedBulkPods(ctx context.Context, client *kubernetes.Clientset, n int) error {
 	_, err := client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: bulkNamespace}}, metav1.CreateOptions{})
-	if err != nil {
+	if err != nil && !apierrors.IsAlreadyExists(err) {
 		return err
 	}
 	zero := int64(0)
