@@ -246,6 +246,16 @@ func seedBulkPods(ctx context.Context, client *kubernetes.Clientset, n int) erro
 	if err != nil && !apierrors.IsAlreadyExists(err) {
 		return err
 	}
+	// Bound to the kwok nodes round robin: the 20,000 bench pods leave the
+	// scheduler no room for more, and Pending pods it keeps retrying would
+	// change under the measurement.
+	nodes, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return err
+	}
+	if len(nodes.Items) == 0 {
+		return fmt.Errorf("the cluster has no nodes")
+	}
 	zero := int64(0)
 	names := make(chan string)
 	errs := make(chan error, 16)
@@ -255,11 +265,15 @@ func seedBulkPods(ctx context.Context, client *kubernetes.Clientset, n int) erro
 		go func() {
 			defer wg.Done()
 			for name := range names {
+				var i int
+				_, _ = fmt.Sscanf(name, "del-%d", &i)
 				pod := &corev1.Pod{
 					ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"bench": "bulk"}},
 					Spec: corev1.PodSpec{
 						Containers:                    []corev1.Container{{Name: "app", Image: "ghcr.io/tabula-console/demo-web:1.0.0"}},
 						TerminationGracePeriodSeconds: &zero,
+						NodeName:                      nodes.Items[i%len(nodes.Items)].Name,
+						Tolerations:                   []corev1.Toleration{{Operator: corev1.TolerationOpExists}},
 					},
 				}
 				var err error
