@@ -12,6 +12,7 @@ import (
 
 	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/views"
+	"github.com/tabula-console/tabula/web/kube"
 	"github.com/tabula-console/tabula/web/page"
 )
 
@@ -98,6 +99,8 @@ type applied struct {
 	forbidden string
 	detail    string
 	err       error
+	// stale: a 422 that is a conflict in disguise (kube.StaleVersion).
+	stale bool
 }
 
 // run writes each permitted item, at most maxInFlight at once, each with
@@ -128,7 +131,14 @@ func (h *Handler) run(ctx context.Context, client *apiclient.Client, rq request,
 				wctx, cancel := h.env.WithDeadline(ctx)
 				defer cancel()
 				detail, err := write(wctx, client, rq, it, it.rv, at, false)
-				out <- applied{index: i, sent: true, detail: detail, err: err}
+				a := applied{index: i, sent: true, detail: detail, err: err}
+				// A server that takes only JSON Patch answers a stale
+				// version with a 422: a conflict all the same.
+				a.stale = kube.StaleVersion(err, it.rv, func() (string, error) {
+					rv, _, err := read(wctx, client, rq, it)
+					return rv, err
+				})
+				out <- a
 				return nil
 			})
 		}
@@ -147,7 +157,7 @@ func resultView(a applied, it item) views.BulkResult {
 		r.Outcome, r.Detail = outcomeSkipped, "Not sent: the request ended first."
 	case a.err == nil:
 		r.Outcome, r.Detail = outcomeDone, a.detail
-	case apierrors.IsConflict(a.err):
+	case apierrors.IsConflict(a.err) || a.stale:
 		r.Outcome, r.Detail, r.Error = outcomeConflict, "It changed since the review; nothing was written to it.", bulkError(a.err)
 	case apierrors.IsForbidden(a.err):
 		r.Outcome, r.Error = outcomeForbidden, bulkError(a.err)

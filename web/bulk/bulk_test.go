@@ -599,3 +599,29 @@ func TestBulkApplyHasAtMostEightWritesInFlight(t *testing.T) {
 		t.Errorf("%d done, want 20", n)
 	}
 }
+
+// A server that takes only JSON Patch answers a stale version with a 422
+// (its failed test of metadata.resourceVersion): the apply still calls it a
+// conflict, and the others are done.
+func TestBulkApplyConflictOnAJSONPatchOnlyServer(t *testing.T) {
+	c := webtest.Start(t, webtest.EditableFake(t, apitest.Options{NoMergePatch: true}), webtest.Options{})
+	c.Fake.Add(apitest.Pod("demo", "web-2", map[string]string{"app": "web"}))
+	b := webtest.NewBrowser(t, c)
+	r := reviewForm(t, b, podsPath, "label", "demo/web-1", "demo/web-2").Set("key", "tier").Set("value", "gold").Submit("", http.StatusOK)
+	apply := b.Form(r, "[data-testid=apply-form]")
+	c.Fake.Modify(webtest.PodGVK, "demo", "web-2", webtest.SetPhase("Failed"))
+	res := apply.Submit("", http.StatusOK)
+	outcomes := map[string]string{}
+	res.Doc.Find("[data-testid=bulk-result]").Each(func(_ int, s *goquery.Selection) {
+		outcomes[s.AttrOr("data-key", "")] = s.AttrOr("data-outcome", "")
+	})
+	if outcomes["demo/web-1"] != "done" || outcomes["demo/web-2"] != "conflict" {
+		t.Errorf("outcomes %v", outcomes)
+	}
+	if l := c.Stored(t, "/api/v1/namespaces/demo/pods/web-2").GetLabels()["tier"]; l != "" {
+		t.Errorf("web-2 was labelled %q", l)
+	}
+	if l := c.Stored(t, "/api/v1/namespaces/demo/pods/web-1").GetLabels()["tier"]; l != "gold" {
+		t.Errorf("web-1 label %q", l)
+	}
+}
