@@ -625,3 +625,32 @@ func TestBulkApplyConflictOnAJSONPatchOnlyServer(t *testing.T) {
 		t.Errorf("web-1 label %q", l)
 	}
 }
+
+// Cluster-scoped objects are keyed "/name": a label added to two
+// namespaces, and a server without access reviews says it could not tell.
+func TestBulkLabelsClusterScopedObjects(t *testing.T) {
+	c := webtest.Pods(t)
+	c.Fake.Add(apitest.Object("v1", "Namespace", "", "demo", nil), apitest.Object("v1", "Namespace", "", "team-a", nil))
+	b := webtest.NewBrowser(t, c)
+	p := b.Get("/c/dev/api/v1/namespaces", http.StatusOK)
+	if got := p.Doc.Find(`input[data-bulk-item]`).First().AttrOr("value", ""); got != "/demo" {
+		t.Errorf("first checkbox %q, want /demo", got)
+	}
+	r := b.Form(p, "[data-testid=bulk-form]").Set("op", "label").Set("key", "env").Set("value", "prod").
+		Set("item", "/demo", "/team-a").Submit("", http.StatusOK)
+	if got := r.Text("review-notice"); !strings.Contains(got, "could not say") {
+		t.Errorf("notice %q", got)
+	}
+	if got := r.Doc.Find(`[data-testid=review-item][data-key="/demo"] [data-testid=review-change]`).Text(); got != "Adds label env=prod" {
+		t.Errorf("change %q", got)
+	}
+	res := b.Form(r, "[data-testid=apply-form]").Submit("", http.StatusOK)
+	if n := res.Doc.Find(`[data-testid=bulk-result][data-outcome=done]`).Length(); n != 2 {
+		t.Fatalf("%d done:\n%s", n, webtest.Clip(res.Body))
+	}
+	for _, ns := range []string{"demo", "team-a"} {
+		if l := c.Stored(t, "/api/v1/namespaces/"+ns).GetLabels()["env"]; l != "prod" {
+			t.Errorf("namespace %s: env=%q", ns, l)
+		}
+	}
+}
