@@ -54,6 +54,43 @@ func bulkPod(t *testing.T, cs *kubernetes.Clientset, ns, name string, labels map
 	})
 }
 
+// settledPods waits until the pods of ns that selector matches are n,
+// Running and Ready, and were not written for half a second: kwok moves new
+// pods to Running with status writes, and a pod written between the review
+// and the apply is rightly a conflict, which these journeys do not test.
+func settledPods(t *testing.T, cs *kubernetes.Clientset, ns, selector string, n int) {
+	t.Helper()
+	last, since := "", time.Now()
+	apitest.WaitFor(t, time.Minute, func() error {
+		pods, err := cs.CoreV1().Pods(ns).List(t.Context(), metav1.ListOptions{LabelSelector: selector})
+		if err != nil {
+			return err
+		}
+		var versions strings.Builder
+		for _, p := range pods.Items {
+			ready := false
+			for _, c := range p.Status.Conditions {
+				ready = ready || (c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue)
+			}
+			if p.Status.Phase != corev1.PodRunning || !ready {
+				return fmt.Errorf("%s/%s is %s (ready %v)", ns, p.Name, p.Status.Phase, ready)
+			}
+			versions.WriteString(p.ResourceVersion + ",")
+		}
+		if len(pods.Items) != n {
+			return fmt.Errorf("%d pods of %s, want %d", len(pods.Items), ns, n)
+		}
+		if v := versions.String(); v != last {
+			last, since = v, time.Now()
+			return fmt.Errorf("pods of %s just written", ns)
+		}
+		if time.Since(since) < 500*time.Millisecond {
+			return fmt.Errorf("pods of %s unchanged for %v only", ns, time.Since(since))
+		}
+		return nil
+	})
+}
+
 func bulkBox(page playwright.Page, key string) playwright.Locator {
 	return page.Locator(fmt.Sprintf(`input[data-bulk-item][value=%q]`, key))
 }
@@ -68,6 +105,7 @@ func TestBulkDeleteOfFivePodsThroughTheReview(t *testing.T) {
 	for i := 1; i <= 5; i++ {
 		bulkPod(t, cs, ns, fmt.Sprintf("p-%d", i), map[string]string{"journey": "bulk"})
 	}
+	settledPods(t, cs, ns, "", 5)
 	page := newPage(t)
 	goTo(t, page, "/c/admin/api/v1/namespaces/"+ns+"/pods")
 	rows := page.Locator("[data-testid=list-table] tbody tr")
@@ -160,6 +198,8 @@ func TestBulkAsEditorLeavesAForbiddenNamespaceUntouched(t *testing.T) {
 	bulkPod(t, cs, "demo", "bulk-ed-2-"+suffix, labels)
 	bulkPod(t, cs, other, "ro-1", labels)
 	bulkPod(t, cs, other, "ro-2", labels)
+	settledPods(t, cs, "demo", "journey="+labels["journey"], 2)
+	settledPods(t, cs, other, "", 2)
 	// kwok moves the pods to Running meanwhile, so their versions change:
 	// untouched is the same pod, not being deleted, never written by the
 	// console (its field manager).
@@ -231,6 +271,46 @@ func TestBulkAsEditorLeavesAForbiddenNamespaceUntouched(t *testing.T) {
 			if m.Manager == "tabula" {
 				t.Errorf("%s/%s was written by the console: %+v", other, name, m)
 			}
+		}
+	}
+}
+
+// Without JavaScript the bulk form is a plain form: the checked rows join
+// it (form=), every action's fields show, and the review and apply post as
+// they are; the results page ends with its summary.
+func TestBulkLabelWithoutJavaScript(t *testing.T) {
+	cs, _ := clientset(t, "admin")
+	ns := fmt.Sprintf("bulk-nojs-%d", time.Now().UnixNano()%1_000_000)
+	freshNamespace(t, cs, ns)
+	for i := 1; i <= 3; i++ {
+		bulkPod(t, cs, ns, fmt.Sprintf("q-%d", i), nil)
+	}
+	settledPods(t, cs, ns, "", 3)
+	page := newPage(t, playwright.BrowserNewContextOptions{
+		Viewport:          &playwright.Size{Width: 1360, Height: 900},
+		JavaScriptEnabled: playwright.Bool(false),
+	})
+	goTo(t, page, "/c/admin/api/v1/namespaces/"+ns+"/pods")
+	must(t, expect.Locator(page.Locator("[data-testid=list-table] tbody tr")).ToHaveCount(3))
+	must(t, expect.Locator(page.GetByTestId("bulk-all")).ToBeHidden())
+	must(t, expect.Locator(page.GetByTestId("bulk-key")).ToBeVisible())
+	must(t, bulkBox(page, ns+"/q-1").Check())
+	must(t, bulkBox(page, ns+"/q-3").Check())
+	_, err := page.GetByTestId("bulk-op").SelectOption(playwright.SelectOptionValues{Values: &[]string{"label"}})
+	must(t, err)
+	must(t, page.GetByTestId("bulk-key").Fill("tier"))
+	must(t, page.GetByTestId("bulk-value").Fill("gold"))
+	must(t, page.GetByTestId("bulk-review").Click())
+	must(t, expect.Locator(page.GetByTestId("bulk-title")).ToHaveText("Review: Set label tier=gold"))
+	must(t, expect.Locator(page.Locator("[data-testid=review-item][data-state=ready]")).ToHaveCount(2))
+	must(t, page.GetByTestId("bulk-apply").Click())
+	must(t, expect.Locator(page.Locator("[data-testid=bulk-result][data-outcome=done]")).ToHaveCount(2))
+	must(t, expect.Locator(page.GetByTestId("bulk-summary-done")).ToHaveText("2 done"))
+	for name, want := range map[string]string{"q-1": "gold", "q-2": "", "q-3": "gold"} {
+		p, err := cs.CoreV1().Pods(ns).Get(t.Context(), name, metav1.GetOptions{})
+		must(t, err)
+		if got := p.Labels["tier"]; got != want {
+			t.Errorf("%s: tier=%q, want %q", name, got, want)
 		}
 	}
 }
