@@ -329,11 +329,11 @@ func TestLivePagedListCountsRowsOutsideThePage(t *testing.T) {
 	goTo(t, page, "/c/admin/api/v1/namespaces/"+ns+"/configmaps?limit=2")
 	must(t, expect.Locator(page.GetByTestId("live-status")).ToHaveText("Live"))
 	rows := page.Locator("[data-testid=list-table] tbody tr")
-	must(t, expect.Locator(rows.Locator("td:first-child")).ToHaveText([]string{"a-1", "a-3"}))
+	must(t, expect.Locator(rows.Locator("td.col-name")).ToHaveText([]string{"a-1", "a-3"}))
 
 	configMap(t, cs, ns, "a-2") // sorts inside this page
 	configMap(t, cs, ns, "z-9") // sorts after it
-	must(t, expect.Locator(rows.Locator("td:first-child")).ToHaveText([]string{"a-1", "a-2", "a-3"}))
+	must(t, expect.Locator(rows.Locator("td.col-name")).ToHaveText([]string{"a-1", "a-2", "a-3"}))
 	newRows := page.GetByTestId("live-new")
 	must(t, expect.Locator(newRows).ToHaveText("1 new – show"))
 	must(t, expect.Locator(page.GetByTestId("page-info")).ToContainText("3 rows"))

@@ -37,6 +37,9 @@ type ListPage struct {
 	CreateDenied string
 	// Kubectl is the kubectl command listing what the page lists.
 	Kubectl string
+	// Select, when set, gives each row a checkbox and the page a bulk
+	// action bar (web/bulk); Rows must then be Selectable.
+	Select *ListSelect
 	// Chooser is the column chooser; ColumnNotes say what added columns
 	// cost (a bigger Table request, a shorter page).
 	Chooser     ColumnChooser
@@ -74,6 +77,9 @@ type LiveList struct {
 	// filtered page read ("": from the list's start, to its end).
 	ScanFrom string
 	ScanTo   string
+	// Select is "on" when the rows have checkboxes, which pushed rows
+	// then carry too.
+	Select string
 }
 
 // NamespacePicker offers the namespaces the user may list, or a free-text
@@ -139,6 +145,14 @@ type ListRows struct {
 	src     RowSource
 	started bool // src is on its first row, read ahead by StreamRows
 	written int
+	// selectable rows start with a checkbox cell (ListPage.Select).
+	selectable bool
+}
+
+// Selectable gives every row a checkbox of the page's bulk form.
+func (l *ListRows) Selectable() *ListRows {
+	l.selectable = true
+	return l
 }
 
 // StaticRows are rows built in advance.

@@ -18,7 +18,7 @@ func writeListRows(rows *ListRows) templ.Component {
 		if rows.Empty() {
 			return nil
 		}
-		out := rowWriter{w: w}
+		out := rowWriter{w: w, selectable: rows.selectable}
 		for more := true; more && out.err == nil; more = rows.src.Next() {
 			out.row(rows.src.Row(), rows.written == 0)
 			rows.written++
@@ -40,6 +40,16 @@ func WriteRows(_ context.Context, w io.Writer, rows []ListRow) error {
 	return out.err
 }
 
+// WriteSelectableRows is WriteRows for a list page whose rows have
+// checkboxes (ListPage.Select): pushed rows must carry them too.
+func WriteSelectableRows(_ context.Context, w io.Writer, rows []ListRow) error {
+	out := rowWriter{w: w, selectable: true}
+	for _, r := range rows {
+		out.row(r, false)
+	}
+	return out.err
+}
+
 // firstRowTiming marks the page's first row for the Element Timing API, so
 // make bench can read when the first row was painted. Chromium reports a
 // text paint on the cell holding the text, not on the row or the link.
@@ -52,6 +62,15 @@ func (out *rowWriter) row(r ListRow, first bool) {
 		out.s(`" class="row-done`)
 	}
 	out.s(`">`)
+	if out.selectable {
+		// The checkbox joins the bulk form above the table (form=), so the
+		// table is no form; its value is the row's key, namespace/name.
+		out.s(`<td class="select-col"><input type="checkbox" name="item" form="` + BulkFormID + `" data-bulk-item="" value="`)
+		out.esc(r.Key)
+		out.s(`" aria-label="Select `)
+		out.esc(r.Key)
+		out.s(`"/></td>`)
+	}
 	tags := 0 // the name's cell, else the first
 	for i, c := range r.Cells {
 		if c.Name {
@@ -146,6 +165,8 @@ func (out *rowWriter) chips(chips []Chip) {
 type rowWriter struct {
 	w   io.Writer
 	err error
+	// selectable writes a checkbox cell first.
+	selectable bool
 }
 
 func (o *rowWriter) s(s string) {

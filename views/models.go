@@ -80,6 +80,9 @@ type Assets struct {
 	// Editor is the YAML editor's module (static/editor, bundled), for edit
 	// and create pages only: at ~500 KB it stays off pages that do not edit.
 	Editor string
+	// Bulk is the bulk actions' module (static/bulk.js): range selection
+	// on lists, progress on the results page.
+	Bulk string
 	// Terminal and TerminalCSS are the terminal's module (static/terminal,
 	// xterm.js bundled) and stylesheet, for terminal pages only.
 	Terminal    string

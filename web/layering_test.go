@@ -18,7 +18,7 @@ const module = "github.com/tabula-console/tabula/"
 // import nothing of the module. Non-test code only: a feature's tests drive the
 // whole console through web/webtest.
 func TestPackagesKeepTheirLayers(t *testing.T) {
-	features := []string{"web/access", "web/auth", "web/edit", "web/exec", "web/list", "web/logs", "web/object", "web/search", "web/changes", "web/problems", "web/fleet"}
+	features := []string{"web/access", "web/auth", "web/edit", "web/exec", "web/list", "web/logs", "web/object", "web/search", "web/changes", "web/problems", "web/fleet", "web/bulk"}
 	leaves := []string{"web/compress", "web/csrf", "web/seal", "web/edit/yamltext", "web/textdiff"}
 	imports := map[string][]string{}
 	err := filepath.WalkDir("..", func(path string, d os.DirEntry, err error) error {

@@ -74,6 +74,8 @@ func (s *Server) routes() *echo.Echo {
 	c.GET("/problems", s.problems.Serve)           // stream: ?namespace=&after=: what is broken now, any kind (page bounded; WebSocket follows it) (web/problems)
 	c.GET("/namespace", bounded(s.list.Namespace)) // namespace picker → the same list in another namespace
 	c.GET("/logs/:namespace", s.logs.Selector)     // stream: merged logs of ?labelSelector= (page, WebSocket, ?download=1)
+	c.POST("/bulk", bounded(s.bulk.Review))        // a list's checked rows (form: resource, op, item=ns/name…): each one's change, permission (access reviews) and dry run
+	c.POST("/bulk/apply", s.bulk.Apply)            // stream: the reviewed items (item, rv), at most 8 writes in flight, each guarded by its resourceVersion; a result row per item as it finishes
 	c.GET("/schema/*", bounded(s.schema))          // the OpenAPI v3 schema of a collection's kind, trimmed for the editor (JSON)
 	c.GET("/api/*", s.resource)                    // the API server's own paths, dispatched below
 	c.GET("/apis/*", s.resource)

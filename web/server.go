@@ -22,6 +22,7 @@ import (
 	"github.com/tabula-console/tabula/views"
 	"github.com/tabula-console/tabula/web/access"
 	"github.com/tabula-console/tabula/web/auth"
+	"github.com/tabula-console/tabula/web/bulk"
 	"github.com/tabula-console/tabula/web/changes"
 	"github.com/tabula-console/tabula/web/edit"
 	"github.com/tabula-console/tabula/web/exec"
@@ -144,6 +145,8 @@ type Server struct {
 	object *object.Handler
 	logs   *logs.Handler
 	edit   *edit.Handler
+	// bulk serves the review and apply of a list's checked rows.
+	bulk   *bulk.Handler
 	exec   *exec.Handler
 	search *search.Handler
 	// changes serves the recent changes of a namespace.
@@ -183,7 +186,7 @@ func New(d Deps) (*Server, error) {
 		Clusters: d.Clusters,
 		Log:      d.Log,
 		Timeout:  d.RequestTimeout,
-		Assets: views.Assets{CSS: a.URL("app.css"), JS: a.URL("app.js"), Live: a.URL("live.js"), Editor: a.URL("editor.js"),
+		Assets: views.Assets{CSS: a.URL("app.css"), JS: a.URL("app.js"), Live: a.URL("live.js"), Editor: a.URL("editor.js"), Bulk: a.URL("bulk.js"),
 			Terminal: a.URL("terminal.js"), TerminalCSS: a.URL("terminal.css"), ImportMap: a.ImportMap()},
 		Origins:    d.ExternalOrigins,
 		MaxStreams: d.MaxStreams,
@@ -225,6 +228,7 @@ func New(d Deps) (*Server, error) {
 		object:   object.New(env, d.Relate),
 		logs:     logs.New(env),
 		edit:     edit.New(env),
+		bulk:     bulk.New(env),
 		exec:     exec.New(env, d.Terminal),
 		search:   search.New(env, cmp.Or(d.Search, search.DefaultBudget())),
 		changes:  changes.New(env, cmp.Or(d.Changes, changes.DefaultBudget())),

@@ -57,6 +57,10 @@
 //     YAML (?export=), -export-runs each after one unmeasured, read to the
 //     end: rows/s and the console's VmRSS growth, against the same pages
 //     read straight from the API server.
+//   - bulk: -bulk-pods pods of a namespace of their own (created) deleted
+//     through the console's bulk review and apply, with the console's
+//     context behind a counting proxy: the apply's time, and the most
+//     upstream requests in flight, against the budget;
 //   - fleet: two more dev control planes (no pods) and a delaying proxy in
 //     front of one, a console serving the three: a fleet list of pods
 //     (first section, complete) against each cluster's own page, its
@@ -113,7 +117,7 @@ const (
 )
 
 // measurements, in the order they run.
-var measurements = []string{"list", "columns", "memory", "browser", "logs", "watch", "clients", "exec", "search", "relations", "changes", "problems", "fleet", "filter", "export"}
+var measurements = []string{"list", "columns", "memory", "browser", "logs", "watch", "clients", "exec", "search", "relations", "changes", "problems", "fleet", "filter", "export", "bulk"}
 
 type options struct {
 	requests       int
@@ -160,6 +164,7 @@ type options struct {
 	searchConcurrent int
 
 	relationsRuns int
+	bulkPods      int
 	fleetClients  int
 	exportRuns    int
 }
@@ -204,6 +209,7 @@ func main() {
 	flag.IntVar(&o.searchConcurrent, "search-concurrent", 10, "searches at once over HTTP")
 	flag.IntVar(&o.relationsRuns, "relations-runs", 15, "measured loads of each relation page")
 	flag.IntVar(&o.exportRuns, "export-runs", 3, "measured exports of each format (CSV, YAML)")
+	flag.IntVar(&o.bulkPods, "bulk-pods", 500, "pods of namespace "+bulkNamespace+" (created) the bulk measurement deletes")
 	flag.Parse()
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, nil)))
 	usage := func(msg string) {
@@ -249,6 +255,8 @@ func main() {
 		usage("-relations-runs must be positive")
 	case o.exportRuns < 1:
 		usage("-export-runs must be positive")
+	case o.bulkPods < 1 || o.bulkPods > 1000:
+		usage("-bulk-pods must be from 1 to 1000, what one bulk review takes")
 	case o.bigLimit < 1 || o.restWait < 0 || o.browserRuns < 1:
 		usage("-big-limit and -browser-runs must be positive and -rest-wait not negative")
 	}
@@ -560,6 +568,14 @@ func run(ctx context.Context, o options) (err error) {
 		targets = append(targets, reportExport(out, o, res, err)...)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("export: %w", err))
+		}
+	}
+	if o.measure["bulk"] {
+		slog.Info("measuring a bulk delete", "pods", o.bulkPods)
+		res, err := measureBulk(ctx, o, dir, kubeconfig, fast, client)
+		targets = append(targets, reportBulk(out, o, res, err)...)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("bulk: %w", err))
 		}
 	}
 	if len(targets) > 0 || len(figures) > 0 {

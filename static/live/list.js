@@ -138,6 +138,8 @@ export function liveList(root) {
       if (rv) u.searchParams.set("resourceVersion", rv);
       // Whether the page has usage columns, so pushed rows match them.
       if (root.dataset.usage) u.searchParams.set("usage", root.dataset.usage);
+      // Whether its rows have checkboxes (bulk actions), so pushed rows do too.
+      if (root.dataset.select) u.searchParams.set("select", root.dataset.select);
       return u.pathname + u.search;
     },
     {

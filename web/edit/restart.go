@@ -1,7 +1,6 @@
 package edit
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"time"
@@ -14,10 +13,6 @@ import (
 	"github.com/tabula-console/tabula/web/page"
 )
 
-// restartAnnotation is what kubectl rollout restart sets on the pod
-// template; the controller rolls the pods because the template changed.
-const restartAnnotation = "kubectl.kubernetes.io/restartedAt"
-
 // Restart serves POST …/{name}/restart: a merge patch of the pod
 // template's restartedAt annotation, guarded by the resourceVersion the
 // object page showed.
@@ -25,14 +20,8 @@ func (h *Handler) Restart(c echo.Context, t page.Target) error {
 	if !kube.Restartable(t.Resource) {
 		return echo.NewHTTPError(http.StatusMethodNotAllowed, fmt.Sprintf("%s cannot be restarted: only Deployments, StatefulSets and DaemonSets roll their pods.", t.Resource.Name))
 	}
-	patch := map[string]any{"spec": map[string]any{"template": map[string]any{"metadata": map[string]any{
-		"annotations": map[string]any{restartAnnotation: time.Now().UTC().Format(time.RFC3339)},
-	}}}}
 	loaded := c.FormValue(fieldRV)
-	if loaded != "" {
-		patch["metadata"] = map[string]any{"resourceVersion": loaded}
-	}
-	body, err := json.Marshal(patch)
+	body, err := kube.RestartPatch(loaded, time.Now())
 	if err != nil {
 		return err
 	}

@@ -33,7 +33,7 @@ func cellsOf(doc *goquery.Document) []map[string]string {
 	var rows []map[string]string
 	doc.Find("[data-testid=list-table] tbody tr").Each(func(_ int, tr *goquery.Selection) {
 		row := map[string]string{}
-		tr.Find("td").Each(func(i int, td *goquery.Selection) {
+		tr.Find("td:not(.select-col)").Each(func(i int, td *goquery.Selection) {
 			if i < len(cols) {
 				row[cols[i]] = strings.TrimSpace(td.Text())
 			}
@@ -264,13 +264,14 @@ func TestLiveRowsCarryAddedColumns(t *testing.T) {
 	h := webtest.Pods(t)
 	const path = "/c/dev/api/v1/namespaces/demo/pods"
 	rv := h.ListRV(t, path)
-	plain := h.Dial(t, path+"?resourceVersion="+rv)
-	labels := h.Dial(t, path+"?labelColumns=app&showLabels=1&resourceVersion="+rv)
+	// Dialled as the page dials: its rows have the bulk checkbox.
+	plain := h.Dial(t, path+"?select=on&resourceVersion="+rv)
+	labels := h.Dial(t, path+"?labelColumns=app&showLabels=1&select=on&resourceVersion="+rv)
 	if !h.Fake.AwaitOpenWatches(1, 5*time.Second) {
 		t.Fatal("no upstream watch")
 	}
 	const custom = "?columns=PHASE:.status.phase,IMAGE:.spec.containers[*].image&hide=Status"
-	objects := h.Dial(t, path+custom+"&resourceVersion="+rv)
+	objects := h.Dial(t, path+custom+"&select=on&resourceVersion="+rv)
 	if !h.Fake.AwaitOpenWatches(2, 5*time.Second) {
 		t.Fatalf("%d upstream watches, want 2: one with metadata, one with objects", h.Fake.OpenWatches())
 	}

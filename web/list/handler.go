@@ -115,6 +115,9 @@ func (h *Handler) Page(c echo.Context, t page.Target) error {
 		in.Rows = stream
 	}
 	model := Model(ctx, in)
+	if model.Select != nil {
+		frame = h.env.WithBulk(frame)
+	}
 	model.Picker, model.Layout = namespaces, frame
 	// Rows are decoded as the page is written, so a body that breaks off
 	// fails the render: the whole page is then an error page.

@@ -76,6 +76,8 @@ func (h *Handler) Live(c echo.Context, t page.Target) error {
 			env: h.env, watches: h.watches, stream: stream, client: t.Client, scanBudget: h.scanBudget,
 			in:    Input{URLs: t.URLs, Resource: r, Namespace: ns, Query: lq},
 			usage: newLiveUsage(c.Request().Context(), h.env, t.Client, r, ns, lq, c.QueryParam("usage") == "on"),
+			// Rows pushed to a page with checkboxes carry them too.
+			selectable: c.QueryParam("select") == "on" && len(kube.BulkOptions(r)) > 0,
 			// The identity key covers the exact credential: a tab carrying a
 			// refreshed token opens its own upstream, never riding one opened
 			// with the old token. The include policy is in it too: the rows
@@ -109,6 +111,16 @@ type follower struct {
 	usage *liveUsage
 	// scanBudget bounds a filtered page's relist, as it bounds the page.
 	scanBudget ScanBudget
+	// selectable rows start with the bulk form's checkbox.
+	selectable bool
+}
+
+// writeRows renders rows as the followed page does.
+func (f *follower) writeRows(ctx context.Context, buf *bytes.Buffer, rows []views.ListRow) error {
+	if f.selectable {
+		return views.WriteSelectableRows(ctx, buf, rows)
+	}
+	return views.WriteRows(ctx, buf, rows)
 }
 
 func (f *follower) run(ctx context.Context, rv string) error {
@@ -190,7 +202,7 @@ func (f *follower) follow(ctx context.Context, rv string) error {
 			}
 			if ev.Type != apiclient.WatchDeleted {
 				buf.Reset()
-				if err := views.WriteRows(ctx, &buf, rows); err != nil {
+				if err := f.writeRows(ctx, &buf, rows); err != nil {
 					return err
 				}
 				msg.HTML = buf.String()
@@ -231,7 +243,7 @@ func (f *follower) relist(ctx context.Context, notice string) (string, error) {
 	in.Table = &table
 	in.Usage = f.usage.current(ctx, 0)
 	var buf bytes.Buffer
-	if err := views.WriteRows(ctx, &buf, Rows(ctx, in)); err != nil {
+	if err := f.writeRows(ctx, &buf, Rows(ctx, in)); err != nil {
 		return "", err
 	}
 	msg := Message{Type: Relist, RV: rv, Resume: rv, HTML: buf.String(), Notice: notice}

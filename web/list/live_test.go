@@ -26,7 +26,8 @@ func TestLiveListPushesRowsRenderedLikeThePage(t *testing.T) {
 	h := webtest.Pods(t)
 	const path = "/c/dev/api/v1/namespaces/demo/pods"
 	rv := h.ListRV(t, path)
-	c := h.Dial(t, path+"?resourceVersion="+rv)
+	// As static/live/list.js asks for a page whose rows have checkboxes.
+	c := h.Dial(t, path+"?select=on&resourceVersion="+rv)
 	h.Fake.Modify(webtest.PodGVK, "demo", "web-1", webtest.SetPhase("Failed"))
 	m := webtest.NextData(c, 5*time.Second, func(m list.Message) bool { return m.Type == "MODIFIED" })
 	if m.Key != "demo/web-1" || m.UID == "" || m.RV == "" || m.Resume != m.RV {

@@ -99,7 +99,31 @@ func Model(ctx context.Context, in Input) views.ListPage {
 	if view.HasUsage() {
 		p.Live.Usage = "on"
 	}
+	if ops := kube.BulkOptions(r); len(ops) > 0 {
+		p.Select = bulkSelect(in, ops)
+		p.Rows = p.Rows.Selectable()
+		p.Live.Select = "on"
+	}
 	return p
+}
+
+// bulkSelect is the list's bulk action bar (web/bulk serves its review):
+// the checked rows, of this resource, go there with the action picked.
+func bulkSelect(in Input, ops []kube.BulkOption) *views.ListSelect {
+	s := &views.ListSelect{
+		Action: in.URLs.Path("/bulk"),
+		Max:    kube.MaxBulkItems,
+		Hidden: []views.HiddenField{
+			{Name: "group", Value: in.Resource.Group},
+			{Name: "version", Value: in.Resource.Version},
+			{Name: "resource", Value: in.Resource.Name},
+			{Name: "namespace", Value: in.Namespace},
+		},
+	}
+	for _, o := range ops {
+		s.Ops = append(s.Ops, views.BulkOp{Value: o.Op, Label: o.Label})
+	}
+	return s
 }
 
 // kubectl is the kubectl command listing what the page lists.

@@ -197,6 +197,14 @@ func (e *Env) WithEditor(l views.Layout) views.Layout {
 	return l
 }
 
+// WithBulk links the bulk actions' module (static/bulk.js) into a list
+// page with checkboxes and the bulk results page: loaded async, so a
+// streamed results page counts its rows as they arrive.
+func (e *Env) WithBulk(l views.Layout) views.Layout {
+	l.Assets.Bulk = e.assets.Bulk
+	return l
+}
+
 // WithTerminal links the terminal bundle and its stylesheet into a page
 // that opens a terminal.
 func (e *Env) WithTerminal(l views.Layout) views.Layout {

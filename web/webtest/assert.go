@@ -87,7 +87,7 @@ func (c *Console) ListRV(t testing.TB, path string) string {
 // Columns are a list page's column headers.
 func Columns(doc *goquery.Document) []string {
 	var out []string
-	doc.Find("[data-testid=list-table] thead th").Each(func(_ int, s *goquery.Selection) {
+	doc.Find("[data-testid=list-table] thead th:not(.select-col)").Each(func(_ int, s *goquery.Selection) {
 		out = append(out, strings.TrimSpace(s.Text()))
 	})
 	return out

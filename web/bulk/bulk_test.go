@@ -1,0 +1,656 @@
+package bulk_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/tabula-console/tabula/apiclient/apitest"
+	"github.com/tabula-console/tabula/web/webtest"
+)
+
+// The bulk pages' tests drive the console as a browser does
+// (webtest.Browser) over the apitest fake, which records every write:
+// the list page's checkboxes and form, the review (access reviews, reads,
+// dry runs), the apply (writes guarded by resourceVersion) and its
+// streamed results. Every request asserts its status code.
+
+const (
+	podsPath  = "/c/dev/api/v1/namespaces/demo/pods"
+	reviewURL = "/c/dev/bulk"
+	applyURL  = "/c/dev/bulk/apply"
+)
+
+// podsConsole is webtest.Pods with three more pods in demo (web-3..web-5).
+func podsConsole(t *testing.T) *webtest.Console {
+	t.Helper()
+	c := webtest.Pods(t)
+	for i := 3; i <= 5; i++ {
+		c.Fake.Add(apitest.Pod("demo", fmt.Sprintf("web-%d", i), map[string]string{"app": "web"}))
+	}
+	return c
+}
+
+// reviewForm is the list page's bulk form with op and items set, as a
+// browser sends it once rows are checked (their boxes join it by form=).
+func reviewForm(t *testing.T, b *webtest.Browser, listPath, op string, items ...string) *webtest.Form {
+	t.Helper()
+	p := b.Get(listPath, http.StatusOK)
+	return b.Form(p, "[data-testid=bulk-form]").Set("op", op).Set("item", items...)
+}
+
+func stored(t *testing.T, c *webtest.Console, ns, name string) bool {
+	t.Helper()
+	return c.Stored(t, "/api/v1/namespaces/"+ns+"/pods/"+name) != nil
+}
+
+// storedAs reads an object from the fake as the user of token (a fake
+// with Access has no token of its own).
+func storedAs(t *testing.T, c *webtest.Console, token, apiPath string) *unstructured.Unstructured {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, c.Fake.URL+apiPath, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := c.Fake.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("fake GET %s: %d", apiPath, resp.StatusCode)
+	}
+	obj := &unstructured.Unstructured{}
+	if err := json.NewDecoder(resp.Body).Decode(&obj.Object); err != nil {
+		t.Fatal(err)
+	}
+	return obj
+}
+
+// The list page's rows carry a checkbox of the bulk form, keyed
+// namespace/name, and the header a "select all" box; the form offers the
+// actions the server serves for the resource.
+func TestListRowsHaveCheckboxesOfTheBulkForm(t *testing.T) {
+	c := podsConsole(t)
+	b := webtest.NewBrowser(t, c)
+	p := b.Get(podsPath, http.StatusOK)
+	boxes := p.Doc.Find("[data-testid=list-table] tbody input[type=checkbox][name=item]")
+	if boxes.Length() != 5 {
+		t.Fatalf("%d checkboxes, want one per row (5)", boxes.Length())
+	}
+	boxes.Each(func(i int, s *goquery.Selection) {
+		if s.AttrOr("form", "") != "bulk-form" {
+			t.Errorf("checkbox %d: form=%q", i, s.AttrOr("form", ""))
+		}
+	})
+	if got := boxes.First().AttrOr("value", ""); got != "demo/web-1" {
+		t.Errorf("first checkbox value %q, want demo/web-1", got)
+	}
+	if !p.Has("bulk-all") {
+		t.Error("no select-all box in the header")
+	}
+	if got := p.Doc.Find("[data-testid=list-table] thead th").Length(); got != p.Doc.Find("[data-testid=list-table] tbody tr").First().Find("td").Length() {
+		t.Errorf("header has %d cells, rows %d", got, p.Doc.Find("[data-testid=list-table] tbody tr").First().Find("td").Length())
+	}
+	var ops []string
+	p.Doc.Find("[data-testid=bulk-op] option").Each(func(_ int, s *goquery.Selection) { ops = append(ops, s.AttrOr("value", "")) })
+	if got := strings.Join(ops, ","); got != "delete,label,unlabel,annotate,unannotate" {
+		t.Errorf("pod actions %q", got)
+	}
+	d := b.Get("/c/dev/apis/apps/v1/namespaces/demo/deployments", http.StatusOK)
+	ops = nil
+	d.Doc.Find("[data-testid=bulk-op] option").Each(func(_ int, s *goquery.Selection) { ops = append(ops, s.AttrOr("value", "")) })
+	if got := strings.Join(ops, ","); got != "delete,restart,scale,label,unlabel,annotate,unannotate" {
+		t.Errorf("deployment actions %q", got)
+	}
+	// The form's token comes first, as the CSRF check reads it.
+	if first := p.Doc.Find("[data-testid=bulk-form] input").First().AttrOr("name", ""); first != "_csrf" {
+		t.Errorf("first field of the bulk form is %q", first)
+	}
+}
+
+// A resource the server lets no one delete or patch gets no checkboxes.
+func TestListWithoutBulkActionsHasNoCheckboxes(t *testing.T) {
+	c, _ := webtest.Demo(t, apitest.Options{})
+	b := webtest.NewBrowser(t, c)
+	p := b.Get("/c/dev/apis/policy.example.com/v1/sessions", http.StatusOK)
+	if p.Has("bulk-form") || p.Doc.Find("input[name=item]").Length() > 0 {
+		t.Error("a list without delete or patch offers bulk actions")
+	}
+}
+
+// The review reads each object, dry-runs the delete with its version, and
+// stores nothing; the apply deletes each with that version as its
+// precondition and shows a result per object.
+func TestBulkDeleteReviewsThenApplies(t *testing.T) {
+	c := podsConsole(t)
+	b := webtest.NewBrowser(t, c)
+	items := []string{"demo/web-1", "demo/web-2", "demo/web-3"}
+	c.Fake.ResetRequests()
+	r := reviewForm(t, b, podsPath, "delete", items...).Set("propagationPolicy", "Orphan").Submit("", http.StatusOK)
+	if got := r.Text("bulk-title"); got != "Review: Delete (propagation Orphan)" {
+		t.Errorf("title %q", got)
+	}
+	rows := r.Doc.Find("[data-testid=review-item]")
+	if rows.Length() != 3 {
+		t.Fatalf("%d review rows, want 3", rows.Length())
+	}
+	rows.Each(func(i int, s *goquery.Selection) {
+		if s.AttrOr("data-state", "") != "ready" || strings.TrimSpace(s.Find("[data-testid=review-dry-run]").Text()) != "accepted" {
+			t.Errorf("row %d: state %q, dry run %q", i, s.AttrOr("data-state", ""), s.Find("[data-testid=review-dry-run]").Text())
+		}
+	})
+	ws := c.Fake.Writes()
+	if len(ws) != 3 {
+		t.Fatalf("review sent %d writes, want 3 dry runs: %+v", len(ws), ws)
+	}
+	for _, w := range ws {
+		var opts metav1.DeleteOptions
+		if err := json.Unmarshal(w.Body, &opts); err != nil {
+			t.Fatal(err)
+		}
+		if w.Method != http.MethodDelete || len(opts.DryRun) != 1 || opts.DryRun[0] != "All" || opts.Preconditions == nil || opts.Preconditions.ResourceVersion == nil || *opts.PropagationPolicy != "Orphan" {
+			t.Errorf("review write %s %s %s: want a dry-run DELETE with a resourceVersion precondition", w.Method, w.Path, w.Body)
+		}
+	}
+	for _, it := range items {
+		if !stored(t, c, "demo", strings.TrimPrefix(it, "demo/")) {
+			t.Fatalf("the review deleted %s", it)
+		}
+	}
+	// Orphan keeps each pod, marked, until the garbage collector removes
+	// its finalizer: the results say so.
+	apply := b.Form(r, "[data-testid=apply-form]")
+	if got := apply.Values["item"]; strings.Join(got, ",") != strings.Join(items, ",") || len(apply.Values["rv"]) != 3 {
+		t.Fatalf("apply form items %q, rvs %q", got, apply.Values["rv"])
+	}
+	c.Fake.ResetRequests()
+	res := apply.Submit("", http.StatusOK)
+	results := res.Doc.Find("[data-testid=bulk-result]")
+	if results.Length() != 3 {
+		t.Fatalf("%d results, want 3:\n%s", results.Length(), webtest.Clip(res.Body))
+	}
+	results.Each(func(_ int, s *goquery.Selection) {
+		if s.AttrOr("data-outcome", "") != "done" || s.Find("[data-testid=bulk-detail]").Text() != "marked for deletion; finalizers: orphan" {
+			t.Errorf("%s: outcome %q, %q", s.AttrOr("data-key", ""), s.AttrOr("data-outcome", ""), s.Find("[data-testid=bulk-detail]").Text())
+		}
+	})
+	if got := res.Text("bulk-summary-done"); got != "3 done" {
+		t.Errorf("summary %q", got)
+	}
+	for _, it := range items {
+		name := strings.TrimPrefix(it, "demo/")
+		if c.Stored(t, "/api/v1/namespaces/demo/pods/"+name).GetDeletionTimestamp() == nil {
+			t.Errorf("%s was not marked for deletion", it)
+		}
+		c.Fake.Finalize("", "pods", "demo", name)
+		if stored(t, c, "demo", name) {
+			t.Errorf("%s is still there", it)
+		}
+	}
+	for _, w := range c.Fake.Writes() {
+		if strings.Contains(string(w.Body), "dryRun") {
+			t.Errorf("apply sent a dry run: %s", w.Body)
+		}
+	}
+	if !stored(t, c, "demo", "web-4") || !stored(t, c, "demo", "web-5") {
+		t.Error("an object not selected was deleted")
+	}
+}
+
+// One object changed between the review and the apply: its delete is a
+// 409 Conflict, shown with a way to review it again, and the others are
+// deleted all the same.
+func TestBulkApplyConflictOnOneItemOthersSucceed(t *testing.T) {
+	c := podsConsole(t)
+	b := webtest.NewBrowser(t, c)
+	r := reviewForm(t, b, podsPath, "delete", "demo/web-1", "demo/web-2", "demo/web-3").Submit("", http.StatusOK)
+	apply := b.Form(r, "[data-testid=apply-form]")
+	c.Fake.Modify(webtest.PodGVK, "demo", "web-2", webtest.SetPhase("Failed"))
+	res := apply.Submit("", http.StatusOK)
+	outcomes := map[string]string{}
+	res.Doc.Find("[data-testid=bulk-result]").Each(func(_ int, s *goquery.Selection) {
+		outcomes[s.AttrOr("data-key", "")] = s.AttrOr("data-outcome", "")
+	})
+	want := map[string]string{"demo/web-1": "done", "demo/web-2": "conflict", "demo/web-3": "done"}
+	for k, v := range want {
+		if outcomes[k] != v {
+			t.Errorf("%s: outcome %q, want %q (all: %v)", k, outcomes[k], v, outcomes)
+		}
+	}
+	if !stored(t, c, "demo", "web-2") || stored(t, c, "demo", "web-1") || stored(t, c, "demo", "web-3") {
+		t.Error("the conflicted object was deleted, or the others were not")
+	}
+	conflict := res.Doc.Find(`[data-testid=bulk-result][data-key="demo/web-2"]`)
+	if got := strings.TrimSpace(conflict.Find("[data-testid=bulk-error-code]").Text()); got != "409 Conflict" {
+		t.Errorf("conflict code %q", got)
+	}
+	if res.Text("bulk-summary-done") != "2 done" || !strings.HasPrefix(res.Text("bulk-summary-conflict"), "1 ") {
+		t.Errorf("summary %q / %q", res.Text("bulk-summary-done"), res.Text("bulk-summary-conflict"))
+	}
+	// Retry: a review of that one object, at its new version.
+	retry := b.Form(res, `[data-testid=bulk-result][data-key="demo/web-2"] form`)
+	if retry.Action != reviewURL || strings.Join(retry.Values["item"], ",") != "demo/web-2" || retry.Get("op") != "delete" {
+		t.Fatalf("retry form %q %v", retry.Action, retry.Values)
+	}
+	again := retry.Submit("", http.StatusOK)
+	if n := again.Doc.Find(`[data-testid=review-item][data-state=ready]`).Length(); n != 1 {
+		t.Errorf("the retried review has %d ready items:\n%s", n, webtest.Clip(again.Body))
+	}
+}
+
+// forbiddenConsole is an editor of demo (edit there, as the edit
+// ClusterRole) who may only view the other namespaces, with pods in demo
+// and team-a.
+func forbiddenConsole(t *testing.T) *webtest.Console {
+	t.Helper()
+	ac := webtest.AccessRules()
+	// Viewers of every namespace, as a view ClusterRoleBinding makes them:
+	// the editor lists pods across namespaces.
+	ac.Rules = append(ac.Rules, apitest.Viewer("tabula:editors")...)
+	c := webtest.WithAccess(t, ac)
+	c.Fake.Add(
+		apitest.Pod("demo", "web-2", map[string]string{"app": "web"}),
+		apitest.Pod("team-a", "worker-1", map[string]string{"app": "worker"}),
+		apitest.Pod("team-a", "worker-2", map[string]string{"app": "worker"}),
+	)
+	return c
+}
+
+// The editor selects pods in demo and in team-a, which they may only view:
+// the review marks team-a's forbidden with the authorizer's answer and
+// sends them no dry run; the apply writes only demo's, even when a forged
+// form names team-a's.
+func TestBulkForbiddenItemsNeverReceiveAWrite(t *testing.T) {
+	c := forbiddenConsole(t)
+	b := webtest.NewBrowser(t, c)
+	as := webtest.As(webtest.EditorToken)
+	p := b.GetWith("/c/dev/api/v1/pods", http.StatusOK, as)
+	fm := b.Form(p, "[data-testid=bulk-form]").Set("op", "label").Set("key", "tier").Set("value", "gold").
+		Set("item", "demo/web-1", "team-a/worker-1", "demo/web-2", "team-a/worker-2")
+	c.Fake.ResetRequests()
+	r := fm.SubmitWith("", http.StatusOK, as)
+	states := map[string]string{}
+	r.Doc.Find("[data-testid=review-item]").Each(func(_ int, s *goquery.Selection) {
+		states[s.AttrOr("data-key", "")] = s.AttrOr("data-state", "")
+	})
+	want := map[string]string{"demo/web-1": "ready", "demo/web-2": "ready", "team-a/worker-1": "forbidden", "team-a/worker-2": "forbidden"}
+	for k, v := range want {
+		if states[k] != v {
+			t.Errorf("%s: state %q, want %q", k, states[k], v)
+		}
+	}
+	reason := r.Doc.Find(`[data-testid=review-item][data-key="team-a/worker-1"] [data-testid=review-reason]`).Text()
+	if !strings.Contains(reason, "You may not patch pods in namespace team-a") {
+		t.Errorf("forbidden reason %q", reason)
+	}
+	if got := r.Text("review-summary"); !strings.Contains(got, "2 forbidden") {
+		t.Errorf("summary %q", got)
+	}
+	noWriteTo := func(phase string) {
+		t.Helper()
+		for _, w := range c.Fake.Writes() {
+			if strings.Contains(w.Path, "/namespaces/team-a/") {
+				t.Errorf("%s sent %s %s to a forbidden object", phase, w.Method, w.Path)
+			}
+		}
+	}
+	noWriteTo("the review")
+	apply := b.Form(r, "[data-testid=apply-form]")
+	if got := strings.Join(apply.Values["item"], ","); got != "demo/web-1,demo/web-2" {
+		t.Errorf("apply form carries %q", got)
+	}
+	// A forged apply naming a forbidden object as well.
+	apply.Values["item"] = append(apply.Values["item"], "team-a/worker-1")
+	apply.Values["rv"] = append(apply.Values["rv"], "1")
+	c.Fake.ResetRequests()
+	res := apply.SubmitWith("", http.StatusOK, as)
+	outcomes := map[string]string{}
+	res.Doc.Find("[data-testid=bulk-result]").Each(func(_ int, s *goquery.Selection) {
+		outcomes[s.AttrOr("data-key", "")] = s.AttrOr("data-outcome", "")
+	})
+	if outcomes["demo/web-1"] != "done" || outcomes["demo/web-2"] != "done" || outcomes["team-a/worker-1"] != "forbidden" {
+		t.Errorf("outcomes %v", outcomes)
+	}
+	noWriteTo("the apply")
+	if n := len(c.Fake.Writes()); n != 2 {
+		t.Errorf("the apply sent %d writes, want 2", n)
+	}
+	for _, name := range []string{"worker-1", "worker-2"} {
+		if l := storedAs(t, c, webtest.ConsoleToken, "/api/v1/namespaces/team-a/pods/"+name).GetLabels()["tier"]; l != "" {
+			t.Errorf("team-a/%s was labelled", name)
+		}
+	}
+	if l := storedAs(t, c, webtest.ConsoleToken, "/api/v1/namespaces/demo/pods/web-1").GetLabels()["tier"]; l != "gold" {
+		t.Errorf("demo/web-1 label tier=%q", l)
+	}
+}
+
+// A dry run the server refuses is shown on its row with the server's
+// code, reason and message; the object is left out of the apply form.
+func TestBulkDryRunFailuresShownPerItem(t *testing.T) {
+	c := podsConsole(t)
+	b := webtest.NewBrowser(t, c)
+	pod := c.Stored(t, "/api/v1/namespaces/demo/pods/web-2")
+	c.Fake.Override("/api/v1/namespaces/demo/pods/web-2", func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			w.Header().Set("Content-Type", "application/json")
+			_ = json.NewEncoder(w).Encode(pod.Object)
+			return
+		}
+		apitest.WriteStatus(w, metav1.Status{Status: metav1.StatusFailure, Code: http.StatusUnprocessableEntity, Reason: metav1.StatusReasonInvalid,
+			Message: `Pod "web-2" is invalid: metadata.labels: Invalid value: "gold": denied by policy`})
+	})
+	r := reviewForm(t, b, podsPath, "label", "demo/web-1", "demo/web-2").Set("key", "tier").Set("value", "gold").Submit("", http.StatusOK)
+	row := r.Doc.Find(`[data-testid=review-item][data-key="demo/web-2"]`)
+	if row.AttrOr("data-state", "") != "failed" {
+		t.Errorf("web-2 state %q", row.AttrOr("data-state", ""))
+	}
+	if got := strings.TrimSpace(row.Find("[data-testid=bulk-error-code]").Text()); got != "422 Invalid" {
+		t.Errorf("code %q", got)
+	}
+	if got := row.Find("[data-testid=bulk-error-message]").Text(); !strings.Contains(got, "denied by policy") {
+		t.Errorf("message %q", got)
+	}
+	if got := r.Doc.Find(`[data-testid=review-item][data-key="demo/web-1"]`).AttrOr("data-state", ""); got != "ready" {
+		t.Errorf("web-1 state %q", got)
+	}
+	if got := strings.Join(b.Form(r, "[data-testid=apply-form]").Values["item"], ","); got != "demo/web-1" {
+		t.Errorf("apply form carries %q", got)
+	}
+}
+
+// Scale goes through the scale subresource with the Scale's version;
+// restart and label patches carry metadata.resourceVersion.
+func TestBulkWritesCarryTheReviewedVersion(t *testing.T) {
+	c := podsConsole(t)
+	c.Fake.Add(apitest.Deployment("demo", "api", 1, map[string]string{"app": "api"}))
+	b := webtest.NewBrowser(t, c)
+	deploys := "/c/dev/apis/apps/v1/namespaces/demo/deployments"
+	for _, tc := range []struct {
+		op, extra, value string
+		check            func(w apitest.Write) error
+	}{
+		{"scale", "replicas", "4", func(w apitest.Write) error {
+			if !strings.HasSuffix(w.Path, "/scale") || !strings.Contains(string(w.Body), `"resourceVersion"`) || !strings.Contains(string(w.Body), `"replicas":4`) {
+				return fmt.Errorf("scale write %s %s", w.Path, w.Body)
+			}
+			return nil
+		}},
+		{"restart", "", "", func(w apitest.Write) error {
+			if !strings.Contains(string(w.Body), "kubectl.kubernetes.io/restartedAt") || !strings.Contains(string(w.Body), `"resourceVersion"`) {
+				return fmt.Errorf("restart write %s", w.Body)
+			}
+			return nil
+		}},
+	} {
+		fm := reviewForm(t, b, deploys, tc.op, "demo/web", "demo/api")
+		if tc.extra != "" {
+			fm.Set(tc.extra, tc.value)
+		}
+		r := fm.Submit("", http.StatusOK)
+		c.Fake.ResetRequests()
+		res := b.Form(r, "[data-testid=apply-form]").Submit("", http.StatusOK)
+		if n := res.Doc.Find(`[data-testid=bulk-result][data-outcome=done]`).Length(); n != 2 {
+			t.Errorf("%s: %d done, want 2:\n%s", tc.op, n, webtest.Clip(res.Body))
+		}
+		ws := c.Fake.Writes()
+		if len(ws) != 2 {
+			t.Fatalf("%s: %d writes", tc.op, len(ws))
+		}
+		for _, w := range ws {
+			if err := tc.check(w); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	var d unstructured.Unstructured
+	d.Object = c.Stored(t, "/apis/apps/v1/namespaces/demo/deployments/api").Object
+	if n, _, _ := unstructured.NestedInt64(d.Object, "spec", "replicas"); n != 4 {
+		t.Errorf("api replicas %d", n)
+	}
+}
+
+// Bad forms are a 400 that says what was wrong; nothing is sent upstream.
+func TestBulkRefusesBadForms(t *testing.T) {
+	c := podsConsole(t)
+	b := webtest.NewBrowser(t, c)
+	many := make([]string, 1001)
+	for i := range many {
+		many[i] = fmt.Sprintf("demo/p-%d", i)
+	}
+	for _, tc := range []struct {
+		name   string
+		change func(*webtest.Form)
+		want   string
+	}{
+		{"too many items", func(f *webtest.Form) { f.Set("item", many...) }, "1001 objects were selected; one review takes at most 1000"},
+		{"no items", func(f *webtest.Form) { f.Set("item") }, "No object was selected"},
+		{"unknown op", func(f *webtest.Form) { f.Set("op", "explode") }, `"explode" is not a bulk action`},
+		{"restart of pods", func(f *webtest.Form) { f.Set("op", "restart") }, `"restart" is not a bulk action the server serves for pods`},
+		{"bad label key", func(f *webtest.Form) { f.Set("op", "label").Set("key", "no spaces please") }, `The label key "no spaces please" is not valid`},
+		{"bad propagation", func(f *webtest.Form) { f.Set("propagationPolicy", "Sideways") }, `Unknown propagation policy "Sideways"`},
+		{"item without a namespace", func(f *webtest.Form) { f.Set("item", "/web-1") }, `"/web-1" has no namespace`},
+		{"item with a path", func(f *webtest.Form) { f.Set("item", "demo/web-1/../x") }, `names no object`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fm := reviewForm(t, b.For(t), podsPath, "delete", "demo/web-1")
+			tc.change(fm)
+			c.Fake.ResetRequests()
+			p := fm.Submit("", http.StatusBadRequest)
+			if !strings.Contains(p.Text("error-message"), tc.want) {
+				t.Errorf("page does not say %q:\n%s", tc.want, webtest.Clip(p.Text("error-message")))
+			}
+			if ws := c.Fake.Writes(); len(ws) > 0 {
+				t.Errorf("sent %d writes", len(ws))
+			}
+		})
+	}
+	// An apply whose items and versions do not pair up.
+	fm := reviewForm(t, b, podsPath, "delete", "demo/web-1", "demo/web-2")
+	fm.Action = applyURL
+	fm.Set("rv", "1")
+	fm.Submit("", http.StatusBadRequest)
+	if stored(t, c, "demo", "web-1") == false {
+		t.Error("a refused apply deleted web-1")
+	}
+}
+
+// Review and apply are writes: without the CSRF token (or from another
+// site) they are refused before anything is read.
+func TestBulkNeedsCSRF(t *testing.T) {
+	c := podsConsole(t)
+	b := webtest.NewBrowser(t, c)
+	fm := reviewForm(t, b, podsPath, "delete", "demo/web-1")
+	for _, path := range []string{reviewURL, applyURL} {
+		values := url.Values{}
+		for k, v := range fm.Values {
+			if k != "_csrf" {
+				values[k] = v
+			}
+		}
+		values.Set("rv", "1")
+		c.Fake.ResetRequests()
+		b.Post(path, values, http.StatusForbidden, nil)
+		fm.Values.Set("rv", "1")
+		b.Post(path, fm.Values, http.StatusForbidden, map[string]string{"Origin": "https://evil.example", "Sec-Fetch-Site": "cross-site"})
+		if ws := c.Fake.Writes(); len(ws) > 0 {
+			t.Errorf("%s without CSRF sent %d writes", path, len(ws))
+		}
+		fm.Values.Del("rv")
+	}
+	if !stored(t, c, "demo", "web-1") {
+		t.Error("web-1 was deleted")
+	}
+}
+
+// A fleet list's sections (web/fleet) have no checkboxes: a bulk action
+// is about one cluster's list.
+func TestFleetListSectionsHaveNoCheckboxes(t *testing.T) {
+	c := webtest.New(t, "dev", "prod")
+	c.Fake.Add(apitest.Pod("demo", "web-1", map[string]string{"app": "web"}))
+	b := webtest.NewBrowser(t, c)
+	p := b.Get("/c/dev,prod/api/v1/pods", http.StatusOK)
+	if p.Doc.Find("tbody tr").Length() == 0 {
+		t.Fatalf("the fleet list shows no rows:\n%s", webtest.Clip(p.Body))
+	}
+	if p.Has("bulk-form") || p.Doc.Find("input[name=item]").Length() > 0 || p.Has("bulk-all") {
+		t.Error("a fleet list offers bulk actions")
+	}
+}
+
+// The apply has at most 8 writes in flight upstream: the fake holds every
+// DELETE until 8 are waiting at once, then lets them all go, and the most
+// ever in flight is 8.
+func TestBulkApplyHasAtMostEightWritesInFlight(t *testing.T) {
+	c := webtest.Pods(t)
+	var items []string
+	for i := range 20 {
+		name := fmt.Sprintf("p-%02d", i)
+		c.Fake.Add(apitest.Pod("demo", name, nil))
+		items = append(items, "demo/"+name)
+	}
+	b := webtest.NewBrowser(t, c)
+	r := reviewForm(t, b, podsPath, "delete", items...).Submit("", http.StatusOK)
+	apply := b.Form(r, "[data-testid=apply-form]")
+
+	var mu sync.Mutex
+	inFlight, most := 0, 0
+	release := make(chan struct{})
+	for _, it := range items {
+		c.Fake.Override("/api/v1/namespaces/demo/pods/"+strings.TrimPrefix(it, "demo/"), func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			inFlight++
+			most = max(most, inFlight)
+			mu.Unlock()
+			<-release
+			mu.Lock()
+			inFlight--
+			mu.Unlock()
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`{"kind":"Status","apiVersion":"v1","status":"Success"}`))
+		})
+	}
+	// The apply is posted from another goroutine, as a browser would; its
+	// answer is checked here.
+	type answer struct {
+		status int
+		body   string
+		err    error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		rest := url.Values{}
+		for k, v := range apply.Values {
+			if k != "_csrf" {
+				rest[k] = v
+			}
+		}
+		req, err := http.NewRequest(http.MethodPost, c.URL+applyURL, strings.NewReader("_csrf="+url.QueryEscape(apply.Get("_csrf"))+"&"+rest.Encode()))
+		if err != nil {
+			done <- answer{err: err}
+			return
+		}
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Origin", c.URL)
+		req.Header.Set("Sec-Fetch-Site", "same-origin")
+		resp, err := b.Client.Do(req)
+		if err != nil {
+			done <- answer{err: err}
+			return
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		done <- answer{status: resp.StatusCode, body: string(body), err: err}
+	}()
+	apitest.WaitFor(t, 10*time.Second, func() error {
+		mu.Lock()
+		defer mu.Unlock()
+		if inFlight < 8 {
+			return fmt.Errorf("%d writes in flight, waiting for 8", inFlight)
+		}
+		return nil
+	})
+	close(release)
+	var res answer
+	select {
+	case res = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the apply did not finish")
+	}
+	if res.err != nil || res.status != http.StatusOK {
+		t.Fatalf("apply: %d %v\n%s", res.status, res.err, webtest.Clip(res.body))
+	}
+	if most != 8 {
+		t.Errorf("at most %d writes were in flight, want 8", most)
+	}
+	if n := webtest.Parse(t, res.body).Find(`[data-testid=bulk-result][data-outcome=done]`).Length(); n != 20 {
+		t.Errorf("%d done, want 20", n)
+	}
+}
+
+// A server that takes only JSON Patch answers a stale version with a 422
+// (its failed test of metadata.resourceVersion): the apply still calls it a
+// conflict, and the others are done.
+func TestBulkApplyConflictOnAJSONPatchOnlyServer(t *testing.T) {
+	c := webtest.Start(t, webtest.EditableFake(t, apitest.Options{NoMergePatch: true}), webtest.Options{})
+	c.Fake.Add(apitest.Pod("demo", "web-2", map[string]string{"app": "web"}))
+	b := webtest.NewBrowser(t, c)
+	r := reviewForm(t, b, podsPath, "label", "demo/web-1", "demo/web-2").Set("key", "tier").Set("value", "gold").Submit("", http.StatusOK)
+	apply := b.Form(r, "[data-testid=apply-form]")
+	c.Fake.Modify(webtest.PodGVK, "demo", "web-2", webtest.SetPhase("Failed"))
+	res := apply.Submit("", http.StatusOK)
+	outcomes := map[string]string{}
+	res.Doc.Find("[data-testid=bulk-result]").Each(func(_ int, s *goquery.Selection) {
+		outcomes[s.AttrOr("data-key", "")] = s.AttrOr("data-outcome", "")
+	})
+	if outcomes["demo/web-1"] != "done" || outcomes["demo/web-2"] != "conflict" {
+		t.Errorf("outcomes %v", outcomes)
+	}
+	if l := c.Stored(t, "/api/v1/namespaces/demo/pods/web-2").GetLabels()["tier"]; l != "" {
+		t.Errorf("web-2 was labelled %q", l)
+	}
+	if l := c.Stored(t, "/api/v1/namespaces/demo/pods/web-1").GetLabels()["tier"]; l != "gold" {
+		t.Errorf("web-1 label %q", l)
+	}
+}
+
+// Cluster-scoped objects are keyed "/name": a label added to two
+// namespaces, and a server without access reviews says it could not tell.
+func TestBulkLabelsClusterScopedObjects(t *testing.T) {
+	c := webtest.Pods(t)
+	c.Fake.Add(apitest.Object("v1", "Namespace", "", "demo", nil), apitest.Object("v1", "Namespace", "", "team-a", nil))
+	b := webtest.NewBrowser(t, c)
+	p := b.Get("/c/dev/api/v1/namespaces", http.StatusOK)
+	if got := p.Doc.Find(`input[data-bulk-item]`).First().AttrOr("value", ""); got != "/demo" {
+		t.Errorf("first checkbox %q, want /demo", got)
+	}
+	r := b.Form(p, "[data-testid=bulk-form]").Set("op", "label").Set("key", "env").Set("value", "prod").
+		Set("item", "/demo", "/team-a").Submit("", http.StatusOK)
+	if got := r.Text("review-notice"); !strings.Contains(got, "could not say") {
+		t.Errorf("notice %q", got)
+	}
+	if got := r.Doc.Find(`[data-testid=review-item][data-key="/demo"] [data-testid=review-change]`).Text(); got != "Adds label env=prod" {
+		t.Errorf("change %q", got)
+	}
+	res := b.Form(r, "[data-testid=apply-form]").Submit("", http.StatusOK)
+	if n := res.Doc.Find(`[data-testid=bulk-result][data-outcome=done]`).Length(); n != 2 {
+		t.Fatalf("%d done:\n%s", n, webtest.Clip(res.Body))
+	}
+	for _, ns := range []string{"demo", "team-a"} {
+		if l := c.Stored(t, "/api/v1/namespaces/"+ns).GetLabels()["env"]; l != "prod" {
+			t.Errorf("namespace %s: env=%q", ns, l)
+		}
+	}
+}
