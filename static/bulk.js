@@ -25,6 +25,9 @@ function initSelection(form) {
     const bs = boxes();
     const n = bs.filter((b) => b.checked).length;
     if (count) setText(count, n === 0 ? "Check rows to act on them." : `${n} selected.`);
+    // The action's fields wait for a checked row: on a phone they would
+    // push the rows off the first screen.
+    form.classList.toggle("bulk-idle", n === 0);
     if (all) {
       all.checked = n > 0 && n === bs.length;
       all.indeterminate = n > 0 && n < bs.length;
