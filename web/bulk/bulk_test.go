@@ -654,3 +654,30 @@ func TestBulkLabelsClusterScopedObjects(t *testing.T) {
 		}
 	}
 }
+
+// A one-namespace list offers the bulk actions the user may take there,
+// and no checkboxes to a user who may take none; across namespaces the
+// review decides, namespace by namespace.
+func TestListOffersOnlyTheBulkActionsTheUserMayTake(t *testing.T) {
+	c := forbiddenConsole(t)
+	b := webtest.NewBrowser(t, c)
+	ops := func(p webtest.Page) string {
+		var out []string
+		p.Doc.Find("[data-testid=bulk-op] option").Each(func(_ int, s *goquery.Selection) { out = append(out, s.AttrOr("value", "")) })
+		return strings.Join(out, ",")
+	}
+	for _, tc := range []struct {
+		token, path, ops string
+	}{
+		{webtest.EditorToken, "/c/dev/api/v1/namespaces/demo/pods", "delete,label,unlabel,annotate,unannotate"},
+		{webtest.EditorToken, "/c/dev/api/v1/namespaces/team-a/pods", ""},
+		{webtest.ViewerToken, "/c/dev/api/v1/namespaces/demo/pods", ""},
+		{webtest.EditorToken, "/c/dev/api/v1/pods", "delete,label,unlabel,annotate,unannotate"},
+	} {
+		p := b.GetWith(tc.path, http.StatusOK, webtest.As(tc.token))
+		boxes := p.Doc.Find("[data-testid=list-table] tbody input[name=item]").Length()
+		if got := ops(p); got != tc.ops || (tc.ops == "") != (boxes == 0) || p.Has("bulk-form") != (tc.ops != "") {
+			t.Errorf("%s as %s: actions %q and %d checkboxes, want actions %q", tc.path, tc.token, got, boxes, tc.ops)
+		}
+	}
+}

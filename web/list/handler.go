@@ -71,7 +71,7 @@ func (h *Handler) Page(c echo.Context, t page.Target) error {
 	ctx := c.Request().Context()
 	// What the page shows besides the list is fetched while the server
 	// lists; everything is waited for, so nothing outlives the page.
-	checks := createChecks(r, ns)
+	checks := append(createChecks(r, ns), bulkChecks(r, ns)...)
 	// Pods and nodes: where the server serves their usage, whether the
 	// user may read it is asked with the page's other checks.
 	metrics, hasUsage := t.Client.UsageResource(ctx, r)
@@ -134,6 +134,23 @@ func collect(s *apiclient.TableStream) ([]apiclient.Row, error) {
 		rows = append(rows, s.Row().Clone())
 	}
 	return rows, s.Err()
+}
+
+// bulkChecks are the access checks of a one-namespace (or cluster-scoped)
+// list's bulk actions, each on the whole namespace, so a user who may do
+// none of them gets no checkboxes. Across namespaces the review asks per
+// namespace: a user may act in some and not in others.
+func bulkChecks(r apiclient.Resource, ns string) []apiclient.AccessCheck {
+	if r.Namespaced && ns == "" {
+		return nil
+	}
+	var checks []apiclient.AccessCheck
+	for _, o := range kube.BulkOptions(r) {
+		if check := kube.BulkCheck(o.Op, r, ns, ""); !slices.Contains(checks, check) {
+			checks = append(checks, check)
+		}
+	}
+	return checks
 }
 
 // createChecks are the access checks of a list page: its Create button's,

@@ -99,12 +99,25 @@ func Model(ctx context.Context, in Input) views.ListPage {
 	if view.HasUsage() {
 		p.Live.Usage = "on"
 	}
-	if ops := kube.BulkOptions(r); len(ops) > 0 {
+	if ops := permittedOps(in, kube.BulkOptions(r)); len(ops) > 0 {
 		p.Select = bulkSelect(in, ops)
 		p.Rows = p.Rows.Selectable()
 		p.Live.Select = "on"
 	}
 	return p
+}
+
+// permittedOps leaves out the bulk actions the server refused on the
+// whole namespace (bulkChecks); what it could not say stays, for the
+// review to ask object by object.
+func permittedOps(in Input, ops []kube.BulkOption) []kube.BulkOption {
+	r := in.Resource
+	if r.Namespaced && in.Namespace == "" {
+		return ops
+	}
+	return slices.DeleteFunc(ops, func(o kube.BulkOption) bool {
+		return in.Permits.Denied(kube.BulkCheck(o.Op, r, in.Namespace, "")) != ""
+	})
 }
 
 // bulkSelect is the list's bulk action bar (web/bulk serves its review):
