@@ -20,6 +20,8 @@ function initSelection(form) {
   // The checked keys, so rows a live update replaces stay checked.
   const checked = new Set(boxes().filter((b) => b.checked).map((b) => b.value));
   let last = null; // the key of the box last clicked, where a range starts
+  // The links that check every row without script: the header's box does it here.
+  for (const a of form.querySelectorAll("[data-bulk-nojs]")) a.hidden = true;
 
   const refresh = () => {
     const bs = boxes();

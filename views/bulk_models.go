@@ -22,6 +22,10 @@ type ListSelect struct {
 	Ops []BulkOp
 	// Max is how many objects one review takes.
 	Max int
+	// SelectAllHref is this page with every row checked, and ClearHref
+	// without: "select all on this page" without JavaScript (with it, the
+	// header's box does it).
+	SelectAllHref, ClearHref templ.SafeURL
 }
 
 // BulkOp is one action of the bulk form.

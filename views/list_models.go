@@ -145,13 +145,15 @@ type ListRows struct {
 	src     RowSource
 	started bool // src is on its first row, read ahead by StreamRows
 	written int
-	// selectable rows start with a checkbox cell (ListPage.Select).
-	selectable bool
+	// selectable rows start with a checkbox cell (ListPage.Select),
+	// checked when checked is set.
+	selectable, checked bool
 }
 
-// Selectable gives every row a checkbox of the page's bulk form.
-func (l *ListRows) Selectable() *ListRows {
-	l.selectable = true
+// Selectable gives every row a checkbox of the page's bulk form, checked
+// when checked is set.
+func (l *ListRows) Selectable(checked bool) *ListRows {
+	l.selectable, l.checked = true, checked
 	return l
 }
 

@@ -18,7 +18,7 @@ func writeListRows(rows *ListRows) templ.Component {
 		if rows.Empty() {
 			return nil
 		}
-		out := rowWriter{w: w, selectable: rows.selectable}
+		out := rowWriter{w: w, selectable: rows.selectable, checked: rows.checked}
 		for more := true; more && out.err == nil; more = rows.src.Next() {
 			out.row(rows.src.Row(), rows.written == 0)
 			rows.written++
@@ -69,6 +69,9 @@ func (out *rowWriter) row(r ListRow, first bool) {
 		out.esc(r.Key)
 		out.s(`" aria-label="Select `)
 		out.esc(r.Key)
+		if out.checked {
+			out.s(`" checked="`)
+		}
 		out.s(`"/></td>`)
 	}
 	tags := 0 // the name's cell, else the first
@@ -165,8 +168,8 @@ func (out *rowWriter) chips(chips []Chip) {
 type rowWriter struct {
 	w   io.Writer
 	err error
-	// selectable writes a checkbox cell first.
-	selectable bool
+	// selectable writes a checkbox cell first, checked when checked is set.
+	selectable, checked bool
 }
 
 func (o *rowWriter) s(s string) {

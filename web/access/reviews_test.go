@@ -153,8 +153,9 @@ func TestAPageCostsABoundedNumberOfReviews(t *testing.T) {
 		// edit (= restart), scale, delete, pods/log, pods/exec: five checks
 		// in one batch.
 		{webtest.WebPath, 5, 6},
-		// Create; demo's rules are cached from the page before.
-		{webtest.ConfigMapsPath, 1, 1},
+		// Create, and the bulk actions' delete and patch on the namespace
+		// (one batch); demo's rules are cached from the page before.
+		{webtest.ConfigMapsPath, 3, 3},
 		// Edit and delete; pods/log in demo is cached too.
 		{webtest.SettingsPath, 2, 2},
 	} {

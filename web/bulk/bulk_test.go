@@ -681,3 +681,32 @@ func TestListOffersOnlyTheBulkActionsTheUserMayTake(t *testing.T) {
 		}
 	}
 }
+
+// Without JavaScript, "select all on this page" is a link to the page with
+// every row checked, and the checked page links back; paging and the view
+// carry neither.
+func TestSelectAllOnThisPageWithoutJavaScript(t *testing.T) {
+	c := podsConsole(t)
+	b := webtest.NewBrowser(t, c)
+	p := b.Get(podsPath+"?labelColumns=app", http.StatusOK)
+	if p.Doc.Find("input[name=item][checked]").Length() != 0 {
+		t.Fatal("rows are checked before anyone asked")
+	}
+	href := p.Doc.Find("[data-testid=bulk-select-all]").AttrOr("href", "")
+	if !strings.Contains(href, "selectAll=1") || !strings.Contains(href, "labelColumns=app") {
+		t.Fatalf("select-all link %q, want the same view with every row checked", href)
+	}
+	all := b.Get(href, http.StatusOK)
+	if n, checked := all.Doc.Find("input[name=item]").Length(), all.Doc.Find("input[name=item][checked]").Length(); n != 5 || checked != 5 {
+		t.Errorf("%d of %d rows checked, want every one", checked, n)
+	}
+	clear := all.Doc.Find("[data-testid=bulk-clear-all]").AttrOr("href", "")
+	if clear == "" || strings.Contains(clear, "selectAll") || all.Has("bulk-select-all") {
+		t.Errorf("clear link %q", clear)
+	}
+	// The checked rows post as any checked rows do.
+	r := b.Form(all, "[data-testid=bulk-form]").Set("op", "delete").Submit("", http.StatusOK)
+	if got := r.Doc.Find("[data-testid=review-item]").Length(); got != 5 {
+		t.Errorf("the review lists %d objects, want the 5 checked", got)
+	}
+}

@@ -3,6 +3,7 @@ package list
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -101,7 +102,7 @@ func Model(ctx context.Context, in Input) views.ListPage {
 	}
 	if ops := permittedOps(in, kube.BulkOptions(r)); len(ops) > 0 {
 		p.Select = bulkSelect(in, ops)
-		p.Rows = p.Rows.Selectable()
+		p.Rows = p.Rows.Selectable(lq.SelectAll)
 		p.Live.Select = "on"
 	}
 	return p
@@ -120,6 +121,12 @@ func permittedOps(in Input, ops []kube.BulkOption) []kube.BulkOption {
 	})
 }
 
+// withSelectAll is a page's query with every row checked.
+func withSelectAll(v url.Values) url.Values {
+	v.Set("selectAll", "1")
+	return v
+}
+
 // bulkSelect is the list's bulk action bar (web/bulk serves its review):
 // the checked rows, of this resource, go there with the action picked.
 func bulkSelect(in Input, ops []kube.BulkOption) *views.ListSelect {
@@ -135,6 +142,14 @@ func bulkSelect(in Input, ops []kube.BulkOption) *views.ListSelect {
 	}
 	for _, o := range ops {
 		s.Ops = append(s.Ops, views.BulkOp{Value: o.Op, Label: o.Label})
+	}
+	// The page itself, with or without every row checked: Values keeps the
+	// position and the view, and leaves SelectAll out.
+	here := page.WithQuery(in.base(), in.Query.Values())
+	if in.Query.SelectAll {
+		s.ClearHref = here
+	} else {
+		s.SelectAllHref = page.WithQuery(in.base(), withSelectAll(in.Query.Values()))
 	}
 	return s
 }

@@ -51,6 +51,10 @@ type Query struct {
 	CustomColumns []kube.CustomColumn
 	ShowLabels    bool
 	Hide, Show    []string
+	// SelectAll checks every row's bulk checkbox, the page's "select all"
+	// without JavaScript. It is the page's state, not the view's: Values
+	// leaves it out, so no link of the page carries it on.
+	SelectAll bool
 	// FromChooser marks a query sent by the column chooser's form, which
 	// the page redirects to its own URL (Values) so that a view is a link.
 	FromChooser bool
@@ -109,6 +113,7 @@ func ParseQuery(q url.Values) (lq Query, err error) {
 		return lq, err
 	}
 	lq.Reveal = page.Bool(q, "reveal")
+	lq.SelectAll = page.Bool(q, "selectAll")
 	if lq.Continue == "" {
 		lq.Page, lq.Back = 1, nil
 	}

@@ -1,6 +1,7 @@
 package webtest
 
 import (
+	"fmt"
 	"io"
 	"maps"
 	"net/http"
@@ -174,7 +175,12 @@ func (b *Browser) Form(p Page, sel string) *Form {
 		}
 		f.Values.Add(name, value)
 	}
-	s.Find("input[name], textarea[name]").Each(func(_ int, in *goquery.Selection) {
+	fields := s.Find("input[name], textarea[name]")
+	if id := s.AttrOr("id", ""); id != "" {
+		// As a browser does: fields outside the form join it by form=.
+		fields = fields.AddSelection(p.Doc.Find(fmt.Sprintf(`input[name][form=%q], textarea[name][form=%q]`, id, id)))
+	}
+	fields.Each(func(_ int, in *goquery.Selection) {
 		name := in.AttrOr("name", "")
 		if goquery.NodeName(in) == "textarea" {
 			add(name, in.Text())
