@@ -121,6 +121,9 @@ func TestBulkDeleteOfFivePodsThroughTheReview(t *testing.T) {
 	must(t, bulkBox(page, ns+"/p-5").Click())
 	must(t, expect.Locator(page.GetByTestId("bulk-count")).ToHaveText("5 selected."))
 	must(t, expect.Locator(page.GetByTestId("bulk-all")).ToBeChecked())
+	// The header's box selects all here: the link that does it without
+	// script is hidden.
+	must(t, expect.Locator(page.GetByTestId("bulk-select-all")).ToBeHidden())
 	// Only the chosen action's fields show.
 	_, err := page.GetByTestId("bulk-op").SelectOption(playwright.SelectOptionValues{Values: &[]string{"delete"}})
 	must(t, err)
@@ -294,6 +297,12 @@ func TestBulkLabelWithoutJavaScript(t *testing.T) {
 	must(t, expect.Locator(page.Locator("[data-testid=list-table] tbody tr")).ToHaveCount(3))
 	must(t, expect.Locator(page.GetByTestId("bulk-all")).ToBeHidden())
 	must(t, expect.Locator(page.GetByTestId("bulk-key")).ToBeVisible())
+	// "Select all on this page" is a link here: every row comes back
+	// checked, and "Clear the checks" takes them away again.
+	must(t, page.GetByTestId("bulk-select-all").Click())
+	must(t, expect.Locator(page.Locator("[data-testid=list-table] tbody input[name=item]:checked")).ToHaveCount(3))
+	must(t, page.GetByTestId("bulk-clear-all").Click())
+	must(t, expect.Locator(page.Locator("[data-testid=list-table] tbody input[name=item]:checked")).ToHaveCount(0))
 	must(t, bulkBox(page, ns+"/q-1").Check())
 	must(t, bulkBox(page, ns+"/q-3").Check())
 	_, err := page.GetByTestId("bulk-op").SelectOption(playwright.SelectOptionValues{Values: &[]string{"label"}})
