@@ -64,7 +64,9 @@ func TestUsageColumnsAndPodChart(t *testing.T) {
 	mustKubectl(t, "annotate", "pod", "-n", ns, name, "--overwrite", "tabula.e2e/touched="+strconv.FormatInt(time.Now().UnixNano(), 10))
 	changed := page.Locator(`[data-testid=list-table] tbody tr.row-changed[data-key="` + key + `"]`)
 	must(t, expect.Locator(changed).ToHaveCount(1))
-	must(t, expect.Locator(changed.Locator("td")).ToHaveCount(7))
+	// The bulk checkbox, the five Table columns, CPU and memory.
+	must(t, expect.Locator(changed.Locator("td")).ToHaveCount(8))
+	must(t, expect.Locator(changed.Locator("td.select-col input[name=item]")).ToHaveCount(1))
 	must(t, expect.Locator(changed.Locator("td:last-child")).ToHaveText(memoryText))
 
 	// A list of a short namespace paged with a selector (whose length
