@@ -69,7 +69,7 @@ var exportLabels = map[string]string{"csv": "CSV", "tsv": "TSV", "json": "JSON (
 
 // exportLinks are the Export menu of a list page: its query without what
 // an export ignores (paging, the page size, sorting).
-func exportLinks(base templ.SafeURL, lq Query) []views.ExportLink {
+func exportLinks(base templ.SafeURL, lq Query, permits kube.Permits, r apiclient.Resource, ns string) []views.ExportLink {
 	q := lq.FirstPage()
 	q.Sort, q.Limit, q.Reveal = "", defaultLimit, false
 	links := make([]views.ExportLink, 0, len(exportOrder))
@@ -83,6 +83,15 @@ func exportLinks(base templ.SafeURL, lq Query) []views.ExportLink {
 			label += ", without the row filters"
 		}
 		links = append(links, views.ExportLink{Format: f, Label: label, Href: page.WithQuery(base, q.Values())})
+	}
+	// A Secret list's Lists come masked; who the server says may get the
+	// Secrets is offered them with their values too, asked for explicitly.
+	if checks := exportChecks(r, ns); len(checks) > 0 && permits.Allowed(checks[0]) {
+		q.Filter, q.Reveal = nil, true
+		for _, f := range []string{"json", "yaml"} {
+			q.Export = f
+			links = append(links, views.ExportLink{Format: f + "-reveal", Label: exportLabels[f] + ", Secret values revealed", Href: page.WithQuery(base, q.Values())})
+		}
 	}
 	return links
 }
@@ -176,10 +185,25 @@ func (h *Handler) Export(c echo.Context, t page.Target) error {
 	return h.endExport(c, ctx, e, t, lq, err)
 }
 
+// revealCheck is the access check behind reveal=1: get on the Secrets
+// exported.
+func revealCheck(r apiclient.Resource, ns string) apiclient.AccessCheck {
+	return apiclient.AccessCheck{Verb: "get", Group: r.Group, Resource: r.Name, Namespace: ns}
+}
+
+// exportChecks are the access checks of a list page's Export menu: of a
+// Secret list, whether it may offer the values revealed.
+func exportChecks(r apiclient.Resource, ns string) []apiclient.AccessCheck {
+	if r.Kind != "Secret" {
+		return nil
+	}
+	return []apiclient.AccessCheck{revealCheck(r, ns)}
+}
+
 // mayReveal says why the user may not have Secret values exported ("" when
 // they may): only a user the server says may get them there.
 func (h *Handler) mayReveal(ctx context.Context, client *apiclient.Client, r apiclient.Resource, ns string) string {
-	check := apiclient.AccessCheck{Verb: "get", Group: r.Group, Resource: r.Name, Namespace: ns}
+	check := revealCheck(r, ns)
 	permits := h.env.Permits(ctx, client, []apiclient.AccessCheck{check})
 	if permits.Allowed(check) {
 		return ""

@@ -534,3 +534,29 @@ func TestCustomColumnsOfSecretValuesAreMasked(t *testing.T) {
 		t.Error("a filter on a Secret value matched it")
 	}
 }
+
+// A Secret list's Export menu offers the values revealed only to who the
+// server says may get them, and as a choice of its own.
+func TestSecretListOffersRevealedExportsToWhoMayGetThem(t *testing.T) {
+	c := secretsConsole(t)
+	const secrets = "/c/dev/api/v1/namespaces/demo/secrets"
+	for token, offered := range map[string]bool{webtest.EditorToken: true, webtest.ViewerToken: false} {
+		doc := webtest.Parse(t, c.GetAs(t, token, secrets, http.StatusOK))
+		for _, f := range []string{"json", "yaml"} {
+			link := doc.Find("[data-testid=export-" + f + "-reveal]")
+			if (link.Length() == 1) != offered {
+				t.Errorf("%s: %s with values offered: %v, want %v", token, f, link.Length() == 1, offered)
+			}
+			if offered && !strings.Contains(link.AttrOr("href", ""), "reveal=1") {
+				t.Errorf("%s: %s link %q", token, f, link.AttrOr("href", ""))
+			}
+			if href := doc.Find("[data-testid=export-" + f + "]").AttrOr("href", ""); strings.Contains(href, "reveal") {
+				t.Errorf("%s: the plain %s export %q reveals", token, f, href)
+			}
+		}
+	}
+	// Not on other lists.
+	if webtest.Parse(t, c.GetAs(t, webtest.EditorToken, "/c/dev/api/v1/namespaces/demo/pods", http.StatusOK)).Find("[data-testid$=-reveal]").Length() != 0 {
+		t.Error("a pod list offers revealed exports")
+	}
+}

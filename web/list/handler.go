@@ -71,7 +71,7 @@ func (h *Handler) Page(c echo.Context, t page.Target) error {
 	ctx := c.Request().Context()
 	// What the page shows besides the list is fetched while the server
 	// lists; everything is waited for, so nothing outlives the page.
-	checks := append(createChecks(r, ns), bulkChecks(r, ns)...)
+	checks := slices.Concat(createChecks(r, ns), bulkChecks(r, ns), exportChecks(r, ns))
 	// Pods and nodes: where the server serves their usage, whether the
 	// user may read it is asked with the page's other checks.
 	metrics, hasUsage := t.Client.UsageResource(ctx, r)

@@ -87,7 +87,7 @@ func Model(ctx context.Context, in Input) views.ListPage {
 	}
 	p.Pager = pagerView(base, lq, in.Table, in.Scan)
 	p.Kubectl = kubectl(in).String()
-	p.Exports = exportLinks(base, lq)
+	p.Exports = exportLinks(base, lq, in.Permits, r, in.Namespace)
 	p.Live = views.LiveList{
 		Watch:           r.Can("watch"),
 		ResourceVersion: in.Table.ResourceVersion,
