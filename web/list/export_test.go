@@ -550,7 +550,7 @@ func TestSecretListOffersRevealedExportsToWhoMayGetThem(t *testing.T) {
 			if offered && !strings.Contains(link.AttrOr("href", ""), "reveal=1") {
 				t.Errorf("%s: %s link %q", token, f, link.AttrOr("href", ""))
 			}
-			if href := doc.Find("[data-testid=export-" + f + "]").AttrOr("href", ""); strings.Contains(href, "reveal") {
+			if href := doc.Find("[data-testid=export-"+f+"]").AttrOr("href", ""); strings.Contains(href, "reveal") {
 				t.Errorf("%s: the plain %s export %q reveals", token, f, href)
 			}
 		}
