@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/cookiejar"
@@ -12,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -373,10 +375,23 @@ func reportBulk(w io.Writer, o options, res bulkResult, err error) []targetResul
 	fmt.Fprintln(w, "| step | time | most upstream requests in flight | |")
 	fmt.Fprintln(w, "|---|---|---|---|")
 	fmt.Fprintf(w, "| review (access reviews, %d reads, %d dry runs) | %.1f s | %d | %d of %d ready |\n", res.pods, res.reviewReady, res.reviewD.Seconds(), res.reviewInFlight, res.reviewReady, res.pods)
-	fmt.Fprintf(w, "| apply (%d DELETEs with preconditions) | %.1f s | %d | %d done %v; %d writes sent; %d pods not deleted |\n", res.pods, res.applyD.Seconds(), res.applyInFlight, res.done, res.outcomes, res.applyWrites, res.left)
+	fmt.Fprintf(w, "| apply (%d DELETEs with preconditions) | %.1f s | %d | %s; %d writes sent; %d pods not deleted |\n", res.pods, res.applyD.Seconds(), res.applyInFlight, outcomeCounts(res.outcomes), res.applyWrites, res.left)
 	complete := res.done == res.pods && res.left == 0
 	return []targetResult{
 		{name: fmt.Sprintf("bulk delete of %d pods complete ≤ %d s", o.bulkPods, targetBulkSeconds), value: fmt.Sprintf("%.1f s, %d of %d done", res.applyD.Seconds(), res.done, res.pods), ok: complete && res.applyD <= targetBulkSeconds*time.Second},
 		{name: fmt.Sprintf("bulk apply: upstream requests in flight ≤ %d", targetBulkInFlight), value: fmt.Sprint(res.applyInFlight), ok: res.applyInFlight <= targetBulkInFlight && res.applyInFlight > 0},
 	}
+}
+
+// outcomeCounts says how many items ended each way ("500 done", "389
+// done, 111 conflict"), in a stable order.
+func outcomeCounts(outcomes map[string]int) string {
+	var parts []string
+	for _, o := range slices.Sorted(maps.Keys(outcomes)) {
+		parts = append(parts, fmt.Sprintf("%d %s", outcomes[o], o))
+	}
+	if len(parts) == 0 {
+		return "no results"
+	}
+	return strings.Join(parts, ", ")
 }
