@@ -168,6 +168,24 @@ func measureBrowser(ctx context.Context, o options, consoleURL string) (browserR
 // e2e tests launch it, and returns a fresh browser context and what closes
 // all three.
 func launchChromium(o options) (playwright.BrowserContext, func(), error) {
+	b, closeBrowser, err := launchBrowser(o)
+	if err != nil {
+		return nil, nil, err
+	}
+	bctx, err := newBrowserContext(b)
+	if err != nil {
+		closeBrowser()
+		return nil, nil, err
+	}
+	return bctx, func() {
+		_ = bctx.Close()
+		closeBrowser()
+	}, nil
+}
+
+// launchBrowser starts Playwright's driver and headless Chromium as the
+// e2e tests launch it, and returns the browser and what closes both.
+func launchBrowser(o options) (playwright.Browser, func(), error) {
 	runOpts := &playwright.RunOptions{SkipInstallBrowsers: true}
 	if os.Getenv("PLAYWRIGHT_DRIVER_PATH") == "" {
 		// `make deps` puts the driver in .cache/playwright-driver.
@@ -192,19 +210,18 @@ func launchChromium(o options) (playwright.BrowserContext, func(), error) {
 		_ = pw.Stop()
 		return nil, nil, fmt.Errorf("launching %s: %w", o.chromium, err)
 	}
-	bctx, err := b.NewContext(playwright.BrowserNewContextOptions{
-		Viewport: &playwright.Size{Width: 1280, Height: 720},
-	})
-	if err != nil {
-		_ = b.Close()
-		_ = pw.Stop()
-		return nil, nil, err
-	}
-	return bctx, func() {
-		_ = bctx.Close()
+	return b, func() {
 		_ = b.Close()
 		_ = pw.Stop()
 	}, nil
+}
+
+// newBrowserContext is a context with the bench's viewport: nothing
+// cached, no cookies.
+func newBrowserContext(b playwright.Browser) (playwright.BrowserContext, error) {
+	return b.NewContext(playwright.BrowserNewContextOptions{
+		Viewport: &playwright.Size{Width: 1280, Height: 720},
+	})
 }
 
 // navigate loads url in a new tab and reads the Performance API and CDP.

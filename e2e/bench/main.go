@@ -22,6 +22,11 @@
 //     later, and its peak while -concurrent such pages are served at once;
 //   - browser: the namespaced list loaded in Chromium at -browser-limits
 //     rows: first-row paint (Element Timing), FCP, LCP, DOM size, JS heap;
+//   - paint: the floor, the home page, a pod's page and the namespaced
+//     list at 500 and 5,000 rows, each load in a new browser context under
+//     a Chromium performance trace: the first paint against the floor's,
+//     and where the time to it went (parse, style, layout, script, paint,
+//     waiting for the HTML, for render-blocking resources, for the frame);
 //   - logs: the whole log of logbench/big straight from the API server
 //     against the console's live log WebSocket, in bytes/s;
 //   - watch: the latency from a ConfigMap PATCH to its event on a live list
@@ -117,7 +122,7 @@ const (
 )
 
 // measurements, in the order they run.
-var measurements = []string{"list", "columns", "memory", "browser", "logs", "watch", "clients", "exec", "search", "relations", "changes", "problems", "fleet", "filter", "export", "bulk"}
+var measurements = []string{"list", "columns", "memory", "browser", "paint", "logs", "watch", "clients", "exec", "search", "relations", "changes", "problems", "fleet", "filter", "export", "bulk"}
 
 type options struct {
 	requests       int
@@ -140,6 +145,10 @@ type options struct {
 	browserPages  []string
 	browserRuns   int
 	chromium      string
+
+	paintRuns   int
+	paintPod    string
+	paintTraces string
 
 	logMB   int
 	logRuns int
@@ -188,6 +197,9 @@ func main() {
 	browserPages := flag.String("browser-pages", "", "comma-separated further pages to load in Chromium, as console paths (/c/admin/…) or URLs")
 	browserLimits := flag.String("browser-limits", "500,5000", "comma-separated page sizes of the namespaced list loaded in Chromium")
 	flag.IntVar(&o.browserRuns, "browser-runs", 7, "measured loads of each size in Chromium")
+	flag.IntVar(&o.paintRuns, "paint-runs", 7, "measured traced loads of each page of the paint measurement")
+	flag.StringVar(&o.paintPod, "paint-pod", "bulk-00000", "pod of namespace "+namespace+" whose object page the paint measurement loads")
+	flag.StringVar(&o.paintTraces, "paint-traces", "", "directory to keep the paint measurement's traces in (open them in DevTools' Performance panel)")
 	flag.StringVar(&o.chromium, "chromium", envOr("TABULA_E2E_CHROMIUM", "/usr/bin/chromium"), "Chromium executable")
 	flag.IntVar(&o.logMB, "log-mb", 64, "MiB of log served for pod "+logNamespace+"/"+logPod+" (devcluster --log-bench-mb)")
 	flag.IntVar(&o.logRuns, "log-runs", 3, "complete reads of the log through each path")
@@ -257,8 +269,8 @@ func main() {
 		usage("-export-runs must be positive")
 	case o.bulkPods < 1 || o.bulkPods > 1000:
 		usage("-bulk-pods must be from 1 to 1000, what one bulk review takes")
-	case o.bigLimit < 1 || o.restWait < 0 || o.browserRuns < 1:
-		usage("-big-limit and -browser-runs must be positive and -rest-wait not negative")
+	case o.bigLimit < 1 || o.restWait < 0 || o.browserRuns < 1 || o.paintRuns < 1:
+		usage("-big-limit, -browser-runs and -paint-runs must be positive and -rest-wait not negative")
 	}
 	if o.measure["search"] {
 		// Found out now rather than after the cluster has started.
@@ -452,6 +464,14 @@ func run(ctx context.Context, o options) (err error) {
 		targets = append(targets, reportBrowser(out, o, res, err)...)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("browser: %w", err))
+		}
+	}
+	if o.measure["paint"] {
+		slog.Info("tracing first paints in chromium", "runs", o.paintRuns)
+		res, err := measurePaint(ctx, o, console.URL)
+		targets = append(targets, reportPaint(out, o, res, err)...)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("paint: %w", err))
 		}
 	}
 

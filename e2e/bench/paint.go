@@ -1,0 +1,351 @@
+package main
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/playwright-community/playwright-go"
+)
+
+// Budgets of the paint measurement: a page's first paint (its first row's,
+// for a list) over the floor's, medians of one run.
+const (
+	budgetListOverFloorMs    = 100 // the 500-row list, the home page, an object page
+	budgetBigListOverFloorMs = 200 // the 5,000-row list
+)
+
+// paintPage is a page the paint measurement loads.
+type paintPage struct {
+	name, url string
+	// budgetMs is its budget over the floor (0: the floor itself).
+	budgetMs float64
+}
+
+// paintLoad is one traced load.
+type paintLoad struct {
+	nav navigation
+	// paint is the first row's paint where the page has a marked row, else
+	// its first contentful paint (ms from navigation start).
+	paint     float64
+	breakdown paintBreakdown
+}
+
+// paintResult holds the loads of each page, in the order of pages.
+type paintResult struct {
+	pages []paintPage
+	loads [][]paintLoad
+}
+
+// measurePaint loads the floor, the home page, an object page and the
+// namespaced list at 500 and 5,000 rows, -paint-runs times each after one
+// unmeasured load, taking turns, each load in a new browser context (no
+// cache: a first visit, or a new session) under a performance trace, and
+// attributes each load's time to its first paint (analyzeTrace). With
+// -paint-traces, the traces are kept there for DevTools.
+func measurePaint(ctx context.Context, o options, consoleURL string) (paintResult, error) {
+	floor := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = io.WriteString(w, floorPage)
+	}))
+	defer floor.Close()
+	list := consoleURL + "/c/" + contextName + "/api/v1/namespaces/" + namespace + "/pods"
+	res := paintResult{pages: []paintPage{
+		{name: "floor: one static cell", url: floor.URL + "/"},
+		{name: "home", url: consoleURL + "/c/" + contextName + "/", budgetMs: budgetListOverFloorMs},
+		{name: "object page (pod " + o.paintPod + ")", url: list + "/" + o.paintPod, budgetMs: budgetListOverFloorMs},
+		{name: "list, 500 rows", url: list, budgetMs: budgetListOverFloorMs},
+		{name: "list, 5,000 rows", url: list + "?limit=5000", budgetMs: budgetBigListOverFloorMs},
+	}}
+	res.loads = make([][]paintLoad, len(res.pages))
+	b, closeBrowser, err := launchBrowser(o)
+	if err != nil {
+		return res, err
+	}
+	defer closeBrowser()
+	if o.paintTraces != "" {
+		if err := os.MkdirAll(o.paintTraces, 0o755); err != nil {
+			return res, err
+		}
+	}
+	for run := range o.paintRuns + 1 {
+		for i, p := range res.pages {
+			if err := ctx.Err(); err != nil {
+				return res, context.Cause(ctx)
+			}
+			load, trace, err := tracedLoad(b, p.url)
+			if err != nil {
+				return res, fmt.Errorf("%s: %w", p.name, err)
+			}
+			if run == 0 {
+				continue // the console's caches (discovery, namespaces) fill
+			}
+			if o.paintTraces != "" {
+				name := filepath.Join(o.paintTraces, fmt.Sprintf("%s-%d.json", slug(p.name), run))
+				if err := os.WriteFile(name, trace, 0o644); err != nil {
+					return res, err
+				}
+			}
+			res.loads[i] = append(res.loads[i], load)
+		}
+		slog.Info("paint: traced a load of each page", "run", run, "of", o.paintRuns)
+	}
+	return res, nil
+}
+
+// tracedLoad loads url in a new browser context under a trace, and
+// returns the page's figures, the trace's breakdown and the trace.
+func tracedLoad(b playwright.Browser, url string) (paintLoad, []byte, error) {
+	bctx, err := newBrowserContext(b)
+	if err != nil {
+		return paintLoad{}, nil, err
+	}
+	defer func() { _ = bctx.Close() }()
+	page, err := bctx.NewPage()
+	if err != nil {
+		return paintLoad{}, nil, err
+	}
+	s, err := bctx.NewCDPSession(page)
+	if err != nil {
+		return paintLoad{}, nil, err
+	}
+	defer func() { _ = s.Detach() }()
+	complete := make(chan string, 1)
+	s.On("Tracing.tracingComplete", func(params map[string]any) {
+		stream, _ := params["stream"].(string)
+		complete <- stream
+	})
+	if _, err := s.Send("Tracing.start", map[string]any{
+		"transferMode": "ReturnAsStream",
+		"traceConfig": map[string]any{
+			"recordMode":         "recordAsMuchAsPossible",
+			"includedCategories": traceCategories,
+		},
+	}); err != nil {
+		return paintLoad{}, nil, fmt.Errorf("starting the trace: %w", err)
+	}
+	var got struct {
+		navigation
+		FirstRow *float64 `json:"firstRow"`
+		FCP      *float64 `json:"fcp"`
+		LCP      *float64 `json:"lcp"`
+	}
+	loadErr := gotoAndRead(page, url, collectScript, map[string]any{"mark": firstRowMark, "timeoutMs": 10_000}, &got)
+	if _, err := s.Send("Tracing.end", nil); err != nil {
+		return paintLoad{}, nil, errors.Join(loadErr, fmt.Errorf("ending the trace: %w", err))
+	}
+	var stream string
+	select {
+	case stream = <-complete:
+	case <-time.After(time.Minute):
+		return paintLoad{}, nil, errors.Join(loadErr, errors.New("the trace did not complete in a minute"))
+	}
+	trace, err := readCDPStream(s, stream)
+	if err != nil || loadErr != nil {
+		return paintLoad{}, nil, errors.Join(loadErr, err)
+	}
+	l := paintLoad{nav: got.navigation}
+	l.nav.FirstRow, l.nav.FCP, l.nav.LCP = orNaN(got.FirstRow), orNaN(got.FCP), orNaN(got.LCP)
+	l.paint = l.nav.FCP
+	if l.nav.Rows > 0 {
+		l.paint = l.nav.FirstRow
+	}
+	events, err := parseTrace(trace)
+	if err != nil {
+		return l, trace, err
+	}
+	l.breakdown, err = analyzeTrace(events, page.URL(), l.paint, l.nav.ResponseEnd)
+	return l, trace, err
+}
+
+// gotoAndRead loads url in page, which must answer 200, and decodes what
+// script returns (given args) into out.
+func gotoAndRead(page playwright.Page, url, script string, args map[string]any, out any) error {
+	resp, err := page.Goto(url, playwright.PageGotoOptions{WaitUntil: playwright.WaitUntilStateLoad, Timeout: playwright.Float(120_000)})
+	if err != nil {
+		return err
+	}
+	if resp == nil || resp.Status() != 200 {
+		return fmt.Errorf("GET %s did not answer 200", url)
+	}
+	v, err := page.Evaluate(script, args)
+	if err != nil {
+		return err
+	}
+	return decodeInto(v, out)
+}
+
+// readCDPStream reads a CDP IO stream to its end and closes it.
+func readCDPStream(s playwright.CDPSession, handle string) ([]byte, error) {
+	if handle == "" {
+		return nil, errors.New("the trace came without a stream")
+	}
+	defer func() { _, _ = s.Send("IO.close", map[string]any{"handle": handle}) }()
+	var out []byte
+	for {
+		v, err := s.Send("IO.read", map[string]any{"handle": handle, "size": 4 << 20})
+		if err != nil {
+			return nil, fmt.Errorf("reading the trace: %w", err)
+		}
+		var chunk struct {
+			Data          string `json:"data"`
+			EOF           bool   `json:"eof"`
+			Base64Encoded bool   `json:"base64Encoded"`
+		}
+		if err := decodeInto(v, &chunk); err != nil {
+			return nil, err
+		}
+		if chunk.Base64Encoded {
+			b, err := base64.StdEncoding.DecodeString(chunk.Data)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, b...)
+		} else {
+			out = append(out, chunk.Data...)
+		}
+		if chunk.EOF {
+			return out, nil
+		}
+	}
+}
+
+// slug is a page's name as a file name.
+func slug(name string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			return r
+		case r >= 'A' && r <= 'Z':
+			return r + 'a' - 'A'
+		}
+		return '-'
+	}, name)
+}
+
+// reportPaint prints each page's first paint beside the floor's, with the
+// budgets, then where the time went.
+func reportPaint(w io.Writer, o options, res paintResult, err error) (targets []targetResult) {
+	fmt.Fprintf(w, "\n### Chromium: first paint against the floor, traced, %d loads of each page after one unmeasured, each in a new browser context (nothing cached), taking turns; medians\n\n", o.paintRuns)
+	if err != nil {
+		fmt.Fprintf(w, "Not measured: %v\n", err)
+	}
+	if len(res.loads) == 0 || len(res.loads[0]) == 0 {
+		for _, p := range res.pages[1:] {
+			targets = append(targets, targetResult{name: paintTargetName(p), value: "not measured"})
+		}
+		return targets
+	}
+	paintOf := func(l paintLoad) float64 { return l.paint }
+	floor := medianLoads(res.loads[0], paintOf)
+	fmt.Fprintln(w, "| page | first paint (first row, else FCP) | over the floor | FCP | HTML: first byte, last | render-blocking requests | frames before the paint |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
+	for i, p := range res.pages {
+		loads := res.loads[i]
+		if len(loads) == 0 {
+			continue
+		}
+		m := medianLoads(loads, paintOf)
+		over := "—"
+		if i > 0 {
+			over = fmt.Sprintf("+%.0f ms", m-floor)
+			ok := m-floor <= p.budgetMs
+			targets = append(targets, targetResult{paintTargetName(p), fmt.Sprintf("+%.0f ms (%.0f, floor %.0f)", m-floor, m, floor), ok})
+		}
+		fmt.Fprintf(w, "| %s | **%.0f ms** (%s) | %s | %.0f ms | %.0f, %.0f ms | %d | %.0f |\n", p.name, m,
+			spreadOf(loads, paintOf), over,
+			medianLoads(loads, func(l paintLoad) float64 { return l.nav.FCP }),
+			medianLoads(loads, func(l paintLoad) float64 { return l.nav.ResponseStart }),
+			medianLoads(loads, func(l paintLoad) float64 { return l.nav.ResponseEnd }),
+			len(loads[len(loads)-1].breakdown.blocking),
+			medianLoads(loads, func(l paintLoad) float64 { return float64(l.breakdown.frames) }))
+	}
+
+	fmt.Fprintf(w, "\nWhere the time to that paint went (the renderer's main thread, from the trace; medians of each part, ms):\n\n")
+	head := "| page | paint |"
+	rule := "|---|---|"
+	for _, ph := range busyPhases {
+		head += " " + ph + " |"
+		rule += "---|"
+	}
+	for _, k := range idleKinds {
+		head += " " + k + " |"
+		rule += "---|"
+	}
+	head += " last HTML parsed | last frame committed | trace FCP |"
+	rule += "---|---|---|"
+	fmt.Fprintln(w, head)
+	fmt.Fprintln(w, rule)
+	for i, p := range res.pages {
+		loads := res.loads[i]
+		if len(loads) == 0 {
+			continue
+		}
+		row := fmt.Sprintf("| %s | %.0f |", p.name, medianLoads(loads, paintOf))
+		for _, ph := range busyPhases {
+			row += fmt.Sprintf(" %.1f |", medianLoads(loads, func(l paintLoad) float64 { return l.breakdown.busy[ph] }))
+		}
+		for _, k := range idleKinds {
+			row += fmt.Sprintf(" %.1f |", medianLoads(loads, func(l paintLoad) float64 { return l.breakdown.idle[k] }))
+		}
+		row += fmt.Sprintf(" %.0f | %.0f | %.0f |",
+			medianLoads(loads, func(l paintLoad) float64 { return l.breakdown.parseEnd }),
+			medianLoads(loads, func(l paintLoad) float64 { return l.breakdown.lastFrame }),
+			medianLoads(loads, func(l paintLoad) float64 { return l.breakdown.traceFCP }))
+		fmt.Fprintln(w, row)
+	}
+	fmt.Fprintf(w, "\nBusy parts are the main thread's self time by event (parse: ParseHTML; style: UpdateLayoutTree, ParseAuthorStyleSheet; layout: Layout; script: compiling and evaluating scripts and modules, callbacks; paint: PrePaint, Paint, Layerize, Commit; other: the rest of its tasks). Idle parts are the main thread waiting: for the HTML (until its last byte); while a render-blocking request (the stylesheet) was in flight; after it committed its last frame before the paint, while the compositor rasterised and presented it; while other requests (module scripts) were in flight; or with nothing in flight. A page's parts add up to its paint in each load; medians of parts need not add up to the median paint.\n")
+	return targets
+}
+
+func paintTargetName(p paintPage) string {
+	return fmt.Sprintf("first paint, %s ≤ floor + %.0f ms (p50, no cache)", p.name, p.budgetMs)
+}
+
+// spreadOf is "min–max" of f over loads.
+func spreadOf(loads []paintLoad, f func(paintLoad) float64) string {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, l := range loads {
+		if v := f(l); !math.IsNaN(v) {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+	}
+	if math.IsInf(lo, 1) {
+		return "none"
+	}
+	return fmt.Sprintf("%.0f–%.0f", lo, hi)
+}
+
+// medianLoads is the median of f over loads, ignoring NaN; NaN for none.
+func medianLoads(loads []paintLoad, f func(paintLoad) float64) float64 {
+	var xs []float64
+	for _, l := range loads {
+		if v := f(l); !math.IsNaN(v) {
+			xs = append(xs, v)
+		}
+	}
+	return median(xs)
+}
+
+// decodeInto decodes what Playwright returned (JSON-shaped maps) into out.
+func decodeInto(v, out any) error {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(raw, out); err != nil {
+		return fmt.Errorf("decoding %.200s: %w", raw, err)
+	}
+	return nil
+}

@@ -1,0 +1,431 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+)
+
+// A Chromium performance trace of one page load, and where its time to
+// the first paint went.
+//
+// The trace is what DevTools' Performance panel records (CDP Tracing with
+// the devtools.timeline categories). Its events on the renderer's main
+// thread, between the navigation's start and the paint, are attributed
+// by their self time to what they are (parsing, style, layout, script,
+// paint); the main thread's idle time is attributed to what it waited for:
+// the server's first byte, a render-blocking resource still in flight, the
+// frame on its way to the screen after the main thread finished it, other
+// requests in flight (module scripts), or nothing known.
+
+// traceCategories are the categories recorded: the DevTools timeline, the
+// navigation and paint marks, the network's, script and the main thread's
+// tasks and frames.
+var traceCategories = []string{
+	"devtools.timeline", "blink", "loading", "v8.execute", "v8",
+	"blink.user_timing", "toplevel", "rail", "netlog",
+	"disabled-by-default-devtools.timeline", "disabled-by-default-devtools.timeline.frame",
+}
+
+// traceEvent is one event of the Trace Event Format.
+type traceEvent struct {
+	Name string  `json:"name"`
+	Cat  string  `json:"cat"`
+	Ph   string  `json:"ph"`
+	TS   float64 `json:"ts"`  // µs
+	Dur  float64 `json:"dur"` // µs, for ph "X"
+	PID  int     `json:"pid"`
+	TID  int     `json:"tid"`
+	Args struct {
+		Name string `json:"name"` // thread_name metadata
+		Data struct {
+			DocumentLoaderURL  string `json:"documentLoaderURL"`
+			IsLoadingMainFrame bool   `json:"isLoadingMainFrame"`
+			URL                string `json:"url"`
+			RequestID          string `json:"requestId"`
+			RenderBlocking     string `json:"renderBlocking"`
+			MimeType           string `json:"mimeType"`
+		} `json:"data"`
+	} `json:"args"`
+}
+
+// parseTrace reads a trace as Chromium writes it: {"traceEvents": […]}, or
+// a bare array.
+func parseTrace(b []byte) ([]traceEvent, error) {
+	var wrapped struct {
+		TraceEvents []traceEvent `json:"traceEvents"`
+	}
+	if err := json.Unmarshal(b, &wrapped); err == nil && wrapped.TraceEvents != nil {
+		return wrapped.TraceEvents, nil
+	}
+	var bare []traceEvent
+	if err := json.Unmarshal(b, &bare); err != nil {
+		return nil, fmt.Errorf("reading the trace: %w", err)
+	}
+	return bare, nil
+}
+
+// Phases of main-thread work, in the order reported.
+const (
+	phaseParse  = "parse HTML"
+	phaseStyle  = "style"
+	phaseLayout = "layout"
+	phaseScript = "script"
+	phasePaint  = "paint, commit"
+	phaseGC     = "GC"
+	phaseOther  = "other tasks"
+)
+
+var busyPhases = []string{phaseParse, phaseStyle, phaseLayout, phaseScript, phasePaint, phaseGC, phaseOther}
+
+// What the main thread waited for while idle, in the order attributed.
+const (
+	idleServer   = "waiting for the HTML"
+	idleBlocking = "waiting for render-blocking resources"
+	idleFrame    = "frame to screen"
+	idleLoading  = "waiting for other requests (modules)"
+	idleOther    = "idle, nothing in flight"
+)
+
+var idleKinds = []string{idleServer, idleBlocking, idleFrame, idleLoading, idleOther}
+
+// notWork are main-thread slices that span idle time: they mark that the
+// thread is awake between tasks, not that it works.
+var notWork = map[string]bool{
+	"ThreadController active":  true,
+	"ThreadController::Active": true,
+}
+
+// phaseOf classifies a main-thread event by name; "" for an event that
+// only wraps others (a task) or is not known.
+func phaseOf(name string) string {
+	switch name {
+	case "ParseHTML", "HTMLDocumentParser::PumpTokenizer", "HTMLDocumentParser::ProcessTokenizedChunkFromBackgroundParser":
+		return phaseParse
+	case "UpdateLayoutTree", "RecalculateStyles", "ParseAuthorStyleSheet", "Document::updateStyle", "StyleEngine::UpdateActiveStyle":
+		return phaseStyle
+	case "Layout", "UpdateLayout", "LocalFrameView::layout":
+		return phaseLayout
+	case "EvaluateScript", "v8.compile", "v8.compileModule", "v8.evaluateModule", "v8.run", "v8.callFunction",
+		"FunctionCall", "v8.produceModuleCache", "v8.produceCache", "V8.ScriptCompiler", "v8.parseOnBackground",
+		"ModuleScript::Create", "TimerFire", "FireAnimationFrame", "EventDispatch":
+		return phaseScript
+	case "Paint", "PrePaint", "Layerize", "Commit", "UpdateLayer", "UpdateLayerTree", "CompositeLayers",
+		"PaintImage", "PaintArtifactCompositor::Update", "LocalFrameView::RunPaintLifecyclePhase", "ProxyMain::BeginMainFrame::commit":
+		return phasePaint
+	case "MinorGC", "MajorGC", "V8.GCScavenger", "V8.GCFinalizeMC", "V8.GCIncrementalMarking", "BlinkGC.AtomicPhase",
+		"V8.GC_MC_BACKGROUND_MARKING", "ThreadState::performIdleLazySweep", "BlinkGC.CompleteSweep":
+		return phaseGC
+	}
+	return ""
+}
+
+// interval is a span of trace time, in µs.
+type interval struct{ from, to float64 }
+
+// request is a resource the page asked for, as the trace saw it.
+type request struct {
+	url            string
+	renderBlocking string
+	sent, finished float64 // µs; finished is +Inf if it never finished
+}
+
+// paintBreakdown is where one load's time to its first paint went, in ms
+// from the navigation's start; busy and idle together make up paint.
+type paintBreakdown struct {
+	paint float64
+	busy  map[string]float64
+	idle  map[string]float64
+	// parseEnd is when the main thread last parsed HTML before the paint,
+	// lastFrame when it finished the frame painted (its last commit before
+	// the paint); NaN when the trace has none.
+	parseEnd, lastFrame float64
+	// frames is how many frames the main thread produced before the paint.
+	frames int
+	// blocking are the render-blocking requests, sent before the paint.
+	blocking []request
+	// traceFCP is the first contentful paint as the trace marks it, to
+	// check that its clock and the page's agree (NaN when absent).
+	traceFCP float64
+}
+
+// analyzeTrace attributes the time from url's navigation start to paintMs
+// (the page's own figure, ms from navigation start), given htmlEndMs, when
+// the HTML's last byte came (Navigation Timing's responseEnd).
+func analyzeTrace(events []traceEvent, url string, paintMs, htmlEndMs float64) (paintBreakdown, error) {
+	b := paintBreakdown{busy: map[string]float64{}, idle: map[string]float64{}, parseEnd: math.NaN(), lastFrame: math.NaN(), traceFCP: math.NaN()}
+	if math.IsNaN(paintMs) {
+		return b, fmt.Errorf("no paint reported for %s", url)
+	}
+	// The navigation: the last main-frame navigationStart of the URL.
+	var nav *traceEvent
+	for i := range events {
+		e := &events[i]
+		if e.Name == "navigationStart" && e.Args.Data.IsLoadingMainFrame && sameURL(e.Args.Data.DocumentLoaderURL, url) {
+			nav = e
+		}
+	}
+	if nav == nil {
+		return b, fmt.Errorf("no navigationStart of %s in the trace", url)
+	}
+	pid, tid, t0 := nav.PID, nav.TID, nav.TS
+	window := interval{t0, t0 + paintMs*1000}
+	b.paint = paintMs
+
+	// Main-thread slices, from complete events and begin/end pairs.
+	type slice struct {
+		interval
+		name string
+	}
+	var slices_ []slice
+	open := map[string][]float64{}
+	reqs := map[string]*request{}
+	var frameEnds []float64
+	for _, e := range events {
+		switch {
+		case e.Name == "ResourceSendRequest" && e.Args.Data.RequestID != "":
+			reqs[e.Args.Data.RequestID] = &request{url: e.Args.Data.URL, renderBlocking: e.Args.Data.RenderBlocking, sent: e.TS, finished: math.Inf(1)}
+		case e.Name == "firstContentfulPaint" && e.PID == pid && e.TS >= t0:
+			if math.IsNaN(b.traceFCP) {
+				b.traceFCP = (e.TS - t0) / 1000
+			}
+		}
+		if e.PID != pid || e.TID != tid || notWork[e.Name] {
+			continue
+		}
+		switch e.Ph {
+		case "X":
+			slices_ = append(slices_, slice{interval{e.TS, e.TS + e.Dur}, e.Name})
+		case "B":
+			open[e.Name] = append(open[e.Name], e.TS)
+		case "E":
+			if s := open[e.Name]; len(s) > 0 {
+				slices_ = append(slices_, slice{interval{s[len(s)-1], e.TS}, e.Name})
+				open[e.Name] = s[:len(s)-1]
+			}
+		}
+	}
+	for _, e := range events {
+		if e.Name == "ResourceFinish" {
+			if r := reqs[e.Args.Data.RequestID]; r != nil {
+				r.finished = e.TS
+			}
+		}
+	}
+
+	// Self time: each slice's span less its children's, attributed to
+	// the innermost classified slice; a slice nested in a classified one
+	// counts as its parent's phase if it has none of its own.
+	slices.SortFunc(slices_, func(a, c slice) int {
+		if a.from != c.from {
+			return cmpFloat(a.from, c.from)
+		}
+		return cmpFloat(c.to, a.to) // the longer (outer) first
+	})
+	type frame struct {
+		slice
+		phase string
+		last  float64 // where the uncounted part of the span begins
+	}
+	var stack []frame
+	var busy []interval // top-level slices, for the idle time
+	add := func(phase string, from, to float64) {
+		if from, to = math.Max(from, window.from), math.Min(to, window.to); to > from {
+			b.busy[orOther(phase)] += (to - from) / 1000
+		}
+	}
+	pop := func() {
+		f := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		add(f.phase, f.last, f.to)
+		if len(stack) > 0 {
+			stack[len(stack)-1].last = math.Max(stack[len(stack)-1].last, f.to)
+		}
+	}
+	for _, s := range slices_ {
+		for len(stack) > 0 && stack[len(stack)-1].to <= s.from {
+			pop()
+		}
+		phase := phaseOf(s.name)
+		if len(stack) > 0 {
+			parent := &stack[len(stack)-1]
+			add(parent.phase, parent.last, s.from)
+			parent.last = s.from
+			if phase == "" {
+				phase = parent.phase
+			}
+			if s.to > parent.to { // malformed nesting: clip
+				s.to = parent.to
+			}
+		} else {
+			busy = append(busy, s.interval)
+		}
+		if s.from < window.to {
+			if s.name == "ParseHTML" {
+				b.parseEnd = math.Max(nanZero(b.parseEnd), math.Min(s.to, window.to))
+			}
+			if (s.name == "Commit" || s.name == "Paint") && s.to <= window.to {
+				frameEnds = append(frameEnds, s.to)
+			}
+		}
+		stack = append(stack, frame{slice: s, phase: phase, last: s.from})
+	}
+	for len(stack) > 0 {
+		pop()
+	}
+	if !math.IsNaN(b.parseEnd) {
+		b.parseEnd = (b.parseEnd - t0) / 1000
+	}
+	lastFrame := math.Inf(1)
+	if len(frameEnds) > 0 {
+		lastFrame = slices.Max(frameEnds)
+		b.lastFrame = (lastFrame - t0) / 1000
+	}
+	for _, s := range slices_ {
+		if s.name == "Paint" && s.from >= window.from && s.to <= window.to {
+			b.frames++
+		}
+	}
+
+	// Idle time: the window less the top-level slices, each idle stretch
+	// attributed in order: before the last byte of the HTML, while a
+	// render-blocking request was in flight, after the main thread's last
+	// frame (on its way to the screen), else nothing known.
+	var blockingSpans, otherSpans []interval
+	for _, r := range reqs {
+		switch {
+		case r.sent >= window.to, sameURL(r.url, url): // the HTML is waited for first
+		case r.renderBlocking == "blocking":
+			b.blocking = append(b.blocking, *r)
+			blockingSpans = append(blockingSpans, interval{r.sent, r.finished})
+		default:
+			otherSpans = append(otherSpans, interval{r.sent, r.finished})
+		}
+	}
+	slices.SortFunc(b.blocking, func(x, y request) int { return cmpFloat(x.sent, y.sent) })
+	serverEnd := t0 + htmlEndMs*1000
+	for _, gap := range complement(window, busy) {
+		for _, part := range split(gap, serverEnd) {
+			switch {
+			case part.to <= serverEnd:
+				b.idle[idleServer] += (part.to - part.from) / 1000
+				continue
+			}
+			// Within part, the covered stretches wait on blocking requests.
+			covered := intersectUnion(part, blockingSpans)
+			for _, c := range covered {
+				b.idle[idleBlocking] += (c.to - c.from) / 1000
+			}
+			for _, rest := range complement(part, covered) {
+				for _, p := range split(rest, lastFrame) {
+					if p.from >= lastFrame {
+						b.idle[idleFrame] += (p.to - p.from) / 1000
+						continue
+					}
+					loading := intersectUnion(p, otherSpans)
+					for _, l := range loading {
+						b.idle[idleLoading] += (l.to - l.from) / 1000
+					}
+					for _, q := range complement(p, loading) {
+						b.idle[idleOther] += (q.to - q.from) / 1000
+					}
+				}
+			}
+		}
+	}
+	return b, nil
+}
+
+// sameURL compares URLs as a browser may report them (a trailing slash
+// added to a bare origin).
+func sameURL(a, b string) bool {
+	return strings.TrimSuffix(a, "/") == strings.TrimSuffix(b, "/")
+}
+
+// orOther is phase, or phaseOther for work of no known phase.
+func orOther(phase string) string {
+	if phase == "" {
+		return phaseOther
+	}
+	return phase
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func nanZero(x float64) float64 {
+	if math.IsNaN(x) {
+		return math.Inf(-1)
+	}
+	return x
+}
+
+// complement is w less the union of spans, as sorted intervals.
+func complement(w interval, spans []interval) []interval {
+	u := union(spans)
+	var out []interval
+	at := w.from
+	for _, s := range u {
+		if s.to <= at {
+			continue
+		}
+		if s.from >= w.to {
+			break
+		}
+		if s.from > at {
+			out = append(out, interval{at, s.from})
+		}
+		at = math.Max(at, s.to)
+	}
+	if at < w.to {
+		out = append(out, interval{at, w.to})
+	}
+	return out
+}
+
+// union merges spans into sorted, disjoint intervals.
+func union(spans []interval) []interval {
+	s := slices.Clone(spans)
+	slices.SortFunc(s, func(a, b interval) int { return cmpFloat(a.from, b.from) })
+	var out []interval
+	for _, x := range s {
+		if x.to <= x.from {
+			continue
+		}
+		if n := len(out); n > 0 && x.from <= out[n-1].to {
+			out[n-1].to = math.Max(out[n-1].to, x.to)
+			continue
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
+// intersectUnion is the part of w that spans cover.
+func intersectUnion(w interval, spans []interval) []interval {
+	var out []interval
+	for _, s := range union(spans) {
+		from, to := math.Max(s.from, w.from), math.Min(s.to, w.to)
+		if to > from {
+			out = append(out, interval{from, to})
+		}
+	}
+	return out
+}
+
+// split cuts w at t, when t falls inside it.
+func split(w interval, t float64) []interval {
+	if t <= w.from || t >= w.to {
+		return []interval{w}
+	}
+	return []interval{{w.from, t}, {t, w.to}}
+}

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"testing"
+)
+
+// A load laid out by hand: the breakdown puts each millisecond of the
+// main thread's time to the paint where it belongs, and the parts add up.
+func TestAnalyzeTraceAttributesEveryMillisecond(t *testing.T) {
+	const url = "http://127.0.0.1:1/c/admin/"
+	ev := func(js string) traceEvent {
+		var e traceEvent
+		if err := json.Unmarshal([]byte(js), &e); err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	events := []traceEvent{
+		// Another page's navigation, in another process: ignored.
+		ev(`{"name":"navigationStart","ph":"R","ts":900000,"pid":2,"tid":1,"args":{"data":{"documentLoaderURL":"about:blank","isLoadingMainFrame":true}}}`),
+		ev(`{"name":"navigationStart","ph":"R","ts":1000000,"pid":1,"tid":1,"args":{"data":{"documentLoaderURL":"http://127.0.0.1:1/c/admin/","isLoadingMainFrame":true}}}`),
+		// The HTML itself, whose last byte came at 40 ms (the load's
+		// responseEnd) though the trace's request ends later: waited for
+		// as the HTML, not as another request.
+		ev(`{"name":"ResourceSendRequest","ph":"I","ts":1001000,"pid":5,"tid":3,"args":{"data":{"requestId":"1","url":"http://127.0.0.1:1/c/admin/"}}}`),
+		ev(`{"name":"ResourceFinish","ph":"I","ts":1100000,"pid":5,"tid":3,"args":{"data":{"requestId":"1"}}}`),
+		// Parsing, with a script inside, in a task.
+		ev(`{"name":"RunTask","ph":"X","ts":1050000,"dur":5000,"pid":1,"tid":1}`),
+		ev(`{"name":"ParseHTML","ph":"X","ts":1050500,"dur":3000,"pid":1,"tid":1}`),
+		ev(`{"name":"EvaluateScript","ph":"X","ts":1051000,"dur":1000,"pid":1,"tid":1}`),
+		// Work of another thread: ignored.
+		ev(`{"name":"Paint","ph":"X","ts":1060000,"dur":9000,"pid":1,"tid":7}`),
+		// The stylesheet, render-blocking, in flight from 52 to 80 ms.
+		ev(`{"name":"ResourceSendRequest","ph":"I","ts":1052000,"pid":1,"tid":1,"args":{"data":{"requestId":"9","url":"/static/app.css","renderBlocking":"blocking"}}}`),
+		ev(`{"name":"ResourceFinish","ph":"I","ts":1080000,"pid":5,"tid":3,"args":{"data":{"requestId":"9"}}}`),
+		// A module, not blocking, in flight from 53 to 85 ms.
+		ev(`{"name":"ResourceSendRequest","ph":"I","ts":1053000,"pid":1,"tid":1,"args":{"data":{"requestId":"10","url":"/static/app.js","renderBlocking":"non_blocking"}}}`),
+		ev(`{"name":"ResourceFinish","ph":"I","ts":1085000,"pid":5,"tid":3,"args":{"data":{"requestId":"10"}}}`),
+		// The frame: style, layout, paint, commit (begin/end pairs too).
+		ev(`{"name":"RunTask","ph":"X","ts":1090000,"dur":4000,"pid":1,"tid":1}`),
+		ev(`{"name":"UpdateLayoutTree","ph":"B","ts":1090000,"pid":1,"tid":1}`),
+		ev(`{"name":"UpdateLayoutTree","ph":"E","ts":1091000,"pid":1,"tid":1}`),
+		ev(`{"name":"Layout","ph":"X","ts":1091000,"dur":1000,"pid":1,"tid":1}`),
+		ev(`{"name":"Paint","ph":"X","ts":1092000,"dur":1000,"pid":1,"tid":1}`),
+		ev(`{"name":"Commit","ph":"X","ts":1093000,"dur":500,"pid":1,"tid":1}`),
+		ev(`{"name":"firstContentfulPaint","ph":"R","ts":1119000,"pid":1,"tid":1}`),
+		// After the paint: outside the window.
+		ev(`{"name":"ParseHTML","ph":"X","ts":1130000,"dur":5000,"pid":1,"tid":1}`),
+	}
+	b, err := analyzeTrace(events, url, 120, 40)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{
+		phaseParse: 2, phaseScript: 1, phaseOther: 2.5, phaseStyle: 1, phaseLayout: 1, phasePaint: 1.5,
+		idleServer: 40, idleBlocking: 25, idleLoading: 5, idleOther: 15, idleFrame: 26,
+	}
+	sum := 0.0
+	for k, v := range want {
+		got := b.busy[k] + b.idle[k]
+		if math.Abs(got-v) > 1e-9 {
+			t.Errorf("%s = %.3f ms, want %.3f", k, got, v)
+		}
+		sum += got
+	}
+	if sum != 120 {
+		t.Errorf("the parts add up to %.3f ms, want the paint's 120", sum)
+	}
+	if b.frames != 1 || b.parseEnd != 53.5 || b.lastFrame != 93.5 || b.traceFCP != 119 {
+		t.Errorf("frames %d, parse end %.1f, last frame %.1f, trace FCP %.1f; want 1, 53.5, 93.5, 119", b.frames, b.parseEnd, b.lastFrame, b.traceFCP)
+	}
+	if len(b.blocking) != 1 || b.blocking[0].url != "/static/app.css" {
+		t.Errorf("render-blocking requests %+v, want the stylesheet alone", b.blocking)
+	}
+}
+
+// A trace without the page's navigation is an error, not a breakdown of
+// another page.
+func TestAnalyzeTraceWantsTheNavigation(t *testing.T) {
+	if _, err := analyzeTrace(nil, "http://x/", 100, 10); err == nil {
+		t.Error("no error for a trace without the navigation")
+	}
+	if _, err := analyzeTrace(nil, "http://x/", math.NaN(), 10); err == nil {
+		t.Error("no error for a load without a paint")
+	}
+}
