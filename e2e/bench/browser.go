@@ -48,8 +48,8 @@ type navigation struct {
 	JSHeap float64 `json:"-"`
 }
 
-// collectScript waits until the first row's element entry, FCP and an LCP
-// entry are in (observers with buffered: true also get the entries from
+// collectScript waits until the first row's element entry (unless
+// args.mark is empty), FCP and an LCP entry are in (observers with buffered: true also get the entries from
 // before they existed), lets two more frames pass for a later LCP
 // candidate, and returns the figures; after timeoutMs it returns what it has.
 const collectScript = `(args) => new Promise(resolve => {
@@ -76,7 +76,7 @@ const collectScript = `(args) => new Promise(resolve => {
   };
   const observe = (type, each) => new PerformanceObserver(list => {
     list.getEntries().forEach(each);
-    if (out.firstRow !== null && out.fcp !== null && out.lcp !== null) settle();
+    if ((out.firstRow !== null || !args.mark) && out.fcp !== null && out.lcp !== null) settle();
   }).observe({type, buffered: true});
   observe('element', e => {
     if (e.identifier === args.mark && out.firstRow === null) out.firstRow = e.renderTime || e.loadTime;

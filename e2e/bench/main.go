@@ -149,6 +149,7 @@ type options struct {
 	paintRuns   int
 	paintPod    string
 	paintTraces string
+	paintFrom   string
 
 	logMB   int
 	logRuns int
@@ -199,6 +200,7 @@ func main() {
 	flag.IntVar(&o.browserRuns, "browser-runs", 7, "measured loads of each size in Chromium")
 	flag.IntVar(&o.paintRuns, "paint-runs", 7, "measured traced loads of each page of the paint measurement")
 	flag.StringVar(&o.paintPod, "paint-pod", "bulk-00000", "pod of namespace "+namespace+" whose object page the paint measurement loads")
+	flag.StringVar(&o.paintFrom, "paint-from", "/healthz", "path of the same origin each paint load starts from, untraced, as a click in the console does (empty: a new tab's first page, from about:blank)")
 	flag.StringVar(&o.paintTraces, "paint-traces", "", "directory to keep the paint measurement's traces in (open them in DevTools' Performance panel)")
 	flag.StringVar(&o.chromium, "chromium", envOr("TABULA_E2E_CHROMIUM", "/usr/bin/chromium"), "Chromium executable")
 	flag.IntVar(&o.logMB, "log-mb", 64, "MiB of log served for pod "+logNamespace+"/"+logPod+" (devcluster --log-bench-mb)")

@@ -31,6 +31,8 @@ type paintPage struct {
 	name, url string
 	// budgetMs is its budget over the floor (0: the floor itself).
 	budgetMs float64
+	// rows: the page's first paint is its first row's (firstRowMark).
+	rows bool
 }
 
 // paintLoad is one traced load.
@@ -57,16 +59,19 @@ type paintResult struct {
 func measurePaint(ctx context.Context, o options, consoleURL string) (paintResult, error) {
 	floor := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		// The console's isolation, so that the floor's load changes
+		// browsing context group as the console's does (a new renderer).
+		w.Header().Set("Cross-Origin-Opener-Policy", "same-origin")
 		_, _ = io.WriteString(w, floorPage)
 	}))
 	defer floor.Close()
 	list := consoleURL + "/c/" + contextName + "/api/v1/namespaces/" + namespace + "/pods"
 	res := paintResult{pages: []paintPage{
-		{name: "floor: one static cell", url: floor.URL + "/"},
+		{name: "floor: one static cell", url: floor.URL + "/", rows: true},
 		{name: "home", url: consoleURL + "/c/" + contextName + "/", budgetMs: budgetListOverFloorMs},
 		{name: "object page (pod " + o.paintPod + ")", url: list + "/" + o.paintPod, budgetMs: budgetListOverFloorMs},
-		{name: "list, 500 rows", url: list, budgetMs: budgetListOverFloorMs},
-		{name: "list, 5,000 rows", url: list + "?limit=5000", budgetMs: budgetBigListOverFloorMs},
+		{name: "list, 500 rows", url: list, budgetMs: budgetListOverFloorMs, rows: true},
+		{name: "list, 5,000 rows", url: list + "?limit=5000", budgetMs: budgetBigListOverFloorMs, rows: true},
 	}}
 	res.loads = make([][]paintLoad, len(res.pages))
 	b, closeBrowser, err := launchBrowser(o)
@@ -84,7 +89,11 @@ func measurePaint(ctx context.Context, o options, consoleURL string) (paintResul
 			if err := ctx.Err(); err != nil {
 				return res, context.Cause(ctx)
 			}
-			load, trace, err := tracedLoad(b, p.url)
+			from := ""
+			if o.paintFrom != "" {
+				from = originOf(p.url) + o.paintFrom
+			}
+			load, trace, err := tracedLoad(b, from, p.url, p.rows)
 			if err != nil {
 				return res, fmt.Errorf("%s: %w", p.name, err)
 			}
@@ -105,8 +114,10 @@ func measurePaint(ctx context.Context, o options, consoleURL string) (paintResul
 }
 
 // tracedLoad loads url in a new browser context under a trace, and
-// returns the page's figures, the trace's breakdown and the trace.
-func tracedLoad(b playwright.Browser, url string) (paintLoad, []byte, error) {
+// returns the page's figures, the trace's breakdown and the trace; with
+// rows, its paint is its first row's. From, when set, is loaded first,
+// untraced.
+func tracedLoad(b playwright.Browser, from, url string, rows bool) (paintLoad, []byte, error) {
 	bctx, err := newBrowserContext(b)
 	if err != nil {
 		return paintLoad{}, nil, err
@@ -115,6 +126,13 @@ func tracedLoad(b playwright.Browser, url string) (paintLoad, []byte, error) {
 	page, err := bctx.NewPage()
 	if err != nil {
 		return paintLoad{}, nil, err
+	}
+	if from != "" {
+		// A page of the same origin first, as a click in the console
+		// follows one: the load then stays in that page's renderer.
+		if _, err := page.Goto(from); err != nil {
+			return paintLoad{}, nil, fmt.Errorf("%s: %w", from, err)
+		}
 	}
 	s, err := bctx.NewCDPSession(page)
 	if err != nil {
@@ -141,7 +159,11 @@ func tracedLoad(b playwright.Browser, url string) (paintLoad, []byte, error) {
 		FCP      *float64 `json:"fcp"`
 		LCP      *float64 `json:"lcp"`
 	}
-	loadErr := gotoAndRead(page, url, collectScript, map[string]any{"mark": firstRowMark, "timeoutMs": 10_000}, &got)
+	mark := ""
+	if rows {
+		mark = firstRowMark
+	}
+	loadErr := gotoAndRead(page, url, collectScript, map[string]any{"mark": mark, "timeoutMs": 10_000}, &got)
 	if _, err := s.Send("Tracing.end", nil); err != nil {
 		return paintLoad{}, nil, errors.Join(loadErr, fmt.Errorf("ending the trace: %w", err))
 	}
@@ -158,14 +180,14 @@ func tracedLoad(b playwright.Browser, url string) (paintLoad, []byte, error) {
 	l := paintLoad{nav: got.navigation}
 	l.nav.FirstRow, l.nav.FCP, l.nav.LCP = orNaN(got.FirstRow), orNaN(got.FCP), orNaN(got.LCP)
 	l.paint = l.nav.FCP
-	if l.nav.Rows > 0 {
+	if rows {
 		l.paint = l.nav.FirstRow
 	}
 	events, err := parseTrace(trace)
 	if err != nil {
 		return l, trace, err
 	}
-	l.breakdown, err = analyzeTrace(events, page.URL(), l.paint, l.nav.ResponseEnd)
+	l.breakdown, err = analyzeTrace(events, page.URL(), l.paint, l.nav.ResponseEnd, l.nav.FCP)
 	return l, trace, err
 }
 
@@ -283,8 +305,8 @@ func reportPaint(w io.Writer, o options, res paintResult, err error) (targets []
 		head += " " + k + " |"
 		rule += "---|"
 	}
-	head += " last HTML parsed | last frame committed | trace FCP |"
-	rule += "---|---|---|"
+	head += " rendering unblocked | last HTML parsed | last frame committed | trace FCP |"
+	rule += "---|---|---|---|"
 	fmt.Fprintln(w, head)
 	fmt.Fprintln(w, rule)
 	for i, p := range res.pages {
@@ -299,13 +321,14 @@ func reportPaint(w io.Writer, o options, res paintResult, err error) (targets []
 		for _, k := range idleKinds {
 			row += fmt.Sprintf(" %.1f |", medianLoads(loads, func(l paintLoad) float64 { return l.breakdown.idle[k] }))
 		}
-		row += fmt.Sprintf(" %.0f | %.0f | %.0f |",
+		row += fmt.Sprintf(" %.0f | %.0f | %.0f | %.0f |",
+			medianLoads(loads, func(l paintLoad) float64 { return l.breakdown.renderingReady }),
 			medianLoads(loads, func(l paintLoad) float64 { return l.breakdown.parseEnd }),
 			medianLoads(loads, func(l paintLoad) float64 { return l.breakdown.lastFrame }),
 			medianLoads(loads, func(l paintLoad) float64 { return l.breakdown.traceFCP }))
 		fmt.Fprintln(w, row)
 	}
-	fmt.Fprintf(w, "\nBusy parts are the main thread's self time by event (parse: ParseHTML; style: UpdateLayoutTree, ParseAuthorStyleSheet; layout: Layout; script: compiling and evaluating scripts and modules, callbacks; paint: PrePaint, Paint, Layerize, Commit; other: the rest of its tasks). Idle parts are the main thread waiting: for the HTML (until its last byte); while a render-blocking request (the stylesheet) was in flight; after it committed its last frame before the paint, while the compositor rasterised and presented it; while other requests (module scripts) were in flight; or with nothing in flight. A page's parts add up to its paint in each load; medians of parts need not add up to the median paint.\n")
+	fmt.Fprintf(w, "\nBusy parts are the main thread's self time by event (navigation commit: committing the navigation and setting up the document and its script context; parse: ParseHTML; style: UpdateLayoutTree, ParseAuthorStyleSheet; layout: Layout; script: compiling and evaluating scripts and modules, callbacks; paint: PrePaint, Paint, Layerize, Commit; other: the rest of its tasks). Idle parts are the main thread waiting: for the HTML (until its last byte); while a render-blocking request (the stylesheet) was in flight; after it committed its last frame before the paint, while the compositor rasterised and presented it; while other requests (module scripts) were in flight; or with nothing in flight. A page's parts add up to its paint in each load; medians of parts need not add up to the median paint.\n")
 	return targets
 }
 
@@ -348,4 +371,14 @@ func decodeInto(v, out any) error {
 		return fmt.Errorf("decoding %.200s: %w", raw, err)
 	}
 	return nil
+}
+
+// originOf is scheme://host:port of url.
+func originOf(url string) string {
+	if i := strings.Index(url, "://"); i >= 0 {
+		if j := strings.IndexByte(url[i+3:], '/'); j >= 0 {
+			return url[:i+3+j]
+		}
+	}
+	return url
 }

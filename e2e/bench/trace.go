@@ -75,10 +75,11 @@ const (
 	phaseScript = "script"
 	phasePaint  = "paint, commit"
 	phaseGC     = "GC"
+	phaseCommit = "navigation commit, document setup"
 	phaseOther  = "other tasks"
 )
 
-var busyPhases = []string{phaseParse, phaseStyle, phaseLayout, phaseScript, phasePaint, phaseGC, phaseOther}
+var busyPhases = []string{phaseCommit, phaseParse, phaseStyle, phaseLayout, phaseScript, phasePaint, phaseGC, phaseOther}
 
 // What the main thread waited for while idle, in the order attributed.
 const (
@@ -102,6 +103,9 @@ var notWork = map[string]bool{
 // only wraps others (a task) or is not known.
 func phaseOf(name string) string {
 	switch name {
+	case "DocumentLoader::CommitNavigation", "DocumentLoader::DocumentLoader", "Frame::Detach", "Document::shutdown",
+		"LocalWindowProxy::Initialize", "Document::Document", "RenderFrameImpl::Initialize":
+		return phaseCommit
 	case "ParseHTML", "HTMLDocumentParser::PumpTokenizer", "HTMLDocumentParser::ProcessTokenizedChunkFromBackgroundParser":
 		return phaseParse
 	case "UpdateLayoutTree", "RecalculateStyles", "ParseAuthorStyleSheet", "Document::updateStyle", "StyleEngine::UpdateActiveStyle":
@@ -144,6 +148,10 @@ type paintBreakdown struct {
 	parseEnd, lastFrame float64
 	// frames is how many frames the main thread produced before the paint.
 	frames int
+	// renderingReady is when Blink began lifecycle updates (rendering
+	// was blocked until then: the render-blocking stylesheet); NaN if
+	// the trace does not say.
+	renderingReady float64
 	// blocking are the render-blocking requests, sent before the paint.
 	blocking []request
 	// traceFCP is the first contentful paint as the trace marks it, to
@@ -153,9 +161,10 @@ type paintBreakdown struct {
 
 // analyzeTrace attributes the time from url's navigation start to paintMs
 // (the page's own figure, ms from navigation start), given htmlEndMs, when
-// the HTML's last byte came (Navigation Timing's responseEnd).
-func analyzeTrace(events []traceEvent, url string, paintMs, htmlEndMs float64) (paintBreakdown, error) {
-	b := paintBreakdown{busy: map[string]float64{}, idle: map[string]float64{}, parseEnd: math.NaN(), lastFrame: math.NaN(), traceFCP: math.NaN()}
+// the HTML's last byte came (Navigation Timing's responseEnd), and fcpMs,
+// its first contentful paint.
+func analyzeTrace(events []traceEvent, url string, paintMs, htmlEndMs, fcpMs float64) (paintBreakdown, error) {
+	b := paintBreakdown{busy: map[string]float64{}, idle: map[string]float64{}, parseEnd: math.NaN(), lastFrame: math.NaN(), traceFCP: math.NaN(), renderingReady: math.NaN()}
 	if math.IsNaN(paintMs) {
 		return b, fmt.Errorf("no paint reported for %s", url)
 	}
@@ -167,10 +176,19 @@ func analyzeTrace(events []traceEvent, url string, paintMs, htmlEndMs float64) (
 			nav = e
 		}
 	}
-	if nav == nil {
-		return b, fmt.Errorf("no navigationStart of %s in the trace", url)
+	var pid, tid int
+	var t0 float64
+	if nav != nil {
+		pid, tid, t0 = nav.PID, nav.TID, nav.TS
+	} else {
+		// A renderer started for the load may miss its first events:
+		// find it by the page's own requests, and its start by its first
+		// contentful paint, which the page reported too.
+		var ok bool
+		if pid, tid, t0, ok = rendererOf(events, url, fcpMs); !ok {
+			return b, fmt.Errorf("no navigationStart of %s in the trace, nor its renderer", url)
+		}
 	}
-	pid, tid, t0 := nav.PID, nav.TID, nav.TS
 	window := interval{t0, t0 + paintMs*1000}
 	b.paint = paintMs
 
@@ -185,7 +203,8 @@ func analyzeTrace(events []traceEvent, url string, paintMs, htmlEndMs float64) (
 	var frameEnds []float64
 	for _, e := range events {
 		switch {
-		case e.Name == "ResourceSendRequest" && e.Args.Data.RequestID != "":
+		case e.Name == "ResourceSendRequest" && e.Args.Data.RequestID != "" && strings.HasPrefix(e.Args.Data.URL, "http"):
+			// Not chrome:// (the browser's own UI loads beside the page).
 			reqs[e.Args.Data.RequestID] = &request{url: e.Args.Data.URL, renderBlocking: e.Args.Data.RenderBlocking, sent: e.TS, finished: math.Inf(1)}
 		case e.Name == "firstContentfulPaint" && e.PID == pid && e.TS >= t0:
 			if math.IsNaN(b.traceFCP) {
@@ -263,6 +282,9 @@ func analyzeTrace(events []traceEvent, url string, paintMs, htmlEndMs float64) (
 			busy = append(busy, s.interval)
 		}
 		if s.from < window.to {
+			if s.name == "LocalFrameView::BeginLifecycleUpdates" && s.from >= t0 {
+				b.renderingReady = (s.from - t0) / 1000 // the page's is the last
+			}
 			if s.name == "ParseHTML" {
 				b.parseEnd = math.Max(nanZero(b.parseEnd), math.Min(s.to, window.to))
 			}
@@ -428,4 +450,37 @@ func split(w interval, t float64) []interval {
 		return []interval{w}
 	}
 	return []interval{{w.from, t}, {t, w.to}}
+}
+
+// rendererOf finds the renderer main thread that loaded url, by the
+// subresources it asked for (request IDs "<pid>.<n>"), and the trace time
+// of its navigation start from its first contentful paint.
+func rendererOf(events []traceEvent, url string, fcpMs float64) (pid, tid int, t0 float64, ok bool) {
+	origin := url
+	if i := strings.Index(url, "://"); i >= 0 {
+		if j := strings.IndexByte(url[i+3:], '/'); j >= 0 {
+			origin = url[:i+3+j]
+		}
+	}
+	for _, e := range events {
+		if e.Name == "ResourceSendRequest" && strings.HasPrefix(e.Args.Data.URL, origin+"/") && strings.Contains(e.Args.Data.RequestID, ".") {
+			pid, ok = e.PID, true
+			break
+		}
+	}
+	if !ok || math.IsNaN(fcpMs) {
+		return 0, 0, 0, false
+	}
+	tid = -1
+	for _, e := range events {
+		if e.PID == pid && e.Ph == "M" && e.Name == "thread_name" && e.Args.Name == "CrRendererMain" {
+			tid = e.TID
+		}
+	}
+	for _, e := range events {
+		if e.PID == pid && e.Name == "firstContentfulPaint" {
+			return pid, tid, e.TS - fcpMs*1000, tid >= 0
+		}
+	}
+	return 0, 0, 0, false
 }

@@ -33,10 +33,10 @@ func TestAnalyzeTraceAttributesEveryMillisecond(t *testing.T) {
 		// Work of another thread: ignored.
 		ev(`{"name":"Paint","ph":"X","ts":1060000,"dur":9000,"pid":1,"tid":7}`),
 		// The stylesheet, render-blocking, in flight from 52 to 80 ms.
-		ev(`{"name":"ResourceSendRequest","ph":"I","ts":1052000,"pid":1,"tid":1,"args":{"data":{"requestId":"9","url":"/static/app.css","renderBlocking":"blocking"}}}`),
+		ev(`{"name":"ResourceSendRequest","ph":"I","ts":1052000,"pid":1,"tid":1,"args":{"data":{"requestId":"9","url":"http://127.0.0.1:1/static/app.css","renderBlocking":"blocking"}}}`),
 		ev(`{"name":"ResourceFinish","ph":"I","ts":1080000,"pid":5,"tid":3,"args":{"data":{"requestId":"9"}}}`),
 		// A module, not blocking, in flight from 53 to 85 ms.
-		ev(`{"name":"ResourceSendRequest","ph":"I","ts":1053000,"pid":1,"tid":1,"args":{"data":{"requestId":"10","url":"/static/app.js","renderBlocking":"non_blocking"}}}`),
+		ev(`{"name":"ResourceSendRequest","ph":"I","ts":1053000,"pid":1,"tid":1,"args":{"data":{"requestId":"10","url":"http://127.0.0.1:1/static/app.js","renderBlocking":"non_blocking"}}}`),
 		ev(`{"name":"ResourceFinish","ph":"I","ts":1085000,"pid":5,"tid":3,"args":{"data":{"requestId":"10"}}}`),
 		// The frame: style, layout, paint, commit (begin/end pairs too).
 		ev(`{"name":"RunTask","ph":"X","ts":1090000,"dur":4000,"pid":1,"tid":1}`),
@@ -49,7 +49,7 @@ func TestAnalyzeTraceAttributesEveryMillisecond(t *testing.T) {
 		// After the paint: outside the window.
 		ev(`{"name":"ParseHTML","ph":"X","ts":1130000,"dur":5000,"pid":1,"tid":1}`),
 	}
-	b, err := analyzeTrace(events, url, 120, 40)
+	b, err := analyzeTrace(events, url, 120, 40, 119)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestAnalyzeTraceAttributesEveryMillisecond(t *testing.T) {
 	if b.frames != 1 || b.parseEnd != 53.5 || b.lastFrame != 93.5 || b.traceFCP != 119 {
 		t.Errorf("frames %d, parse end %.1f, last frame %.1f, trace FCP %.1f; want 1, 53.5, 93.5, 119", b.frames, b.parseEnd, b.lastFrame, b.traceFCP)
 	}
-	if len(b.blocking) != 1 || b.blocking[0].url != "/static/app.css" {
+	if len(b.blocking) != 1 || b.blocking[0].url != "http://127.0.0.1:1/static/app.css" {
 		t.Errorf("render-blocking requests %+v, want the stylesheet alone", b.blocking)
 	}
 }
@@ -79,10 +79,10 @@ func TestAnalyzeTraceAttributesEveryMillisecond(t *testing.T) {
 // A trace without the page's navigation is an error, not a breakdown of
 // another page.
 func TestAnalyzeTraceWantsTheNavigation(t *testing.T) {
-	if _, err := analyzeTrace(nil, "http://x/", 100, 10); err == nil {
+	if _, err := analyzeTrace(nil, "http://x/", 100, 10, 90); err == nil {
 		t.Error("no error for a trace without the navigation")
 	}
-	if _, err := analyzeTrace(nil, "http://x/", math.NaN(), 10); err == nil {
+	if _, err := analyzeTrace(nil, "http://x/", math.NaN(), 10, 90); err == nil {
 		t.Error("no error for a load without a paint")
 	}
 }
