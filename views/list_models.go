@@ -148,6 +148,19 @@ type ListRows struct {
 	// selectable rows start with a checkbox cell (ListPage.Select),
 	// checked when checked is set.
 	selectable, checked bool
+	// brokenOff is what ended a streamed page's rows after its first
+	// screen was sent.
+	brokenOff error
+}
+
+// BrokenOff is what ended the rows of a page that was already being sent
+// (page.Env.RenderStreamed), which shows what it has and says so; nil when
+// the rows ended as they should.
+func (l *ListRows) BrokenOff() error {
+	if l == nil {
+		return nil
+	}
+	return l.brokenOff
 }
 
 // Selectable gives every row a checkbox of the page's bulk form, checked

@@ -4,6 +4,7 @@ import (
 	"context"
 	"html"
 	"io"
+	"time"
 
 	"github.com/a-h/templ"
 )
@@ -12,21 +13,39 @@ import (
 // one hot loop (a page may hold 5,000 rows, read from the server as they
 // are written), so it skips templ's per-attribute machinery and writes
 // straight into the page buffer; every value is still HTML-escaped, and
-// hrefs are the console's own paths. A source that fails fails the page.
+// hrefs are the console's own paths.
+//
+// A source that fails fails the page, unless the page streams and its
+// first screen was sent: then the rows end there, and the page says that
+// they broke off (ListRows.BrokenOff).
 func writeListRows(rows *ListRows) templ.Component {
-	return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
+	return templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
 		if rows.Empty() {
 			return nil
 		}
+		stream := streamOf(ctx)
+		var sent time.Time
 		out := rowWriter{w: w, selectable: rows.selectable, checked: rows.checked}
 		for more := true; more && out.err == nil; more = rows.src.Next() {
 			out.row(rows.src.Row(), rows.written == 0)
 			rows.written++
+			if stream != nil && (rows.written == FirstScreenRows ||
+				rows.written > FirstScreenRows && time.Since(sent) >= streamSendEvery) {
+				if out.err = flush(w); out.err == nil {
+					stream.Send()
+				}
+				sent = time.Now()
+			}
 		}
 		if out.err != nil {
 			return out.err
 		}
-		return rows.src.Err()
+		err := rows.src.Err()
+		if err != nil && stream != nil && stream.Sent() {
+			rows.brokenOff = err
+			return nil
+		}
+		return err
 	})
 }
 

@@ -119,10 +119,15 @@ func (h *Handler) Page(c echo.Context, t page.Target) error {
 		frame = h.env.WithBulk(frame)
 	}
 	model.Picker, model.Layout = namespaces, frame
-	// Rows are decoded as the page is written, so a body that breaks off
-	// fails the render: the whole page is then an error page.
-	if err := h.env.Render(c, http.StatusOK, views.List(model)); err != nil {
+	// Rows are decoded as the page is written, and the page is sent from
+	// its first screen of rows on, so a long list from a slow server shows
+	// at once. A body that breaks off before that fails the render: the
+	// whole page is then an error page; after, the page says it broke off.
+	if err := h.env.RenderStreamed(c, http.StatusOK, views.List(model)); err != nil {
 		return page.WithAction(err, "list", r, ns, "")
+	}
+	if err := model.Rows.BrokenOff(); err != nil {
+		h.env.Log.Warn("a list broke off while it was sent", "resource", r.Name, "namespace", ns, "rows", model.Rows.Written(), "error", err)
 	}
 	return nil
 }

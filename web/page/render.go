@@ -3,6 +3,7 @@ package page
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -10,6 +11,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
+	"github.com/tabula-console/tabula/views"
 	"github.com/tabula-console/tabula/web/compress"
 )
 
@@ -46,6 +48,92 @@ func (e *Env) Render(c echo.Context, status int, component templ.Component) erro
 	}
 	return e.Blob(c, status, echo.MIMETextHTMLCharsetUTF8, buf.Bytes())
 }
+
+// RenderStreamed writes a page whose end may take long to arrive (a list
+// whose rows are read from the server as they are written). What the
+// component writes is held until it flushes its first screen
+// (views.WithStream): a failure before that is still a whole error page,
+// with its status, as Render's. From then on the page is sent as it
+// renders, compressed as the request accepts, and a failure is the
+// component's to show in the page; a failed write (the browser went away)
+// is logged, not answered.
+func (e *Env) RenderStreamed(c echo.Context, status int, component templ.Component) error {
+	if isHead(c) {
+		return e.Render(c, status, component)
+	}
+	buf := e.pages.get()
+	defer e.pages.put(buf)
+	w := &heldWriter{env: e, c: c, status: status, held: buf}
+	ctx := views.WithStream(context.WithoutCancel(c.Request().Context()), w)
+	err := component.Render(ctx, w)
+	if w.out == nil {
+		if err != nil {
+			return fmt.Errorf("rendering page: %w", err)
+		}
+		return e.Blob(c, status, echo.MIMETextHTMLCharsetUTF8, buf.Bytes())
+	}
+	if w.z != nil {
+		err = errors.Join(err, w.z.Close())
+	}
+	e.logStreamError(c.Request().URL.Path, errors.Join(err, w.err))
+	return nil
+}
+
+// heldWriter holds a page until its first flush, then sends it and
+// everything after.
+type heldWriter struct {
+	env    *Env
+	c      echo.Context
+	status int
+	held   *bytes.Buffer
+	out    io.Writer        // nil until the first flush
+	z      *compress.Stream // out, when compressed
+	err    error            // the first failed write of the held page
+}
+
+func (w *heldWriter) Write(p []byte) (int, error) {
+	if w.out == nil {
+		return w.held.Write(p)
+	}
+	return w.out.Write(p)
+}
+
+// Send sends the head and what was held at the first call, and what was
+// written since at each.
+func (w *heldWriter) Send() {
+	resp := w.c.Response()
+	if w.out == nil {
+		h := resp.Header()
+		h.Set(echo.HeaderContentType, echo.MIMETextHTMLCharsetUTF8)
+		h.Set("X-Accel-Buffering", "no") // nginx would hold the rest back
+		w.out = resp
+		if enc := w.env.Encoding(w.c, compress.MinSize); enc != compress.Identity { // so compressor is set
+			h.Set(echo.HeaderContentEncoding, string(enc))
+			w.z = w.env.compressor.Stream(resp, enc)
+			w.out = w.z
+		}
+		resp.WriteHeader(w.status)
+		if _, err := w.out.Write(w.held.Bytes()); err != nil {
+			w.err = err
+		}
+	}
+	w.Flush()
+}
+
+// Flush sends what was written since the page was first sent; before, it
+// holds it (templ flushes its buffer into the page at the end of every
+// component, which must not send the page).
+func (w *heldWriter) Flush() {
+	switch {
+	case w.z != nil:
+		w.z.Flush()
+	case w.out != nil:
+		w.c.Response().Flush()
+	}
+}
+
+// Sent says whether any of the page has been sent.
+func (w *heldWriter) Sent() bool { return w.out != nil }
 
 // Stream writes a page as it renders, for a page whose parts arrive over
 // seconds (a search): each part the component flushes (templ.Flush) is
