@@ -29,7 +29,7 @@ function initSelection(form) {
     if (count) setText(count, n === 0 ? "Check rows to act on them." : `${n} selected.`);
     // The action's fields wait for a checked row: on a phone they would
     // push the rows off the first screen.
-    form.classList.toggle("bulk-idle", n === 0);
+    form.classList.toggle("bulk-active", n > 0);
     if (all) {
       all.checked = n > 0 && n === bs.length;
       all.indeterminate = n > 0 && n < bs.length;

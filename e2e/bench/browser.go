@@ -102,6 +102,18 @@ type browserResult struct {
 const floorPage = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>floor</title></head>` +
 	`<body><table><tbody><tr><td elementtiming="` + firstRowMark + `">bulk-00000</td></tr></tbody></table></body></html>`
 
+// serveFloor serves the floor page with the console's isolation header:
+// a new tab's load of a page with Cross-Origin-Opener-Policy changes
+// browsing context group, and Chromium starts a renderer for it (100 ms
+// and more here), which a floor without it would not pay.
+func serveFloor() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Cross-Origin-Opener-Policy", "same-origin")
+		_, _ = io.WriteString(w, floorPage)
+	})
+}
+
 // measureBrowser loads the namespaced list in Chromium at each of
 // o.browserLimits rows, o.browserRuns times each after one unmeasured load
 // (which fills the cache with the page's assets, as for a returning user),
@@ -113,10 +125,7 @@ func measureBrowser(ctx context.Context, o options, consoleURL string) (browserR
 		return res, err
 	}
 	defer closeBrowser()
-	floor := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		_, _ = io.WriteString(w, floorPage)
-	}))
+	floor := httptest.NewServer(serveFloor())
 	defer floor.Close()
 	load := func(url string, into *[]navigation) error {
 		for run := range o.browserRuns + 1 {

@@ -9,7 +9,6 @@ import (
 	"io"
 	"log/slog"
 	"math"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -57,13 +56,7 @@ type paintResult struct {
 // attributes each load's time to its first paint (analyzeTrace). With
 // -paint-traces, the traces are kept there for DevTools.
 func measurePaint(ctx context.Context, o options, consoleURL string) (paintResult, error) {
-	floor := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		// The console's isolation, so that the floor's load changes
-		// browsing context group as the console's does (a new renderer).
-		w.Header().Set("Cross-Origin-Opener-Policy", "same-origin")
-		_, _ = io.WriteString(w, floorPage)
-	}))
+	floor := httptest.NewServer(serveFloor())
 	defer floor.Close()
 	list := consoleURL + "/c/" + contextName + "/api/v1/namespaces/" + namespace + "/pods"
 	res := paintResult{pages: []paintPage{
