@@ -24,7 +24,8 @@ type ListSelect struct {
 	Max int
 	// SelectAllHref is this page with every row checked, and ClearHref
 	// without: "select all on this page" without JavaScript (with it, the
-	// header's box does it).
+	// header's box does it). A page with every row checked has its action
+	// fields shown from the first paint (bulk-active).
 	SelectAllHref, ClearHref templ.SafeURL
 }
 
