@@ -107,9 +107,7 @@ func (w *heldWriter) Send() {
 		h.Set(echo.HeaderContentType, echo.MIMETextHTMLCharsetUTF8)
 		h.Set("X-Accel-Buffering", "no") // nginx would hold the rest back
 		w.out = resp
-		if enc := w.env.Encoding(w.c, compress.MinSize); enc != compress.Identity { // so compressor is set
-			h.Set(echo.HeaderContentEncoding, string(enc))
-			w.z = w.env.compressor.Stream(resp, enc)
+		if w.z = w.env.CompressStream(w.c); w.z != nil {
 			w.out = w.z
 		}
 		resp.WriteHeader(w.status)
