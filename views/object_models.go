@@ -42,8 +42,10 @@ type ObjectPage struct {
 	// Usage is the object's usage from metrics.k8s.io (pods, nodes and
 	// workloads, where the server serves it); nil shows nothing.
 	Usage *UsageSection
-	// Related is the overview's Related section; nil leaves it out.
-	Related *RelatedSection
+	// Rest is what the overview shows below its first screen: the Related
+	// section and the events, which take the longest to read. A streamed
+	// page sends its top before it waits for them.
+	Rest Later[ObjectRest]
 	// Map is set on the Map tab.
 	Map *RelationMap
 	// Blame is set on the YAML tab with ?blame=1.
@@ -72,13 +74,14 @@ type ObjectActions struct {
 // by their data-live-section id.
 func ObjectLiveSections(p ObjectPage) map[string]templ.Component {
 	out := map[string]templ.Component{"header": objectHead(p)}
-	if p.Related != nil {
-		out["related"] = RelatedSectionView(*p.Related)
+	rest := p.Rest.Wait()
+	if rest.Related != nil {
+		out["related"] = RelatedSectionView(*rest.Related)
 	}
 	if g := p.Generic; g != nil {
 		out["scale"] = scaleSection(g.Scale)
 		out["conditions"] = conditionsSection(g.Conditions)
-		out["events"] = eventsSection(*g)
+		out["events"] = eventsSection(rest)
 		out["spec"] = treeSection("Spec", "spec", g.Spec)
 		out["status"] = treeSection("Status", "status", g.Status)
 	}
@@ -122,8 +125,16 @@ type GenericDescribe struct {
 	Scale       *ScaleView
 	Spec        []TreeNode
 	Status      []TreeNode
-	Events      []EventView
-	// EventsNote explains missing events ("hidden: forbidden").
+}
+
+// ObjectRest is the part of an object's overview that is read after its
+// top (ObjectPage.Rest).
+type ObjectRest struct {
+	// Related is the Related section; nil leaves it out.
+	Related *RelatedSection
+	// Events are shown by a generic describe; EventsNote explains missing
+	// ones ("hidden: forbidden").
+	Events     []EventView
 	EventsNote string
 }
 

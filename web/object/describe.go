@@ -49,10 +49,16 @@ func secretMask(secret bool, k string) mask {
 	return nil
 }
 
-// Extras are what a generic describe shows beyond the object itself.
+// Extras are what a generic describe shows beyond the object itself,
+// besides slowExtras.
 type Extras struct {
-	Discovery   *apiclient.Discovery
-	Scale       *apiclient.Scale
+	Discovery *apiclient.Discovery
+	Scale     *apiclient.Scale
+}
+
+// slowExtras are what the overview reads last: its relations and events.
+type slowExtras struct {
+	Graph       *apiclient.Graph
 	Events      []apiclient.Event
 	EventsErr   error
 	NoEventsAPI bool
@@ -102,23 +108,30 @@ func genericDescribe(in Input) *views.GenericDescribe {
 			g.Spec = append(g.Spec, views.TreeNode{Key: k, Children: treeOf(obj.Object[k], secretMask(secret, k)), Value: summaryOf(obj.Object[k])})
 		}
 	}
+	return g
+}
+
+// events are the generic describe's events, or the note that says why
+// there are none to show.
+func events(x slowExtras, now time.Time) ([]views.EventView, string) {
 	switch {
 	case x.NoEventsAPI:
-		g.EventsNote = "This server has no events API."
+		return nil, "This server has no events API."
 	case apiclient.IsEventsForbidden(x.EventsErr):
-		g.EventsNote = "Events are hidden: you may not list events here."
+		return nil, "Events are hidden: you may not list events here."
 	case x.EventsErr != nil:
-		g.EventsNote = "Events could not be listed: " + x.EventsErr.Error()
+		return nil, "Events could not be listed: " + x.EventsErr.Error()
 	}
+	var out []views.EventView
 	for _, e := range x.Events {
 		ev := views.EventView{Type: e.Type, Reason: e.Reason, Message: e.Message, Source: e.Source, Count: e.Count}
 		if !e.LastSeen.IsZero() {
 			ev.Age = duration.HumanDuration(now.Sub(e.LastSeen))
 			ev.Time = e.LastSeen.UTC().Format(time.RFC3339)
 		}
-		g.Events = append(g.Events, ev)
+		out = append(out, ev)
 	}
-	return g
+	return out, ""
 }
 
 func relatedLink(u page.URLs, rel apiclient.Related) views.RelatedLink {

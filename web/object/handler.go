@@ -79,6 +79,9 @@ type pageOptions struct {
 	manager string
 	// from and to are the revisions the History tab diffs.
 	from, to string
+	// later: the overview's relations and events are left to come
+	// (Input.later) rather than waited for.
+	later bool
 }
 
 // Subresource serves …/{resource}/{name}/{subresource}: the object's status
@@ -104,6 +107,10 @@ func (h *Handler) serve(c echo.Context, t page.Target, view string, opts pageOpt
 		// Live sections re-render without it: the chart keeps its own.
 		usage = startUsage(ctx, h.env, t)
 	}
+	// The overview's relations and events, its slowest reads (events are
+	// selected from every event in the namespace), come last on the page:
+	// it is sent down to them while they are read.
+	opts.later = view == viewOverview
 	in, err := h.load(ctx, t, view, opts)
 	if err != nil {
 		usage.stop()
@@ -118,7 +125,16 @@ func (h *Handler) serve(c echo.Context, t page.Target, view string, opts pageOpt
 		return err
 	}
 	p.Layout = h.env.ContextLayout(ctx, t.Client, t.Path.Name+" · "+t.Resource.Kind, &t.Resource, t.Path.Namespace)
-	return h.env.Render(c, http.StatusOK, views.Object(p))
+	if in.later == nil {
+		return h.env.Render(c, http.StatusOK, views.Object(p))
+	}
+	rest, deliver := views.Eventually[views.ObjectRest]()
+	p.Rest = rest
+	go func() {
+		in.slowExtras = <-in.later
+		deliver(objectRest(in))
+	}()
+	return h.env.RenderStreamed(c, http.StatusOK, views.Object(p))
 }
 
 // Input is everything an object page shows, fetched.
@@ -154,9 +170,13 @@ type Input struct {
 	// NoPodExec: the server serves no pods/exec, so a workload's pods
 	// have no terminal either.
 	NoPodExec bool
-	// Graph is the object's relations: one hop on the overview (nil with
-	// ?related=0), two on the map; a namespace's map is its objects'.
-	Graph *apiclient.Graph
+	// slowExtras are the overview's relations (Graph: one hop, nil with
+	// ?related=0) and events. Graph is also the map's: two hops, or a
+	// namespace's objects.
+	slowExtras
+	// later, when set, delivers slowExtras, which were left to come
+	// (pageOptions.later).
+	later <-chan slowExtras
 	// Namespaces is where the server serves namespaces, if it does: the
 	// map links to the namespace's.
 	Namespaces *apiclient.Resource
@@ -232,8 +252,14 @@ func fetch(ctx context.Context, t page.Target, view string, opts pageOptions, bu
 		if !opts.related {
 			relate.Hops = 0
 		}
-		in.Extras, in.Graph = fetchExtras(ctx, client, r, in.Object, relate)
+		var later <-chan slowExtras
+		in.Extras, later = fetchExtras(ctx, client, r, in.Object, relate)
 		in.Namespaces = namespacesOf(in.Discovery)
+		if opts.later {
+			in.later = later
+		} else {
+			in.slowExtras = <-later
+		}
 	}
 	return in, nil
 }
@@ -282,36 +308,41 @@ func scaleSelector(ctx context.Context, client *apiclient.Client, r apiclient.Re
 	return ""
 }
 
-// fetchExtras reads the overview's extras: the scale, then the relations
-// (which use its selector; none when relate.Hops is 0) alongside the
-// events.
-func fetchExtras(ctx context.Context, client *apiclient.Client, r apiclient.Resource, obj *unstructured.Unstructured, relate apiclient.RelateOptions) (Extras, *apiclient.Graph) {
+// fetchExtras reads the overview's scale and discovery, then starts
+// reading its relations (which use the scale's selector; none when
+// relate.Hops is 0) alongside its events, which it delivers on the channel.
+func fetchExtras(ctx context.Context, client *apiclient.Client, r apiclient.Resource, obj *unstructured.Unstructured, relate apiclient.RelateOptions) (Extras, <-chan slowExtras) {
 	var x Extras
 	if slices.Contains(r.Subresources, "scale") {
 		if sc, err := client.GetScale(ctx, r, obj.GetNamespace(), obj.GetName()); err == nil {
 			x.Scale = sc
 		}
 	}
-	var graph *apiclient.Graph
-	var wg sync.WaitGroup
-	if d, err := client.Discovery(ctx); err == nil {
+	d, discoveryErr := client.Discovery(ctx)
+	if discoveryErr == nil {
 		x.Discovery = d
-		if relate.Hops > 0 {
-			if x.Scale != nil {
-				relate.ScaleSelector = x.Scale.Selector
-			}
-			wg.Go(func() {
-				// Only ctx's own end is an error, and the page sees it anyway.
-				graph, _ = client.Relate(ctx, d, r, obj, relate)
-			})
+		if x.Scale != nil {
+			relate.ScaleSelector = x.Scale.Selector
 		}
 	}
-	x.Events, x.EventsErr = client.EventsFor(ctx, obj.GetNamespace(), obj.GetUID())
-	if errors.Is(x.EventsErr, apiclient.ErrNoEventsAPI) {
-		x.NoEventsAPI, x.EventsErr = true, nil
-	}
-	wg.Wait()
-	return x, graph
+	out := make(chan slowExtras, 1)
+	go func() {
+		var slow slowExtras
+		var wg sync.WaitGroup
+		if discoveryErr == nil && relate.Hops > 0 {
+			wg.Go(func() {
+				// Only ctx's own end is an error, and the page sees it anyway.
+				slow.Graph, _ = client.Relate(ctx, d, r, obj, relate)
+			})
+		}
+		slow.Events, slow.EventsErr = client.EventsFor(ctx, obj.GetNamespace(), obj.GetUID())
+		if errors.Is(slow.EventsErr, apiclient.ErrNoEventsAPI) {
+			slow.NoEventsAPI, slow.EventsErr = true, nil
+		}
+		wg.Wait()
+		out <- slow
+	}()
+	return x, out
 }
 
 // Model builds an object page from what was fetched; the handler adds the
@@ -390,12 +421,8 @@ func Model(ctx context.Context, in Input) (views.ObjectPage, error) {
 			p.Created = created.UTC().Format(time.RFC3339)
 		}
 	}
-	if in.View == viewOverview && in.Graph != nil {
-		p.Related = relatedSection(in.URLs, in.Graph)
-		p.Related.Scan.RefreshHref = base + "?fresh=1"
-		if in.Namespaces != nil && in.Namespace != "" {
-			p.Related.NamespaceMapHref = in.URLs.Resource(*in.Namespaces, "", in.Namespace) + "?view=map"
-		}
+	if in.later == nil {
+		p.Rest = views.Ready(objectRest(in))
 	}
 	p.Summary = summaryFields(in.Summary, in.Now)
 	p.Live = in.View == viewOverview && r.Can("watch")
@@ -423,6 +450,27 @@ func Model(ctx context.Context, in Input) (views.ObjectPage, error) {
 	p.Kubectl = kubectl(in).String()
 	p.Usage = usageSection(ctx, in)
 	return p, nil
+}
+
+// objectRest is the overview's part below its first screen: the Related
+// section and, for a generic describe, the events.
+func objectRest(in Input) views.ObjectRest {
+	var rest views.ObjectRest
+	if in.View != viewOverview {
+		return rest
+	}
+	if in.Graph != nil {
+		base := in.URLs.Resource(in.Resource, in.Namespace, in.Name)
+		rest.Related = relatedSection(in.URLs, in.Graph)
+		rest.Related.Scan.RefreshHref = base + "?fresh=1"
+		if in.Namespaces != nil && in.Namespace != "" {
+			rest.Related.NamespaceMapHref = in.URLs.Resource(*in.Namespaces, "", in.Namespace) + "?view=map"
+		}
+	}
+	if in.Description == nil {
+		rest.Events, rest.EventsNote = events(in.slowExtras, in.Now)
+	}
+	return rest
 }
 
 // kubectl is the kubectl command getting what the page shows, as YAML.

@@ -1,0 +1,90 @@
+package object_test
+
+import (
+	"bufio"
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/tabula-console/tabula/apiclient/apitest"
+	"github.com/tabula-console/tabula/web/webtest"
+)
+
+// An object's events are selected from every event in its namespace,
+// which takes the longest of its reads in a busy one: the overview is sent
+// down to its Related section while they are read, then the rest, and the
+// page is whole. A failure there is a note, the page stays a 200.
+func TestObjectPageSendsItsTopBeforeItsEvents(t *testing.T) {
+	for _, answer := range []string{"events", "failure"} {
+		t.Run(answer, func(t *testing.T) {
+			h, fake := webtest.Demo(t, apitest.Options{})
+			release := make(chan struct{})
+			fake.Override("/apis/events.k8s.io/v1/namespaces/demo/events", func(w http.ResponseWriter, r *http.Request) {
+				select {
+				case <-release:
+				case <-r.Context().Done():
+					return
+				}
+				if answer == "failure" {
+					apitest.WriteStatus(w, metav1.Status{Status: metav1.StatusFailure, Code: http.StatusInternalServerError, Reason: metav1.StatusReasonInternalError, Message: "etcd is on fire"})
+					return
+				}
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = w.Write([]byte(`{"kind":"EventList","apiVersion":"events.k8s.io/v1","metadata":{},"items":[]}`))
+			})
+			// A console that sends nothing before the end never sends the
+			// top: the deadline ends the wait with a failure.
+			ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+			defer cancel()
+			req, err := http.NewRequestWithContext(ctx, http.MethodGet, h.URL+"/c/dev/api/v1/namespaces/demo/pods/web-5d9-a", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("status %d", resp.StatusCode)
+			}
+			var page strings.Builder
+			r := bufio.NewReader(resp.Body)
+			for !strings.Contains(page.String(), `data-testid="conditions"`) {
+				b, err := r.ReadByte()
+				if err != nil {
+					t.Fatalf("the body ended before the conditions: %v\n%s", err, webtest.Clip(page.String()))
+				}
+				page.WriteByte(b)
+			}
+			if strings.Contains(page.String(), "</html>") {
+				t.Fatal("the whole page came before the events")
+			}
+			close(release)
+			var rest strings.Builder
+			if _, err := r.WriteTo(&rest); err != nil {
+				t.Fatal(err)
+			}
+			page.WriteString(rest.String())
+			doc := webtest.Parse(t, page.String())
+			if doc.Find("[data-testid=related] [data-testid=related-row]").Length() == 0 {
+				t.Error("the Related section is missing")
+			}
+			events := strings.TrimSpace(doc.Find("[data-testid=events]").Text())
+			want := "No events."
+			if answer == "failure" {
+				want = "etcd is on fire"
+			}
+			if !strings.Contains(events, want) {
+				t.Errorf("events section %q, want %q in it", events, want)
+			}
+			if !strings.HasSuffix(strings.TrimSpace(page.String()), "</html>") {
+				t.Errorf("the page does not end: %s", webtest.Clip(page.String()[max(0, page.Len()-300):]))
+			}
+		})
+	}
+}
