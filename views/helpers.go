@@ -1,7 +1,10 @@
 package views
 
 import (
+	"context"
 	"encoding/json"
+	"html"
+	"io"
 	"strconv"
 	"strings"
 
@@ -235,4 +238,21 @@ func regionLabel(title, fallback string) string {
 		return title
 	}
 	return fallback
+}
+
+// inlineStyles is the page's stylesheet in a <style> element under the CSP
+// nonce. templ writes a <style> element's content as it stands in the
+// template, so the element is written here; the sheet is the console's own
+// (web checks at start that it cannot end the element early).
+func inlineStyles(css string) templ.Component {
+	return templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
+		if _, err := io.WriteString(w, `<style nonce="`+html.EscapeString(templ.GetNonce(ctx))+`">`); err != nil {
+			return err
+		}
+		if _, err := io.WriteString(w, css); err != nil {
+			return err
+		}
+		_, err := io.WriteString(w, `</style>`)
+		return err
+	})
 }

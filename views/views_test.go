@@ -28,7 +28,7 @@ func renderDoc(t *testing.T, c templ.Component) *goquery.Document {
 func testLayout() Layout {
 	return Layout{
 		Title:  "API resources",
-		Assets: Assets{CSS: "/static/app.1.css", JS: "/static/app.1.js"},
+		Assets: Assets{Styles: ".brand{color:teal}", JS: "/static/app.1.js"},
 		Context: ContextBar{Current: "dev", Cluster: "kind-dev", Server: "https://127.0.0.1:6443", Options: []ContextOption{
 			{Name: "dev", Cluster: "kind-dev", Href: "/c/dev/", Current: true},
 			{Name: "prod", Cluster: "eks", Href: "/c/prod/"},
@@ -40,6 +40,14 @@ func TestBaseCarriesNonceAssetsAndContext(t *testing.T) {
 	doc := renderDoc(t, Home(HomePage{Layout: testLayout()}))
 	if got := doc.Find("script[type=module]").AttrOr("nonce", ""); got != "n0nce" {
 		t.Errorf("script nonce = %q", got)
+	}
+	// The stylesheet is inline, under the nonce, and nothing blocks the
+	// first paint on a request.
+	if style := doc.Find("head style"); style.AttrOr("nonce", "") != "n0nce" || style.Text() != ".brand{color:teal}" {
+		t.Errorf("inline stylesheet: nonce %q, text %q", style.AttrOr("nonce", ""), style.Text())
+	}
+	if n := doc.Find("link[rel=stylesheet]").Length(); n != 0 {
+		t.Errorf("%d linked stylesheets", n)
 	}
 	if got := doc.Find("title").Text(); got != "API resources · dev · Tabula" {
 		t.Errorf("title = %q", got)

@@ -97,6 +97,7 @@ func TestImportMapCannotCloseItsScript(t *testing.T) {
 	a, err := web.NewAssets(fstest.MapFS{
 		"</script><b>.js": {Data: []byte("x")},
 		"a&b.js":          {Data: []byte("y")},
+		"app.css":         {Data: []byte("body{}")},
 	}, "")
 	if err != nil {
 		t.Fatal(err)
@@ -144,5 +145,37 @@ func TestLayoutRendersTheImportMapFirst(t *testing.T) {
 	imports := decodeImportMap(t, first.Text())
 	if got := imports["/static/live/channel.js"]; got != h.Server.AssetURL("live/channel.js") {
 		t.Errorf("rendered import map[/static/live/channel.js] = %q", got)
+	}
+}
+
+// Every page carries the stylesheet inside a <style> element: a sheet
+// that could end the element early, or imports another (which would
+// resolve against each page), is refused when the console starts.
+func TestInlineStylesheetCannotCloseItsElement(t *testing.T) {
+	for name, css := range map[string]string{
+		"closes":  "a{color:red}</style><script>alert(1)</script>",
+		"imports": `@import "more.css"; a{}`,
+		"missing": "",
+	} {
+		t.Run(name, func(t *testing.T) {
+			files := fstest.MapFS{"app.js": {Data: []byte("x")}}
+			if css != "" {
+				files["app.css"] = &fstest.MapFile{Data: []byte(css)}
+			}
+			if _, err := web.NewAssets(files, ""); err == nil {
+				t.Fatal("no error")
+			}
+		})
+	}
+	a, err := web.NewAssets(static.FS, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	css, err := static.FS.ReadFile("app.css")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Styles() != string(css) {
+		t.Error("pages do not carry app.css as it is")
 	}
 }

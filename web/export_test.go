@@ -12,9 +12,6 @@ import (
 // NewAssets builds the fingerprinted asset set of fsys under base.
 var NewAssets = newAssets
 
-// AssetURL is the URL the server serves the static file name at.
-func (s *Server) AssetURL(name string) string { return s.assets.URL(name) }
-
 // AssetURLs are the served URLs of every static file, by name.
 func (s *Server) AssetURLs() map[string]string { return s.assets.urls }
 

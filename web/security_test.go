@@ -60,8 +60,8 @@ func TestPagesAreNeverCached(t *testing.T) {
 		}
 	}
 	_, home := h.Get(t, "/c/dev/", http.StatusOK)
-	css := webtest.Parse(t, home).Find(`link[rel=stylesheet]`).AttrOr("href", "")
-	resp, _ := h.Get(t, css, http.StatusOK)
+	js := webtest.Parse(t, home).Find(`script[type=module][src]`).AttrOr("src", "")
+	resp, _ := h.Get(t, js, http.StatusOK)
 	if got := resp.Header.Get("Cache-Control"); !strings.Contains(got, "immutable") {
 		t.Errorf("asset Cache-Control %q, want immutable", got)
 	}
@@ -441,10 +441,10 @@ func TestEveryPageIsHardened(t *testing.T) {
 		t.Errorf("only %d HTML pages checked", htmlPages)
 	}
 	// Assets are the one exception to no-store: immutable, and still nosniff.
-	css := pages["/c/dev/"].Doc.Find(`link[rel=stylesheet]`).AttrOr("href", "")
-	asset := b.Get(css, http.StatusOK)
+	js := pages["/c/dev/"].Doc.Find(`script[type=module][src]`).AttrOr("src", "")
+	asset := b.Get(js, http.StatusOK)
 	if cc := asset.Resp.Header.Get("Cache-Control"); !strings.Contains(cc, "immutable") || asset.Resp.Header.Get("X-Content-Type-Options") != "nosniff" {
-		t.Errorf("asset %s: Cache-Control %q, nosniff %q", css, cc, asset.Resp.Header.Get("X-Content-Type-Options"))
+		t.Errorf("asset %s: Cache-Control %q, nosniff %q", js, cc, asset.Resp.Header.Get("X-Content-Type-Options"))
 	}
 }
 

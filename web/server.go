@@ -186,7 +186,7 @@ func New(d Deps) (*Server, error) {
 		Clusters: d.Clusters,
 		Log:      d.Log,
 		Timeout:  d.RequestTimeout,
-		Assets: views.Assets{CSS: a.URL("app.css"), JS: a.URL("app.js"), Live: a.URL("live.js"), Editor: a.URL("editor.js"), Bulk: a.URL("bulk.js"),
+		Assets: views.Assets{Styles: a.Styles(), JS: a.URL("app.js"), Live: a.URL("live.js"), Editor: a.URL("editor.js"), Bulk: a.URL("bulk.js"),
 			Terminal: a.URL("terminal.js"), TerminalCSS: a.URL("terminal.css"), ImportMap: a.ImportMap()},
 		Origins:    d.ExternalOrigins,
 		MaxStreams: d.MaxStreams,
@@ -333,3 +333,8 @@ func stripBase(base, p string) (string, bool) {
 	}
 	return "", false
 }
+
+// AssetURL is the fingerprinted URL the server serves the static file name
+// at ("" for none): pages carry the stylesheet inline, so its URL is not in
+// them.
+func (s *Server) AssetURL(name string) string { return s.assets.URL(name) }

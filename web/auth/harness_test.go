@@ -442,6 +442,7 @@ type options struct {
 type console struct {
 	t     *testing.T
 	srv   *httptest.Server
+	web   *web.Server
 	fake  *apitest.Server
 	idp   *idp
 	clock *clock
@@ -526,6 +527,7 @@ func newConsole(t *testing.T, o options) *console {
 			t.Fatalf("the console did not start watching the shared Secret; log:\n%s", c.logs.String())
 		}
 	}
+	c.web = srv
 	c.srv = httptest.NewUnstartedServer(srv.Handler())
 	if o.tls {
 		c.srv.StartTLS()

@@ -245,7 +245,7 @@ func TestWithoutASessionPagesRedirectAndTheRestIs401(t *testing.T) {
 		"Sec-WebSocket-Version", "13", "Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ==", "Origin", c.srv.URL); p.code() != http.StatusUnauthorized {
 		t.Errorf("WebSocket upgrade: %d, want 401", p.code())
 	}
-	css := fetch.doc(t).Find("link[rel=stylesheet]").AttrOr("href", "")
+	css := c.web.AssetURL("app.css")
 	for _, path := range []string{"/healthz", "/metrics", css, "/auth/signed-out", "/auth/login?return=/"} {
 		if p := b.get(path); p.code() != http.StatusOK && p.code() != http.StatusFound {
 			t.Errorf("%s needs no session, got %d", path, p.code())

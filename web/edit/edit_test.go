@@ -565,7 +565,7 @@ func TestFlashIsTakenByThePageNotBySubresources(t *testing.T) {
 	f := webtest.Editable(t, apitest.Options{})
 	b := webtest.NewBrowser(t, f)
 	p, text := openEditor(t, b, webtest.WebPath)
-	css := p.Doc.Find(`link[rel=stylesheet]`).AttrOr("href", "")
+	css := f.Server.AssetURL("app.css")
 	js := p.Doc.Find(`script[type=module]`).AttrOr("src", "")
 	r := b.Form(p, "[data-testid=edit-form]").Set("yaml", withLabel(t, text, "tier", "frontend")).Submit("review", http.StatusOK)
 	b.Form(r, "[data-testid=review-form]").Submit("apply", http.StatusSeeOther)

@@ -9,8 +9,18 @@ import (
 	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/apiclient/apitest"
 	"github.com/tabula-console/tabula/views"
+	"github.com/tabula-console/tabula/static"
 	"github.com/tabula-console/tabula/web/page"
 )
+
+// stylesheet is what every page carries inline.
+var stylesheet = func() string {
+	css, err := static.FS.ReadFile("app.css")
+	if err != nil {
+		panic(err)
+	}
+	return string(css)
+}()
 
 // benchPods is the pods resource as discovery describes it.
 var benchPods = apiclient.Resource{
@@ -44,7 +54,7 @@ func benchPodTable(rows int) *apiclient.Table {
 // benchLayout is a page frame as the dev cluster's admin context has it.
 var benchLayout = views.Layout{
 	Title:  "Pod list",
-	Assets: views.Assets{CSS: "/static/app.0123456789ab.css", JS: "/static/app.0123456789ab.js"},
+	Assets: views.Assets{Styles: stylesheet, JS: "/static/app.0123456789ab.js"},
 	Context: views.ContextBar{
 		Current: "admin", Cluster: "devcluster", Server: "https://127.0.0.1:6443",
 		Options: []views.ContextOption{
