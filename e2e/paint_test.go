@@ -34,11 +34,15 @@ import (
 // holdingProxy stands between a console and the dev control plane, as
 // admin: it passes every request through, except the Table list of path,
 // whose answer it sends up to its held-th row and holds there until
-// release is called, as a slow server would.
+// release is called, as a slow server would; with held holdWhole, any
+// list of path waits for release before it is passed on.
 type holdingProxy struct {
 	*httptest.Server
 	release func()
 }
+
+// holdWhole holds a whole answer (startHoldingProxy).
+const holdWhole = -1
 
 func startHoldingProxy(t *testing.T, cfg *rest.Config, path string, held int) *holdingProxy {
 	t.Helper()
@@ -101,8 +105,15 @@ func startHoldingProxy(t *testing.T, cfg *rest.Config, path string, held int) *h
 		}
 	}
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodGet && r.URL.Path == path && r.URL.Query().Get("watch") == "" &&
-			strings.Contains(r.Header.Get("Accept"), "as=Table") {
+		switch {
+		case r.Method != http.MethodGet || r.URL.Path != path || r.URL.Query().Get("watch") != "":
+		case held == holdWhole:
+			select {
+			case <-released:
+			case <-r.Context().Done():
+				return
+			}
+		case strings.Contains(r.Header.Get("Accept"), "as=Table"):
 			hold(w, r)
 			return
 		}
@@ -297,5 +308,48 @@ func TestLongListShowsItsFirstScreenBeforeTheRestArrives(t *testing.T) {
 	}
 	if before.Top != after.Top {
 		t.Errorf("the first row moved from %.1f to %.1f px; above it, before: %s; after: %s", before.Top, after.Top, before.Above, after.Above)
+	}
+}
+
+// An object's events are listed from every event in its namespace, the
+// slowest of its page's reads: with the events held by a slow server, the
+// page's header, summary and conditions are on the screen while it is
+// still loading, and the events follow into the same page (issue 28).
+func TestObjectPageShowsItsTopBeforeItsEvents(t *testing.T) {
+	cs, cfg := clientset(t, "admin")
+	ns := fmt.Sprintf("paint-obj-%d", time.Now().UnixNano()%1_000_000)
+	freshNamespace(t, cs, ns)
+	configMap(t, cs, ns, "settings")
+	proxy := startHoldingProxy(t, cfg, "/apis/events.k8s.io/v1/namespaces/"+ns+"/events", holdWhole)
+	console := consoleVia(t, proxy)
+
+	page := newPage(t)
+	resp, err := page.Goto(console.URL+"/c/admin/api/v1/namespaces/"+ns+"/configmaps/settings",
+		playwright.PageGotoOptions{WaitUntil: playwright.WaitUntilStateCommit})
+	must(t, err)
+	if resp.Status() != http.StatusOK {
+		t.Fatalf("status %d", resp.Status())
+	}
+	must(t, expect.Locator(page.GetByTestId("object-name")).ToHaveText("settings"))
+	must(t, expect.Locator(page.GetByTestId("object-header")).ToBeInViewport())
+	must(t, expect.Locator(page.GetByTestId("metadata")).ToBeVisible())
+	loading, err := page.Evaluate(`document.readyState === 'loading'`)
+	must(t, err)
+	if loading != true {
+		t.Fatal("the page finished loading while the server held the events")
+	}
+	if n, err := page.GetByTestId("events").Count(); err != nil || n != 0 {
+		t.Fatalf("%d events sections while the server held the events (%v)", n, err)
+	}
+	must(t, expect.Locator(page.GetByTestId("pending-note")).ToHaveText("Reading related objects and events…"))
+	must(t, expect.Locator(page.GetByTestId("pending-note")).ToBeVisible())
+	screenshotThemes(t, page, "object-top-first")
+
+	proxy.release()
+	must(t, expect.Locator(page.GetByTestId("events")).ToContainText("Events"))
+	must(t, expect.Locator(page.GetByTestId("spec")).ToBeAttached())
+	must(t, expect.Locator(page.GetByTestId("pending-note")).ToBeHidden())
+	if v := axeViolations(t, page, "object-top-first"); len(v) > 0 {
+		t.Errorf("axe: %v", v)
 	}
 }

@@ -60,12 +60,19 @@ func (l Later[T]) isReady() bool {
 }
 
 // sendUnlessReady sends a streamed page written so far when l still has
-// to be waited for; it writes nothing itself.
-func sendUnlessReady[T any](l Later[T]) templ.Component {
+// to be waited for, ending it with a note that says what is still coming.
+// The note hides itself once anything follows it, with no script
+// (app.css: .pending-note:has(~ *), as Blink leaves :last-child unmatched
+// until the parent is parsed), so what follows the wait must start with
+// an element.
+func sendUnlessReady[T any](l Later[T], coming string) templ.Component {
 	return templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
 		stream := streamOf(ctx)
 		if stream == nil || l.isReady() {
 			return nil
+		}
+		if err := pendingNote(coming).Render(ctx, w); err != nil {
+			return err
 		}
 		if err := flush(w); err != nil {
 			return err
