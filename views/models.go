@@ -76,7 +76,7 @@ type Assets struct {
 	// Styles is the stylesheet, which every page carries inline under the
 	// CSP nonce: a linked one would block the first paint on a request.
 	Styles string
-	JS  string
+	JS     string
 	// Live is the module behind live pages: lists, object pages and logs.
 	Live string
 	// Editor is the YAML editor's module (static/editor, bundled), for edit

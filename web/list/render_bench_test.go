@@ -8,8 +8,8 @@ import (
 
 	"github.com/tabula-console/tabula/apiclient"
 	"github.com/tabula-console/tabula/apiclient/apitest"
-	"github.com/tabula-console/tabula/views"
 	"github.com/tabula-console/tabula/static"
+	"github.com/tabula-console/tabula/views"
 	"github.com/tabula-console/tabula/web/page"
 )
 
