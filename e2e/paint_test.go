@@ -353,3 +353,40 @@ func TestObjectPageShowsItsTopBeforeItsEvents(t *testing.T) {
 		t.Errorf("axe: %v", v)
 	}
 }
+
+// The home page's health is counted last (every kind's problems, seconds
+// on a big cluster): with the nodes held by a slow server, the resources
+// are on the screen, and the health's place says it is being counted,
+// while the page is still loading; then the health takes its place above
+// them (issue 28).
+func TestHomeShowsItsResourcesBeforeItsHealth(t *testing.T) {
+	_, cfg := clientset(t, "admin")
+	proxy := startHoldingProxy(t, cfg, "/api/v1/nodes", holdWhole)
+	console := consoleVia(t, proxy)
+
+	page := newPage(t)
+	resp, err := page.Goto(console.URL+"/c/admin/", playwright.PageGotoOptions{WaitUntil: playwright.WaitUntilStateCommit})
+	must(t, err)
+	if resp.Status() != http.StatusOK {
+		t.Fatalf("status %d", resp.Status())
+	}
+	must(t, expect.Locator(page.GetByTestId("api-group").First()).ToBeVisible())
+	must(t, expect.Locator(page.GetByTestId("health-pending")).ToHaveText("Counting problems…"))
+	must(t, expect.Locator(page.GetByTestId("health-pending")).ToBeVisible())
+	loading, err := page.Evaluate(`document.readyState === 'loading'`)
+	must(t, err)
+	if loading != true {
+		t.Fatal("the page finished loading while the server held the nodes")
+	}
+	if n, err := page.GetByTestId("home-health").Count(); err != nil || n != 0 {
+		t.Fatalf("%d health sections while the server held the nodes (%v)", n, err)
+	}
+	screenshotThemes(t, page, "home-health-pending")
+
+	proxy.release()
+	must(t, expect.Locator(page.GetByTestId("home-health").GetByTestId("nodes-ready")).ToBeVisible())
+	must(t, expect.Locator(page.GetByTestId("health-pending")).ToBeHidden())
+	if v := axeViolations(t, page, "home-health-arrived"); len(v) > 0 {
+		t.Errorf("axe: %v", v)
+	}
+}

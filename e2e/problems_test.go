@@ -177,6 +177,15 @@ func TestProblemsFollowAnUnknownKindAndACrashLoop(t *testing.T) {
 	must(t, expect.Locator(health.GetByTestId("server-version")).ToHaveText(regexp.MustCompile(`^v1\.`)))
 	pods := health.Locator(`[data-testid=problem-count][data-category=pods]`)
 	must(t, expect.Locator(pods.Locator(".problem-count-n")).Not().ToHaveText("0"))
+	// Sent after the catalogue, it is shown above it (a shadow root's slot).
+	must(t, expect.Locator(page.GetByTestId("health-pending")).ToBeHidden())
+	healthBox, err := health.BoundingBox()
+	must(t, err)
+	headBox, err := page.Locator(".page-head").BoundingBox()
+	must(t, err)
+	if healthBox.Y >= headBox.Y {
+		t.Errorf("the health is at %.0f px, not above the catalogue's head at %.0f px", healthBox.Y, headBox.Y)
+	}
 	screenshotThemes(t, page, "home-health")
 	checkA11y(t, page, "home-health")
 	must(t, pods.Click())

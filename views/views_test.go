@@ -133,9 +133,19 @@ func TestHomeRendersGroupsAndResources(t *testing.T) {
 	if c := health.Find("[data-testid=problem-count][data-category=pods]"); c.AttrOr("href", "") != "/c/dev/problems#pods" || !strings.Contains(c.Text(), "3") {
 		t.Errorf("pods count = %q → %q", c.Text(), c.AttrOr("href", ""))
 	}
-	// Health opens the page, above the catalogue.
-	if doc.Find("[data-testid=home-health] ~ .page-head").Length() != 1 {
-		t.Error("the health does not come before the catalogue")
+	// The health is counted last, so it is sent after the catalogue, and a
+	// declarative shadow root shows it first: its slot comes before the
+	// catalogue's, with a note in its place until it arrives.
+	body := doc.Find("[data-testid=home-body]")
+	if body.Find(".page-head ~ [slot=health] [data-testid=home-health]").Length() != 1 {
+		t.Error("the health is not sent after the catalogue, into the health slot")
+	}
+	slots := body.ChildrenFiltered("template[shadowrootmode=open]").Find("slot")
+	if slots.Length() != 2 || slots.First().AttrOr("name", "") != "health" || slots.Last().AttrOr("name", "-") != "-" {
+		t.Errorf("the shadow root's slots: %d, first %q", slots.Length(), slots.First().AttrOr("name", ""))
+	}
+	if got := slots.First().Find("[data-testid=health-pending]").Text(); got != "Counting problems…" {
+		t.Errorf("the health's place says %q until it comes", got)
 	}
 }
 
