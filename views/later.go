@@ -60,7 +60,8 @@ func (l Later[T]) isReady() bool {
 }
 
 // sendUnlessReady sends a streamed page written so far when l still has
-// to be waited for, ending it with a note that says what is still coming.
+// to be waited for, ending it with a note that says what is still coming
+// (none when coming is empty).
 // The note hides itself once anything follows it, with no script
 // (app.css: .pending-note:has(~ *), as Blink leaves :last-child unmatched
 // until the parent is parsed), so what follows the wait must start with
@@ -71,8 +72,10 @@ func sendUnlessReady[T any](l Later[T], coming string) templ.Component {
 		if stream == nil || l.isReady() {
 			return nil
 		}
-		if err := pendingNote(coming).Render(ctx, w); err != nil {
-			return err
+		if coming != "" {
+			if err := pendingNote(coming).Render(ctx, w); err != nil {
+				return err
+			}
 		}
 		if err := flush(w); err != nil {
 			return err

@@ -46,6 +46,9 @@ type ObjectPage struct {
 	// section and the events, which take the longest to read. A streamed
 	// page sends its top before it waits for them.
 	Rest Later[ObjectRest]
+	// RestNote says what is being read while a streamed page waits for
+	// Rest ("Reading events…"); empty, it waits without a note.
+	RestNote string
 	// Map is set on the Map tab.
 	Map *RelationMap
 	// Blame is set on the YAML tab with ?blame=1.

@@ -254,12 +254,12 @@ func Object(p ObjectPage) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				if p.Generic != nil {
-					templ_7745c5c3_Err = genericDescribe(*p.Generic, p.Rest).Render(ctx, templ_7745c5c3_Buffer)
+					templ_7745c5c3_Err = genericDescribe(*p.Generic, p.Rest, p.RestNote).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
 				} else {
-					templ_7745c5c3_Err = sendUnlessReady(p.Rest, "Reading related objects…").Render(ctx, templ_7745c5c3_Buffer)
+					templ_7745c5c3_Err = sendUnlessReady(p.Rest, p.RestNote).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
@@ -507,7 +507,7 @@ func smallTable(t SmallTable) templ.Component {
 
 // genericDescribe sends the page so far, when it streams, before it waits
 // for the Related section and the events.
-func genericDescribe(g GenericDescribe, later Later[ObjectRest]) templ.Component {
+func genericDescribe(g GenericDescribe, later Later[ObjectRest], laterNote string) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -688,7 +688,7 @@ func genericDescribe(g GenericDescribe, later Later[ObjectRest]) templ.Component
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = sendUnlessReady(later, "Reading related objects and events…").Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = sendUnlessReady(later, laterNote).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -175,8 +175,9 @@ type Input struct {
 	// namespace's objects.
 	slowExtras
 	// later, when set, delivers slowExtras, which were left to come
-	// (pageOptions.later).
-	later <-chan slowExtras
+	// (pageOptions.later); relating says they include the relations.
+	later    <-chan slowExtras
+	relating bool
 	// Namespaces is where the server serves namespaces, if it does: the
 	// map links to the namespace's.
 	Namespaces *apiclient.Resource
@@ -255,6 +256,7 @@ func fetch(ctx context.Context, t page.Target, view string, opts pageOptions, bu
 		var later <-chan slowExtras
 		in.Extras, later = fetchExtras(ctx, client, r, in.Object, relate)
 		in.Namespaces = namespacesOf(in.Discovery)
+		in.relating = relate.Hops > 0
 		if opts.later {
 			in.later = later
 		} else {
@@ -424,6 +426,7 @@ func Model(ctx context.Context, in Input) (views.ObjectPage, error) {
 	if in.later == nil {
 		p.Rest = views.Ready(objectRest(in))
 	}
+	p.RestNote = restNote(in.Description == nil, in.relating)
 	p.Summary = summaryFields(in.Summary, in.Now)
 	p.Live = in.View == viewOverview && r.Can("watch")
 	if hasLogs(r, obj) {
@@ -471,6 +474,20 @@ func objectRest(in Input) views.ObjectRest {
 		rest.Events, rest.EventsNote = events(in.slowExtras, in.Now)
 	}
 	return rest
+}
+
+// restNote says what an overview still reads while it is sent: the
+// events for a generic describe, the relations unless ?related=0.
+func restNote(generic, relating bool) string {
+	switch {
+	case generic && relating:
+		return "Reading related objects and events…"
+	case generic:
+		return "Reading events…"
+	case relating:
+		return "Reading related objects…"
+	}
+	return ""
 }
 
 // kubectl is the kubectl command getting what the page shows, as YAML.

@@ -19,8 +19,13 @@ import (
 // down to its Related section while they are read, then the rest, and the
 // page is whole. A failure there is a note, the page stays a 200.
 func TestObjectPageSendsItsTopBeforeItsEvents(t *testing.T) {
-	for _, answer := range []string{"events", "failure"} {
-		t.Run(answer, func(t *testing.T) {
+	for _, tc := range []struct{ answer, query, note string }{
+		{"events", "", "Reading related objects and events…"},
+		{"failure", "", "Reading related objects and events…"},
+		{"events", "?related=0", "Reading events…"},
+	} {
+		answer := tc.answer
+		t.Run(answer+tc.query, func(t *testing.T) {
 			h, fake := webtest.Demo(t, apitest.Options{})
 			release := make(chan struct{})
 			fake.Override("/apis/events.k8s.io/v1/namespaces/demo/events", func(w http.ResponseWriter, r *http.Request) {
@@ -40,7 +45,7 @@ func TestObjectPageSendsItsTopBeforeItsEvents(t *testing.T) {
 			// top: the deadline ends the wait with a failure.
 			ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 			defer cancel()
-			req, err := http.NewRequestWithContext(ctx, http.MethodGet, h.URL+"/c/dev/api/v1/namespaces/demo/pods/web-5d9-a", nil)
+			req, err := http.NewRequestWithContext(ctx, http.MethodGet, h.URL+"/c/dev/api/v1/namespaces/demo/pods/web-5d9-a"+tc.query, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -57,11 +62,11 @@ func TestObjectPageSendsItsTopBeforeItsEvents(t *testing.T) {
 			// The top, down to the conditions, then a note on what is
 			// still being read.
 			for !strings.Contains(page.String(), `data-testid="pending-note"`) {
-				b, err := r.ReadByte()
+				tag, err := r.ReadString('>')
 				if err != nil {
 					t.Fatalf("the body ended before the pending note: %v\n%s", err, webtest.Clip(page.String()))
 				}
-				page.WriteByte(b)
+				page.WriteString(tag)
 			}
 			if !strings.Contains(page.String(), `data-testid="conditions"`) || strings.Contains(page.String(), "</html>") {
 				t.Fatalf("sent before the events: %s", webtest.Clip(page.String()))
@@ -74,11 +79,11 @@ func TestObjectPageSendsItsTopBeforeItsEvents(t *testing.T) {
 			page.WriteString(rest.String())
 			doc := webtest.Parse(t, page.String())
 			// The note hides itself (CSS) once something follows it.
-			if note := doc.Find("[data-testid=pending-note]"); note.Length() != 1 || note.Next().Length() == 0 {
-				t.Errorf("%d pending notes, followed by %d elements", note.Length(), note.Next().Length())
+			if note := doc.Find("[data-testid=pending-note]"); note.Length() != 1 || note.Next().Length() == 0 || note.Text() != tc.note {
+				t.Errorf("%d pending notes, %q, followed by %d elements", note.Length(), note.Text(), note.Next().Length())
 			}
-			if doc.Find("[data-testid=related] [data-testid=related-row]").Length() == 0 {
-				t.Error("the Related section is missing")
+			if rows := doc.Find("[data-testid=related] [data-testid=related-row]").Length(); (rows > 0) != (tc.query == "") {
+				t.Errorf("%d related rows with %q", rows, tc.query)
 			}
 			events := strings.TrimSpace(doc.Find("[data-testid=events]").Text())
 			want := "No events."
