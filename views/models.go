@@ -71,7 +71,8 @@ type JumpBox struct {
 	Names []string
 }
 
-// Assets are the fingerprinted URLs of the embedded static files.
+// Assets are the page's stylesheet, inline, and the fingerprinted URLs of
+// its scripts.
 type Assets struct {
 	// Styles is the stylesheet, which every page carries inline under the
 	// CSP nonce: a linked one would block the first paint on a request.
@@ -130,7 +131,7 @@ type NavItem struct {
 type HomePage struct {
 	Layout Layout
 	// Health opens the page: called while the page streams, after its
-	// frame is sent.
+	// frame and resources are sent (a shadow root's slot shows it first).
 	Health func() HomeHealth
 	Groups []APIGroup
 	// Unavailable names group versions discovery could not describe.

@@ -123,9 +123,8 @@ func newAssets(files fs.FS, base string) (*assets, error) {
 const inlineStylesheet = "app.css"
 
 // inlineStyles reads the stylesheet pages carry inline: text that could
-// end its <style> element (or is not a plain sheet of rules: url()s
-// resolve against the page then) is refused at start rather than broken
-// in the browser.
+// end its <style> element, or an @import (which would resolve against
+// each page), is refused at start rather than broken in the browser.
 func inlineStyles(files fs.FS, name string) (string, error) {
 	body, err := fs.ReadFile(files, name)
 	if err != nil {
@@ -135,7 +134,7 @@ func inlineStyles(files fs.FS, name string) (string, error) {
 	if i := strings.Index(css, "</"); i >= 0 {
 		return "", fmt.Errorf("the inline stylesheet %s holds %q at byte %d, which would end its <style> element", name, "</", i)
 	}
-	if strings.Contains(css, "@import") {
+	if strings.Contains(strings.ToLower(css), "@import") {
 		return "", fmt.Errorf("the inline stylesheet %s imports another: inline, it would resolve against each page", name)
 	}
 	return css, nil

@@ -61,7 +61,8 @@ func (s *Server) home(c echo.Context) error {
 	for _, g := range disco.Groups {
 		p.Groups = append(p.Groups, groupView(page.URLsOf(ctx), g))
 	}
-	// Streamed: the frame is painted while the health is counted.
+	// Streamed: the frame and the resources are painted while the health
+	// is counted.
 	return s.env.Stream(c, http.StatusOK, views.Home(p))
 }
 

@@ -50,8 +50,9 @@ func securityHeaders(formActions []string) echo.MiddlewareFunc {
 	}
 }
 
-// Styles come from the stylesheet, and from <style> elements carrying the
-// nonce: the YAML editor (CodeMirror) writes its styles into one.
+// Styles come from <style> elements carrying the nonce (every page's
+// stylesheet is one, and the YAML editor, CodeMirror, writes its styles
+// into others), and from the console's own files ('self': terminal.css).
 func contentSecurityPolicy(nonce string, formActions []string) string {
 	formAction := "'self'"
 	for _, o := range formActions {

@@ -349,7 +349,8 @@ func hardenedHeaders(t *testing.T, path string, h http.Header) string {
 
 // inlineCode reports what in a page could run script without its nonce:
 // an on* attribute, a javascript: URL, a script without the response's
-// nonce; and inline styles, which the CSP would drop.
+// nonce; and inline styles or style elements without it, which the CSP
+// would drop.
 func inlineCode(doc *goquery.Document, nonce string) []string {
 	var out []string
 	urlAttrs := map[string]bool{"href": true, "src": true, "action": true, "formaction": true, "xlink:href": true, "data": true, "srcdoc": true}
@@ -369,6 +370,10 @@ func inlineCode(doc *goquery.Document, nonce string) []string {
 		}
 		if tag == "script" && s.AttrOr("nonce", "") != nonce {
 			out = append(out, fmt.Sprintf("<script src=%q> without the response's nonce", s.AttrOr("src", "")))
+		}
+		if tag == "style" && s.AttrOr("nonce", "") != nonce {
+			// The CSP would drop it: the page unstyled.
+			out = append(out, "<style> without the response's nonce")
 		}
 		if tag == "iframe" || tag == "object" || tag == "embed" || tag == "base" {
 			out = append(out, "<"+tag+">")
@@ -451,12 +456,13 @@ func TestEveryPageIsHardened(t *testing.T) {
 // inlineCode finds what it must: the check above is not vacuous.
 func TestInlineCodeCheckFindsInlineCode(t *testing.T) {
 	doc, err := goquery.NewDocumentFromReader(strings.NewReader(`<html><head><script nonce="n">ok()</script><script>bad()</script></head>
+<style nonce="n">a{}</style><style>b{}</style>
 <body><img src=x onerror=alert(1)><a href=" JavaScript:alert(1)">x</a><svg><a xlink:href="javascript:1"></a></svg><p style="color:red"></p><iframe></iframe></body></html>`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := inlineCode(doc, "n"); len(got) != 6 {
-		t.Errorf("found %d of 6: %q", len(got), got)
+	if got := inlineCode(doc, "n"); len(got) != 7 {
+		t.Errorf("found %d of 7: %q", len(got), got)
 	}
 }
 

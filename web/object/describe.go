@@ -49,8 +49,8 @@ func secretMask(secret bool, k string) mask {
 	return nil
 }
 
-// Extras are what a generic describe shows beyond the object itself,
-// besides slowExtras.
+// Extras are what the overview reads beside the object, before slowExtras:
+// the scale (a generic describe's) and discovery (owners, namespaces).
 type Extras struct {
 	Discovery *apiclient.Discovery
 	Scale     *apiclient.Scale

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"time"
@@ -131,9 +132,19 @@ func (h *Handler) serve(c echo.Context, t page.Target, view string, opts pageOpt
 	rest, deliver := views.Eventually[views.ObjectRest]()
 	p.Rest = rest
 	go func() {
+		// The page waits for this: a panic must still deliver, and must not
+		// take the process down outside the request's own recovery.
+		defer func() {
+			if v := recover(); v != nil {
+				h.env.Log.Error("building an object page's related objects and events", "panic", v, "stack", string(debug.Stack()))
+				deliver(views.ObjectRest{EventsNote: "Events could not be shown: the console failed building them (logged)."})
+			}
+		}()
 		in.slowExtras = <-in.later
 		deliver(objectRest(in))
 	}()
+	// Upstream warnings (deprecated kinds) that the relations' lists draw
+	// come after the layout was built, and are not shown.
 	return h.env.RenderStreamed(c, http.StatusOK, views.Object(p))
 }
 
@@ -254,7 +265,7 @@ func fetch(ctx context.Context, t page.Target, view string, opts pageOptions, bu
 			relate.Hops = 0
 		}
 		var later <-chan slowExtras
-		in.Extras, later = fetchExtras(ctx, client, r, in.Object, relate)
+		in.Extras, later = fetchExtras(ctx, client, r, in.Object, relate, in.Description == nil)
 		in.Namespaces = namespacesOf(in.Discovery)
 		in.relating = relate.Hops > 0
 		if opts.later {
@@ -312,8 +323,9 @@ func scaleSelector(ctx context.Context, client *apiclient.Client, r apiclient.Re
 
 // fetchExtras reads the overview's scale and discovery, then starts
 // reading its relations (which use the scale's selector; none when
-// relate.Hops is 0) alongside its events, which it delivers on the channel.
-func fetchExtras(ctx context.Context, client *apiclient.Client, r apiclient.Resource, obj *unstructured.Unstructured, relate apiclient.RelateOptions) (Extras, <-chan slowExtras) {
+// relate.Hops is 0) alongside its events (when events: a server's own
+// describe shows none), which it delivers on the channel.
+func fetchExtras(ctx context.Context, client *apiclient.Client, r apiclient.Resource, obj *unstructured.Unstructured, relate apiclient.RelateOptions, events bool) (Extras, <-chan slowExtras) {
 	var x Extras
 	if slices.Contains(r.Subresources, "scale") {
 		if sc, err := client.GetScale(ctx, r, obj.GetNamespace(), obj.GetName()); err == nil {
@@ -329,6 +341,13 @@ func fetchExtras(ctx context.Context, client *apiclient.Client, r apiclient.Reso
 	}
 	out := make(chan slowExtras, 1)
 	go func() {
+		// The page waits for out: a panic must still answer on it, and
+		// must not take the process down outside the request's recovery.
+		defer func() {
+			if v := recover(); v != nil {
+				out <- slowExtras{EventsErr: fmt.Errorf("reading them failed: %v", v)}
+			}
+		}()
 		var slow slowExtras
 		var wg sync.WaitGroup
 		if discoveryErr == nil && relate.Hops > 0 {
@@ -337,9 +356,11 @@ func fetchExtras(ctx context.Context, client *apiclient.Client, r apiclient.Reso
 				slow.Graph, _ = client.Relate(ctx, d, r, obj, relate)
 			})
 		}
-		slow.Events, slow.EventsErr = client.EventsFor(ctx, obj.GetNamespace(), obj.GetUID())
-		if errors.Is(slow.EventsErr, apiclient.ErrNoEventsAPI) {
-			slow.NoEventsAPI, slow.EventsErr = true, nil
+		if events {
+			slow.Events, slow.EventsErr = client.EventsFor(ctx, obj.GetNamespace(), obj.GetUID())
+			if errors.Is(slow.EventsErr, apiclient.ErrNoEventsAPI) {
+				slow.NoEventsAPI, slow.EventsErr = true, nil
+			}
 		}
 		wg.Wait()
 		out <- slow
