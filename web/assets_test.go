@@ -6,9 +6,13 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/PuerkitoBio/goquery"
 
 	"github.com/tabula-console/tabula/static"
 	"github.com/tabula-console/tabula/web"
@@ -72,6 +76,7 @@ func TestImportMapResolvesRelativeSpecifiers(t *testing.T) {
 	}
 	imports := decodeImportMap(t, a.ImportMap())
 	for _, tc := range []struct{ importer, specifier, want string }{
+		{"live.bundle.js", "./live/channel.js", "/static/live/channel.js"},
 		{"live.js", "./live/channel.js", "/static/live/channel.js"},
 		{"live.js", "./live/log.js", "/static/live/log.js"},
 		{"live/log.js", "./channel.js", "/static/live/channel.js"},
@@ -177,5 +182,44 @@ func TestInlineStylesheetCannotCloseItsElement(t *testing.T) {
 	}
 	if a.Styles() != string(css) {
 		t.Error("pages do not carry app.css as it is")
+	}
+}
+
+// Pages load the bundles (make modules): whatever a bundle still imports
+// resolves, against its hashed URL, to a key of the import map, and the
+// pages name the bundles, not the module graph they were built from.
+func TestPagesLoadTheModuleBundles(t *testing.T) {
+	a, err := web.NewAssets(static.FS, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	imports := decodeImportMap(t, a.ImportMap())
+	specifier := regexp.MustCompile(`(?:from|import)\s*"(\.[^"]+)"`)
+	for _, bundle := range []string{"app.bundle.js", "live.bundle.js"} {
+		body, err := static.FS.ReadFile(bundle)
+		if err != nil {
+			t.Fatal(err)
+		}
+		base, err := url.Parse("http://console" + a.URL(bundle))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range specifier.FindAllStringSubmatch(string(body), -1) {
+			ref, _ := url.Parse(m[1])
+			if got := base.ResolveReference(ref).Path; imports[got] == "" {
+				t.Errorf("%s imports %q, which resolves to %s, not in the import map", bundle, m[1], got)
+			}
+		}
+	}
+	h := webtest.New(t)
+	_, body := h.Get(t, "/c/dev/api/v1/namespaces/demo/pods", http.StatusOK)
+	var srcs []string
+	webtest.Parse(t, body).Find("script[type=module][src]").Each(func(_ int, s *goquery.Selection) {
+		srcs = append(srcs, s.AttrOr("src", ""))
+	})
+	for _, want := range []string{a.URL("app.bundle.js"), a.URL("live.bundle.js")} {
+		if !slices.Contains(srcs, want) {
+			t.Errorf("a list page's modules %v lack %s", srcs, want)
+		}
 	}
 }

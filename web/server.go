@@ -186,7 +186,7 @@ func New(d Deps) (*Server, error) {
 		Clusters: d.Clusters,
 		Log:      d.Log,
 		Timeout:  d.RequestTimeout,
-		Assets: views.Assets{Styles: a.Styles(), JS: a.URL("app.js"), Live: a.URL("live.js"), Editor: a.URL("editor.js"), Bulk: a.URL("bulk.js"),
+		Assets: views.Assets{Styles: a.Styles(), JS: a.URL("app.bundle.js"), Live: a.URL("live.bundle.js"), Editor: a.URL("editor.js"), Bulk: a.URL("bulk.js"),
 			Terminal: a.URL("terminal.js"), TerminalCSS: a.URL("terminal.css"), ImportMap: a.ImportMap()},
 		Origins:    d.ExternalOrigins,
 		MaxStreams: d.MaxStreams,

@@ -212,7 +212,7 @@ func TestStaticAssetsAreFingerprinted(t *testing.T) {
 	css := h.Server.AssetURL("app.css")
 	js := doc.Find(`script[type=module]`).AttrOr("src", "")
 	for _, u := range []string{css, js} {
-		if !regexp.MustCompile(`^/static/app\.[0-9a-f]{12}\.(css|js)$`).MatchString(u) {
+		if !regexp.MustCompile(`^/static/app(\.bundle)?\.[0-9a-f]{12}\.(css|js)$`).MatchString(u) {
 			t.Fatalf("asset URL %q is not fingerprinted", u)
 		}
 		resp, _ := h.Get(t, u, http.StatusOK)
