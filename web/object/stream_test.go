@@ -61,13 +61,9 @@ func TestObjectPageSendsItsTopBeforeItsEvents(t *testing.T) {
 			r := bufio.NewReader(resp.Body)
 			// The top, down to the conditions, then a note on what is
 			// still being read.
-			for !strings.Contains(page.String(), `data-testid="pending-note"`) {
-				tag, err := r.ReadString('>')
-				if err != nil {
-					t.Fatalf("the body ended before the pending note: %v\n%s", err, webtest.Clip(page.String()))
-				}
-				page.WriteString(tag)
-			}
+			webtest.ReadUntil(t, r, &page, "the pending note", func(tag string) bool {
+				return strings.Contains(tag, `data-testid="pending-note"`)
+			})
 			if !strings.Contains(page.String(), `data-testid="conditions"`) || strings.Contains(page.String(), "</html>") {
 				t.Fatalf("sent before the events: %s", webtest.Clip(page.String()))
 			}

@@ -563,13 +563,9 @@ func TestResultsStreamBeforeTheSlowestKind(t *testing.T) {
 			}
 			page := bufio.NewReader(body)
 			var seen strings.Builder
-			for !strings.Contains(seen.String(), `data-testid="search-group"`) {
-				part, err := page.ReadString('>')
-				if err != nil {
-					t.Fatalf("the page ended before any group: %v\n%s", err, webtest.Clip(seen.String()))
-				}
-				seen.WriteString(part)
-			}
+			webtest.ReadUntil(t, page, &seen, "any group", func(tag string) bool {
+				return strings.Contains(tag, `data-testid="search-group"`)
+			})
 			select {
 			case <-ended:
 				t.Fatal("the first group came only once the slowest kind had ended")
@@ -740,13 +736,9 @@ func open(t *testing.T, h *webtest.Console, query string, hdr map[string]string)
 	}
 	page := bufio.NewReader(resp.Body)
 	var seen strings.Builder
-	for !strings.Contains(seen.String(), `data-testid="search-group"`) {
-		part, err := page.ReadString('>')
-		if err != nil {
-			t.Fatalf("the page ended before any group: %v", err)
-		}
-		seen.WriteString(part)
-	}
+	webtest.ReadUntil(t, page, &seen, "any group", func(tag string) bool {
+		return strings.Contains(tag, `data-testid="search-group"`)
+	})
 	return page, func() result {
 		rest, err := io.ReadAll(page)
 		if err != nil {

@@ -17,6 +17,7 @@
 package webtest
 
 import (
+	"bufio"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -189,4 +190,22 @@ func Clip(s string) string {
 		return s[:20000] + "…"
 	}
 	return s
+}
+
+// ReadUntil reads a streamed page into page, tag by tag, until done says a
+// tag ends the wait, failing the test if the body ends first (what names
+// what was waited for). Each tag is looked at once: a page carries its
+// stylesheet, and scanning all of it again at each step is quadratic.
+func ReadUntil(t testing.TB, r *bufio.Reader, page *strings.Builder, what string, done func(tag string) bool) {
+	t.Helper()
+	for {
+		tag, err := r.ReadString('>')
+		page.WriteString(tag)
+		if err != nil {
+			t.Fatalf("the page ended before %s: %v\n%s", what, err, Clip(page.String()))
+		}
+		if done(tag) {
+			return
+		}
+	}
 }
