@@ -250,6 +250,85 @@ func TestBulkApplyConflictOnOneItemOthersSucceed(t *testing.T) {
 	}
 }
 
+// Between the review and the apply, two objects' writes start failing on
+// the server's side: a webhook that can no longer be called (500
+// InternalError) and an admission policy that now denies (422 Invalid,
+// without causes, the object unchanged). Each is "failed" with the
+// server's code and message, is not a conflict and is written once; the
+// others are done, and the page says so.
+func TestBulkApplyServerErrorOnOneItemOthersSucceed(t *testing.T) {
+	c := podsConsole(t)
+	b := webtest.NewBrowser(t, c)
+	items := []string{"demo/web-1", "demo/web-2", "demo/web-3", "demo/web-4"}
+	r := reviewForm(t, b, podsPath, "label", items...).Set("key", "tier").Set("value", "gold").Submit("", http.StatusOK)
+	if n := r.Doc.Find(`[data-testid=review-item][data-state=ready]`).Length(); n != 4 {
+		t.Fatalf("%d ready in the review, want 4:\n%s", n, webtest.Clip(r.Body))
+	}
+	apply := b.Form(r, "[data-testid=apply-form]")
+	failures := map[string]metav1.Status{
+		"web-2": {Code: http.StatusInternalServerError, Reason: metav1.StatusReasonInternalError,
+			Message: `Internal error occurred: failed calling webhook "validate.example.com": failed to call webhook: Post "https://validate.example.svc:443/?timeout=10s": dial tcp 10.96.0.12:443: connect: connection refused`},
+		"web-3": {Code: http.StatusUnprocessableEntity, Reason: metav1.StatusReasonInvalid,
+			Message: `ValidatingAdmissionPolicy 'require-owner' with binding 'require-owner-demo' denied request: failed expression: has(object.metadata.labels.owner)`},
+	}
+	for name, st := range failures {
+		pod := c.Stored(t, "/api/v1/namespaces/demo/pods/"+name)
+		c.Fake.Override("/api/v1/namespaces/demo/pods/"+name, func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodGet { // as stored: the 422 is no stale version
+				w.Header().Set("Content-Type", "application/json")
+				_ = json.NewEncoder(w).Encode(pod.Object)
+				return
+			}
+			apitest.WriteStatus(w, st)
+		})
+	}
+	c.Fake.ResetRequests()
+	res := apply.Submit("", http.StatusOK)
+	rows := map[string]*goquery.Selection{}
+	res.Doc.Find("[data-testid=bulk-result]").Each(func(_ int, s *goquery.Selection) {
+		rows[s.AttrOr("data-key", "")] = s
+	})
+	if len(rows) != 4 {
+		t.Fatalf("%d results, want 4:\n%s", len(rows), webtest.Clip(res.Body))
+	}
+	for _, name := range []string{"web-1", "web-4"} {
+		row := rows["demo/"+name]
+		if got := row.AttrOr("data-outcome", ""); got != "done" || row.Find("[data-testid=bulk-detail]").Text() != "set" {
+			t.Errorf("%s: outcome %q, detail %q; want done, set", name, got, row.Find("[data-testid=bulk-detail]").Text())
+		}
+		if l := c.Stored(t, "/api/v1/namespaces/demo/pods/"+name).GetLabels()["tier"]; l != "gold" {
+			t.Errorf("%s: tier=%q, want gold", name, l)
+		}
+	}
+	for name, st := range failures {
+		row := rows["demo/"+name]
+		if got := row.AttrOr("data-outcome", ""); got != "failed" {
+			t.Errorf("%s: outcome %q, want failed", name, got)
+		}
+		if got, want := strings.TrimSpace(row.Find("[data-testid=bulk-error-code]").Text()), fmt.Sprintf("%d %s", st.Code, st.Reason); got != want {
+			t.Errorf("%s: code %q, want %q", name, got, want)
+		}
+		if got := row.Find("[data-testid=bulk-error-message]").Text(); got != st.Message {
+			t.Errorf("%s: message %q, want the server's %q", name, got, st.Message)
+		}
+		if row.Find("[data-testid=bulk-retry]").Length() != 0 {
+			t.Errorf("%s: a failure is offered a review again, as a conflict is", name)
+		}
+	}
+	if n := len(c.Writes(http.MethodPatch)); n != 4 {
+		t.Errorf("%d patches, want one per object (4)", n)
+	}
+	if got := res.Text("bulk-summary-done"); got != "2 done" {
+		t.Errorf("summary done %q", got)
+	}
+	if got := res.Text("bulk-summary-failed"); got != "2 failed" {
+		t.Errorf("summary failed %q", got)
+	}
+	if res.Has("bulk-summary-conflict") {
+		t.Errorf("the summary counts a conflict: %q", res.Text("bulk-summary-conflict"))
+	}
+}
+
 // forbiddenConsole is an editor of demo (edit there, as the edit
 // ClusterRole) who may only view the other namespaces, with pods in demo
 // and team-a.
