@@ -138,10 +138,11 @@ func deleted(answer *unstructured.Unstructured) string {
 	return "marked for deletion"
 }
 
+// clip shortens a value the review quotes, on a character boundary.
 func clip(s string) string {
 	const max = 60
 	if len(s) > max {
-		return s[:max] + "…"
+		return strings.ToValidUTF8(s[:max], "") + "…"
 	}
 	return s
 }

@@ -6,10 +6,13 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/PuerkitoBio/goquery"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -498,6 +501,149 @@ func TestBulkWritesCarryTheReviewedVersion(t *testing.T) {
 	d.Object = c.Stored(t, "/apis/apps/v1/namespaces/demo/deployments/api").Object
 	if n, _, _ := unstructured.NestedInt64(d.Object, "spec", "replicas"); n != 4 {
 		t.Errorf("api replicas %d", n)
+	}
+}
+
+// Removing a label, then adding and removing an annotation: the review
+// says what happens to each object (a long value cut short, on a character
+// boundary), its dry run and the apply send the same merge patch (the key
+// set, or null to remove it, and the version reviewed as
+// metadata.resourceVersion), and the objects end as the review said.
+func TestBulkLabelAndAnnotationChangesReviewedThenApplied(t *testing.T) {
+	c := podsConsole(t)
+	c.Fake.Add(apitest.Pod("demo", "solo", nil))
+	b := webtest.NewBrowser(t, c)
+	const key = "example.com/note"
+	value := "Owned by platform operations; escalate to the 運用チーム on-call rota before changing it"
+	// A review shows 60 bytes of a value; here they end inside ム, which
+	// is left out whole.
+	shown := "Owned by platform operations; escalate to the 運用チー…"
+	for _, tc := range []struct {
+		op, key, value string
+		title, detail  string
+		// changes is what the review says will happen to each object, by
+		// name; noChange those it says are left as they are.
+		changes  map[string]string
+		noChange []string
+		// field is the metadata map the patch changes; set the value it
+		// sends for the key (nil removes it).
+		field string
+		set   any
+		// after checks an object once the apply is done.
+		after func(name string, o *unstructured.Unstructured) error
+	}{
+		{
+			op: "unlabel", key: "app", title: "Review: Remove label app", detail: "removed",
+			changes: map[string]string{"web-1": "Removes label app (was web)", "solo": "Has no label app: no change"}, noChange: []string{"solo"},
+			field: "labels", set: nil,
+			after: func(name string, o *unstructured.Unstructured) error {
+				if v, ok := o.GetLabels()["app"]; ok {
+					return fmt.Errorf("%s keeps label app=%s", name, v)
+				}
+				return nil
+			},
+		},
+		{
+			op: "annotate", key: key, value: value, title: "Review: Set annotation " + key, detail: "set",
+			changes: map[string]string{"web-1": "Adds annotation " + key + "=" + shown, "web-2": "Adds annotation " + key + "=" + shown},
+			field:   "annotations", set: value,
+			after: func(name string, o *unstructured.Unstructured) error {
+				if got := o.GetAnnotations()[key]; got != value {
+					return fmt.Errorf("%s: annotation %q, want %q", name, got, value)
+				}
+				return nil
+			},
+		},
+		{
+			op: "unannotate", key: key, title: "Review: Remove annotation " + key, detail: "removed",
+			changes: map[string]string{"web-1": "Removes annotation " + key + " (was " + shown + ")", "web-3": "Has no annotation " + key + ": no change"}, noChange: []string{"web-3"},
+			field: "annotations", set: nil,
+			after: func(name string, o *unstructured.Unstructured) error {
+				if v, ok := o.GetAnnotations()[key]; ok {
+					return fmt.Errorf("%s keeps annotation %q", name, v)
+				}
+				return nil
+			},
+		},
+	} {
+		var items []string
+		for name := range tc.changes {
+			items = append(items, "demo/"+name)
+		}
+		slices.Sort(items)
+		fm := reviewForm(t, b, podsPath, tc.op, items...).Set("key", tc.key)
+		if tc.value != "" {
+			fm.Set("value", tc.value)
+		}
+		c.Fake.ResetRequests()
+		r := fm.Submit("", http.StatusOK)
+		if got := r.Text("bulk-title"); got != tc.title {
+			t.Errorf("%s: title %q, want %q", tc.op, got, tc.title)
+		}
+		for name, want := range tc.changes {
+			row := r.Doc.Find(`[data-testid=review-item][data-key="demo/` + name + `"]`)
+			if got := row.AttrOr("data-state", ""); got != "ready" {
+				t.Errorf("%s %s: state %q, want ready", tc.op, name, got)
+			}
+			if got := row.Find("[data-testid=review-change]").Text(); got != want || !utf8.ValidString(got) {
+				t.Errorf("%s %s: the review says %q, want %q", tc.op, name, got, want)
+			}
+		}
+		apply := b.Form(r, "[data-testid=apply-form]")
+		if len(apply.Values["item"]) != len(items) || len(apply.Values["rv"]) != len(items) {
+			t.Fatalf("%s: apply form items %q, versions %q", tc.op, apply.Values["item"], apply.Values["rv"])
+		}
+		rvs := map[string]string{} // by API path
+		for i, it := range apply.Values["item"] {
+			ns, name, _ := strings.Cut(it, "/")
+			rvs["/api/v1/namespaces/"+ns+"/pods/"+name] = apply.Values["rv"][i]
+		}
+		// sent checks the writes: one merge patch per object, of the key
+		// and the version reviewed, as a dry run or not.
+		sent := func(phase string, dryRun bool) {
+			t.Helper()
+			ws := c.Fake.Writes()
+			if len(ws) != len(items) {
+				t.Errorf("%s %s: %d writes, want %d", tc.op, phase, len(ws), len(items))
+			}
+			for _, w := range ws {
+				rv, ok := rvs[w.Path]
+				if !ok || w.Method != http.MethodPatch || w.ContentType != "application/merge-patch+json" || (w.Query.Get("dryRun") == "All") != dryRun {
+					t.Errorf("%s %s: %s %s?%s (%s), want a merge patch of a selected object, dry run %v", tc.op, phase, w.Method, w.Path, w.Query.Encode(), w.ContentType, dryRun)
+					continue
+				}
+				var got map[string]any
+				if err := json.Unmarshal(w.Body, &got); err != nil {
+					t.Fatalf("%s %s: patch %s: %v", tc.op, phase, w.Body, err)
+				}
+				want := map[string]any{"metadata": map[string]any{
+					tc.field:          map[string]any{tc.key: tc.set},
+					"resourceVersion": rv,
+				}}
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("%s %s of %s: patch %s, want %v", tc.op, phase, w.Path, w.Body, want)
+				}
+			}
+		}
+		sent("review", true)
+		c.Fake.ResetRequests()
+		res := apply.Submit("", http.StatusOK)
+		sent("apply", false)
+		for name := range tc.changes {
+			row := res.Doc.Find(`[data-testid=bulk-result][data-key="demo/` + name + `"]`)
+			if got := row.AttrOr("data-outcome", ""); got != "done" {
+				t.Errorf("%s %s: outcome %q, want done:\n%s", tc.op, name, got, webtest.Clip(res.Body))
+			}
+			if got := row.Find("[data-testid=bulk-detail]").Text(); !slices.Contains(tc.noChange, name) && got != tc.detail {
+				t.Errorf("%s %s: detail %q, want %q", tc.op, name, got, tc.detail)
+			}
+			if err := tc.after(name, c.Stored(t, "/api/v1/namespaces/demo/pods/"+name)); err != nil {
+				t.Errorf("%s: %v", tc.op, err)
+			}
+		}
+		if got, want := res.Text("bulk-summary-done"), fmt.Sprintf("%d done", len(items)); got != want {
+			t.Errorf("%s: summary %q, want %q", tc.op, got, want)
+		}
 	}
 }
 
