@@ -553,6 +553,12 @@ func exportErrorMessage(ctx context.Context, err error) string {
 		return fmt.Sprintf("it took longer than %s, the most an export may take", exportDeadline)
 	}
 	msg := page.StatusFor(err).Message
+	var bad *apiclient.BadResponseError
+	if errors.As(err, &bad) {
+		// Not the page's words ("nothing of it is shown"): the file holds
+		// what was read of the answer before it was cut.
+		msg = bad.Error()
+	}
 	if msg == "" {
 		msg = err.Error()
 	}

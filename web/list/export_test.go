@@ -9,8 +9,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -128,7 +131,7 @@ func TestExportTSVAcrossNamespacesKeepsTheirColumnAndSelectors(t *testing.T) {
 // The upstream ends the collection early (its continue token expired): the
 // file ends with an error line, and the response is aborted.
 func TestExportCutByExpiredContinueEndsWithAnErrorLine(t *testing.T) {
-	for _, format := range []string{"csv", "json", "yaml"} {
+	for _, format := range []string{"csv", "tsv", "json", "yaml"} {
 		// Compressed (Go's client asks for gzip) and not.
 		for _, accept := range []map[string]string{nil, {"Accept-Encoding": "identity"}} {
 			t.Run(format+" "+cmp.Or(accept["Accept-Encoding"], "gzip"), func(t *testing.T) {
@@ -143,7 +146,7 @@ func TestExportCutByExpiredContinueEndsWithAnErrorLine(t *testing.T) {
 					t.Error("the response ended normally: a browser would keep a short file")
 				}
 				what := "rows"
-				if format != "csv" {
+				if format == "json" || format == "yaml" {
 					what = "objects"
 				}
 				want := "\n# ERROR: the export ended after 1000 " + what + ": The provided continue parameter is too old"
@@ -157,6 +160,114 @@ func TestExportCutByExpiredContinueEndsWithAnErrorLine(t *testing.T) {
 					t.Error("the first page is missing")
 				}
 			})
+		}
+	}
+}
+
+// cutUpstream serves namespace bulk's pods through fake from upstream, a
+// fake of its own holding n of them: each page as upstream answers it,
+// but the page that continues the first, which cut answers, with
+// upstream's answer at hand.
+func cutUpstream(t *testing.T, fake *apitest.Server, n int, cut func(w http.ResponseWriter, page *httptest.ResponseRecorder)) {
+	t.Helper()
+	upstream := apitest.NewServer(t, apitest.CoreV1())
+	bulkPods(t, upstream, n)
+	fake.Override("/api/v1/namespaces/bulk/pods", func(w http.ResponseWriter, r *http.Request) {
+		page := httptest.NewRecorder()
+		upstream.Config.Handler.ServeHTTP(page, r)
+		if r.URL.Query().Get("continue") != "" {
+			cut(w, page)
+			return
+		}
+		maps.Copy(w.Header(), page.Header())
+		w.WriteHeader(page.Code)
+		_, _ = w.Write(page.Body.Bytes())
+	})
+}
+
+// exportedNames matches an exported pod's name: a CSV or TSV row's first
+// cell, a JSON or YAML object's metadata.name.
+var exportedNames = regexp.MustCompile(`(?m)(^|"name":"|name: )p-\d{5}`)
+
+// The upstream cuts the collection part-way otherwise than with a 410: the
+// connection drops in the middle of a page or before it, or the server
+// gives up on the request (504 Timeout). The file ends with an error line
+// that says how many rows it holds, the response is aborted, and the
+// export is logged as cut short: never a file that looks complete.
+func TestExportCutByTheUpstreamEndsWithAnErrorLine(t *testing.T) {
+	const n = 1500 // a first page of 1,000, and a second of 500
+	timeout := metav1.Status{Code: http.StatusGatewayTimeout, Reason: metav1.StatusReasonTimeout,
+		Message: "Timeout: request did not complete within requested timeout - context deadline exceeded"}
+	for _, cut := range []struct {
+		name string
+		cut  func(w http.ResponseWriter, page *httptest.ResponseRecorder)
+		// says is what the error line says of the cut (in part); rows, how
+		// many came before it (0: some of the second page's, not all).
+		says string
+		rows int
+	}{
+		{"dropped mid-page", func(w http.ResponseWriter, page *httptest.ResponseRecorder) {
+			maps.Copy(w.Header(), page.Header())
+			w.WriteHeader(page.Code)
+			_, _ = w.Write(page.Body.Bytes()[:page.Body.Len()/2])
+			w.(http.Flusher).Flush()
+			panic(http.ErrAbortHandler)
+		}, "unexpected EOF", 0},
+		{"dropped before the page", func(http.ResponseWriter, *httptest.ResponseRecorder) {
+			panic(http.ErrAbortHandler)
+		}, "EOF", 1000},
+		{"504 timeout", func(w http.ResponseWriter, _ *httptest.ResponseRecorder) {
+			apitest.WriteStatus(w, timeout)
+		}, timeout.Message, 1000},
+	} {
+		fake := apitest.NewServer(t, apitest.CoreV1())
+		cutUpstream(t, fake, n, cut.cut)
+		h := webtest.Start(t, fake, webtest.Options{CaptureLog: true})
+		for _, format := range []string{"csv", "tsv", "json", "yaml"} {
+			for _, accept := range []map[string]string{nil, {"Accept-Encoding": "identity"}} {
+				t.Run(cut.name+" "+format+" "+cmp.Or(accept["Accept-Encoding"], "gzip"), func(t *testing.T) {
+					resp, body, err := exportGet(t, h, "/c/dev/api/v1/namespaces/bulk/pods?export="+format, accept)
+					if resp.StatusCode != http.StatusOK {
+						t.Fatalf("status %d", resp.StatusCode)
+					}
+					if err == nil {
+						t.Error("the response ended normally: a browser would keep a short file")
+					}
+					what := "rows"
+					if format == "json" || format == "yaml" {
+						what = "objects"
+					}
+					head, line, ok := strings.Cut(body, "\n# ERROR: the export ended after ")
+					if !ok || !strings.HasSuffix(line, "\n") || strings.Count(line, "\n") != 1 {
+						t.Fatalf("the file does not end with one error line:\n…%s", body[max(0, len(body)-300):])
+					}
+					rows := len(exportedNames.FindAllString(head, -1))
+					prefix := fmt.Sprintf("%d %s: ", rows, what)
+					message, counted := strings.CutPrefix(strings.TrimSuffix(line, "\n"), prefix)
+					switch {
+					case !counted:
+						t.Errorf("the error line %q does not say the %d %s the file holds", line, rows, what)
+					case !strings.Contains(message, cut.says):
+						t.Errorf("the error line says %q, want %q", message, cut.says)
+					case strings.Contains(message, "Nothing of it is shown"):
+						// The page's words: the file holds what was read of it.
+						t.Errorf("the error line says %q, of a file holding %d %s", message, rows, what)
+					}
+					if (cut.rows != 0 && rows != cut.rows) || (cut.rows == 0 && rows <= 1000) {
+						t.Errorf("%d %s before the error line, want %d (0: more than the first page's)", rows, what, cut.rows)
+					}
+					if rows < 1000 || rows >= n || !strings.Contains(head, "p-00999") {
+						t.Errorf("%d %s before the error line, want the first page's 1000 and not all %d", rows, what, n)
+					}
+					recs := h.Log.Records(t, "export")
+					if len(recs) == 0 {
+						t.Fatal("the export was not logged")
+					}
+					if r := recs[len(recs)-1]; !strings.HasPrefix(fmt.Sprint(r["result"]), "cut short: ") || r["rows"] != float64(rows) {
+						t.Errorf("logged as %v after %v rows, want cut short after %d", r["result"], r["rows"], rows)
+					}
+				})
+			}
 		}
 	}
 }
