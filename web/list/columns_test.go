@@ -10,6 +10,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/tabula-console/tabula/apiclient/apitest"
+	"github.com/tabula-console/tabula/web/kube"
 	"github.com/tabula-console/tabula/web/list"
 	"github.com/tabula-console/tabula/web/webtest"
 )
@@ -114,9 +115,18 @@ func TestBadColumnParametersAreRefused(t *testing.T) {
 	for i := range many {
 		many[i] = "C:.metadata.name"
 	}
+	// 1,000 distinct label keys of two characters ("aa", "ab" … "a9",
+	// "ba" …): short enough together to pass the length bound, so that
+	// the count's is what refuses them.
+	const alnum = "abcdefghijklmnopqrstuvwxyz0123456789"
 	manyLabels := make([]string, 1000)
+	distinct := map[string]bool{}
 	for i := range manyLabels {
-		manyLabels[i] = "k" + strings.Repeat("x", i%5)
+		manyLabels[i] = string(alnum[i/len(alnum)]) + string(alnum[i%len(alnum)])
+		distinct[manyLabels[i]] = true
+	}
+	if len(distinct) != 1000 || len(strings.Join(manyLabels, ",")) > kube.MaxColumnsSpec {
+		t.Fatalf("%d distinct label keys, %d bytes: want 1000 within %d", len(distinct), len(strings.Join(manyLabels, ",")), kube.MaxColumnsSpec)
 	}
 	for _, tc := range []struct {
 		name, query string
@@ -128,7 +138,7 @@ func TestBadColumnParametersAreRefused(t *testing.T) {
 		{"1,000 repeated parameters", strings.Repeat("columns=C:.a&", 1000), []string{"1000 custom columns"}},
 		{"very long", "columns=" + strings.Repeat("A", 100<<10), []string{"102400 bytes", "4096"}},
 		{"bad label key", "labelColumns=" + url.QueryEscape("app,not a key!"), []string{"labelColumns parameter", "not a key!"}},
-		{"1,000 label columns", "labelColumns=" + url.QueryEscape(strings.Join(manyLabels[:600], ",")), []string{"21 label columns or more", "20 at most"}},
+		{"1,000 label columns", "labelColumns=" + url.QueryEscape(strings.Join(manyLabels, ",")), []string{"21 label columns or more", "20 at most", "aa,ab,ac", "(2999 bytes in all)"}},
 		{"very long label columns", "labelColumns=" + strings.Repeat("a", 5000), []string{"5000 bytes"}},
 		{"very long hide", "hide=" + strings.Repeat("a", 5000), []string{"hide parameter"}},
 	} {
