@@ -44,17 +44,20 @@ type paintLoad struct {
 	breakdown paintBreakdown
 }
 
-// paintResult holds the loads of each page, in the order of pages.
+// paintResult holds the loads of each page, in the order of pages:
+// traced, and the same number untraced (their breakdown is empty).
 type paintResult struct {
-	pages []paintPage
-	loads [][]paintLoad
+	pages    []paintPage
+	loads    [][]paintLoad
+	untraced [][]paintLoad
 }
 
 // measurePaint loads the floor, the home page, an object page and the
 // namespaced list at 500 and 5,000 rows, -paint-runs times each after one
 // unmeasured load, taking turns, each load in a new browser context (no
 // cache: a first visit, or a new session) under a performance trace, and
-// attributes each load's time to its first paint (analyzeTrace). With
+// attributes each load's time to its first paint (analyzeTrace); each
+// load is paired with an untraced one. With
 // -paint-traces, the traces are kept there for DevTools.
 func measurePaint(ctx context.Context, o options, consoleURL string) (paintResult, error) {
 	floor := httptest.NewServer(serveFloor())
@@ -77,6 +80,7 @@ func measurePaint(ctx context.Context, o options, consoleURL string) (paintResul
 		res.pages = append(res.pages, paintPage{name: path, url: url, budgetMs: -1, rows: strings.Contains(path, "/pods") && !strings.Contains(path, "/pods/")})
 	}
 	res.loads = make([][]paintLoad, len(res.pages))
+	res.untraced = make([][]paintLoad, len(res.pages))
 	b, closeBrowser, err := launchBrowser(o)
 	if err != nil {
 		return res, err
@@ -96,13 +100,22 @@ func measurePaint(ctx context.Context, o options, consoleURL string) (paintResul
 			if o.paintFrom != "" {
 				from = originOf(p.url) + o.paintFrom
 			}
-			load, trace, err := tracedLoad(b, from, p.url, p.rows)
+			// A tracer costs the renderer time in proportion to what it
+			// records, so a bigger page pays more for it than the floor:
+			// each page is also loaded untraced, for the figures a person
+			// would see.
+			plain, _, err := tracedLoad(b, from, p.url, p.rows, false)
+			if err != nil {
+				return res, fmt.Errorf("%s: %w", p.name, err)
+			}
+			load, trace, err := tracedLoad(b, from, p.url, p.rows, true)
 			if err != nil {
 				return res, fmt.Errorf("%s: %w", p.name, err)
 			}
 			if run == 0 {
 				continue // the console's caches (discovery, namespaces) fill
 			}
+			res.untraced[i] = append(res.untraced[i], plain)
 			if o.paintTraces != "" {
 				name := filepath.Join(o.paintTraces, fmt.Sprintf("%s-%d.json", slug(p.name), run))
 				if err := os.WriteFile(name, trace, 0o644); err != nil {
@@ -116,11 +129,11 @@ func measurePaint(ctx context.Context, o options, consoleURL string) (paintResul
 	return res, nil
 }
 
-// tracedLoad loads url in a new browser context under a trace, and
-// returns the page's figures, the trace's breakdown and the trace; with
-// rows, its paint is its first row's. From, when set, is loaded first,
-// untraced.
-func tracedLoad(b playwright.Browser, from, url string, rows bool) (paintLoad, []byte, error) {
+// tracedLoad loads url in a new browser context, under a trace if traced,
+// and returns the page's figures, the trace's breakdown and the trace;
+// with rows, its paint is its first row's. From, when set, is loaded
+// first, untraced.
+func tracedLoad(b playwright.Browser, from, url string, rows, traced bool) (paintLoad, []byte, error) {
 	bctx, err := newBrowserContext(b)
 	if err != nil {
 		return paintLoad{}, nil, err
@@ -136,6 +149,29 @@ func tracedLoad(b playwright.Browser, from, url string, rows bool) (paintLoad, [
 		if _, err := page.Goto(from); err != nil {
 			return paintLoad{}, nil, fmt.Errorf("%s: %w", from, err)
 		}
+	}
+	var got struct {
+		navigation
+		FirstRow *float64 `json:"firstRow"`
+		FCP      *float64 `json:"fcp"`
+		LCP      *float64 `json:"lcp"`
+	}
+	mark := ""
+	if rows {
+		mark = firstRowMark
+	}
+	loaded := func() paintLoad {
+		l := paintLoad{nav: got.navigation}
+		l.nav.FirstRow, l.nav.FCP, l.nav.LCP = orNaN(got.FirstRow), orNaN(got.FCP), orNaN(got.LCP)
+		l.paint = l.nav.FCP
+		if rows {
+			l.paint = l.nav.FirstRow
+		}
+		return l
+	}
+	if !traced {
+		err := gotoAndRead(page, url, collectScript, map[string]any{"mark": mark, "timeoutMs": 10_000}, &got)
+		return loaded(), nil, err
 	}
 	s, err := bctx.NewCDPSession(page)
 	if err != nil {
@@ -156,16 +192,6 @@ func tracedLoad(b playwright.Browser, from, url string, rows bool) (paintLoad, [
 	}); err != nil {
 		return paintLoad{}, nil, fmt.Errorf("starting the trace: %w", err)
 	}
-	var got struct {
-		navigation
-		FirstRow *float64 `json:"firstRow"`
-		FCP      *float64 `json:"fcp"`
-		LCP      *float64 `json:"lcp"`
-	}
-	mark := ""
-	if rows {
-		mark = firstRowMark
-	}
 	loadErr := gotoAndRead(page, url, collectScript, map[string]any{"mark": mark, "timeoutMs": 10_000}, &got)
 	if _, err := s.Send("Tracing.end", nil); err != nil {
 		return paintLoad{}, nil, errors.Join(loadErr, fmt.Errorf("ending the trace: %w", err))
@@ -180,12 +206,7 @@ func tracedLoad(b playwright.Browser, from, url string, rows bool) (paintLoad, [
 	if err != nil || loadErr != nil {
 		return paintLoad{}, nil, errors.Join(loadErr, err)
 	}
-	l := paintLoad{nav: got.navigation}
-	l.nav.FirstRow, l.nav.FCP, l.nav.LCP = orNaN(got.FirstRow), orNaN(got.FCP), orNaN(got.LCP)
-	l.paint = l.nav.FCP
-	if rows {
-		l.paint = l.nav.FirstRow
-	}
+	l := loaded()
 	events, err := parseTrace(trace)
 	if err != nil {
 		return l, trace, err
@@ -262,7 +283,7 @@ func slug(name string) string {
 // reportPaint prints each page's first paint beside the floor's, with the
 // budgets, then where the time went.
 func reportPaint(w io.Writer, o options, res paintResult, err error) (targets []targetResult) {
-	fmt.Fprintf(w, "\n### Chromium: first paint against the floor, traced, %d loads of each page after one unmeasured, each in a new browser context (nothing cached), taking turns; medians\n\n", o.paintRuns)
+	fmt.Fprintf(w, "\n### Chromium: first paint against the floor, traced, %d loads of each page after one unmeasured (and as many untraced, to show what the tracer costs), each in a new browser context (nothing cached), taking turns; medians\n\n", o.paintRuns)
 	if err != nil {
 		fmt.Fprintf(w, "Not measured: %v\n", err)
 	}
@@ -276,8 +297,9 @@ func reportPaint(w io.Writer, o options, res paintResult, err error) (targets []
 	}
 	paintOf := func(l paintLoad) float64 { return l.paint }
 	floor := medianLoads(res.loads[0], paintOf)
-	fmt.Fprintln(w, "| page | first paint (first row, else FCP) | over the floor | FCP | HTML: first byte, last | render-blocking requests | frames before the paint |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
+	floorPlain := medianLoads(res.untraced[0], paintOf)
+	fmt.Fprintln(w, "| page | first paint (first row, else FCP) | over the floor | untraced: first paint, over the floor | FCP | HTML: first byte, last | render-blocking requests | frames before the paint |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
 	for i, p := range res.pages {
 		loads := res.loads[i]
 		if len(loads) == 0 {
@@ -292,8 +314,13 @@ func reportPaint(w io.Writer, o options, res paintResult, err error) (targets []
 			ok := m-floor <= p.budgetMs
 			targets = append(targets, targetResult{paintTargetName(p), fmt.Sprintf("+%.0f ms (%.0f, floor %.0f)", m-floor, m, floor), ok})
 		}
-		fmt.Fprintf(w, "| %s | **%.0f ms** (%s) | %s | %.0f ms | %.0f, %.0f ms | %d | %.0f |\n", p.name, m,
-			spreadOf(loads, paintOf), over,
+		plain := medianLoads(res.untraced[i], paintOf)
+		plainOver := "—"
+		if i > 0 {
+			plainOver = fmt.Sprintf("+%.0f ms", plain-floorPlain)
+		}
+		fmt.Fprintf(w, "| %s | **%.0f ms** (%s) | %s | %.0f ms (%s), %s | %.0f ms | %.0f, %.0f ms | %d | %.0f |\n", p.name, m,
+			spreadOf(loads, paintOf), over, plain, spreadOf(res.untraced[i], paintOf), plainOver,
 			medianLoads(loads, func(l paintLoad) float64 { return l.nav.FCP }),
 			medianLoads(loads, func(l paintLoad) float64 { return l.nav.ResponseStart }),
 			medianLoads(loads, func(l paintLoad) float64 { return l.nav.ResponseEnd }),
@@ -312,8 +339,8 @@ func reportPaint(w io.Writer, o options, res paintResult, err error) (targets []
 		head += " " + k + " |"
 		rule += "---|"
 	}
-	head += " rendering unblocked | last HTML parsed | last frame committed | trace FCP |"
-	rule += "---|---|---|---|"
+	head += " raster, off the main thread | rendering unblocked | last HTML parsed | last frame committed | trace FCP |"
+	rule += "---|---|---|---|---|"
 	fmt.Fprintln(w, head)
 	fmt.Fprintln(w, rule)
 	for i, p := range res.pages {
@@ -328,14 +355,15 @@ func reportPaint(w io.Writer, o options, res paintResult, err error) (targets []
 		for _, k := range idleKinds {
 			row += fmt.Sprintf(" %.1f |", medianLoads(loads, func(l paintLoad) float64 { return l.breakdown.idle[k] }))
 		}
-		row += fmt.Sprintf(" %.0f | %.0f | %.0f | %.0f |",
+		row += fmt.Sprintf(" %.1f | %.0f | %.0f | %.0f | %.0f |",
+			medianLoads(loads, func(l paintLoad) float64 { return l.breakdown.raster }),
 			medianLoads(loads, func(l paintLoad) float64 { return l.breakdown.renderingReady }),
 			medianLoads(loads, func(l paintLoad) float64 { return l.breakdown.parseEnd }),
 			medianLoads(loads, func(l paintLoad) float64 { return l.breakdown.lastFrame }),
 			medianLoads(loads, func(l paintLoad) float64 { return l.breakdown.traceFCP }))
 		fmt.Fprintln(w, row)
 	}
-	fmt.Fprintf(w, "\nBusy parts are the main thread's self time by event (navigation commit: committing the navigation and setting up the document and its script context; parse: ParseHTML; style: UpdateLayoutTree, ParseAuthorStyleSheet; layout: Layout; script: compiling and evaluating scripts and modules, callbacks; paint: PrePaint, Paint, Layerize, Commit; other: the rest of its tasks). Idle parts are the main thread waiting: for the HTML (until its last byte); while a render-blocking request (the stylesheet) was in flight; after it committed its last frame before the paint, while the compositor rasterised and presented it; while other requests (module scripts) were in flight; or with nothing in flight. A page's parts add up to its paint in each load; medians of parts need not add up to the median paint.\n")
+	fmt.Fprintf(w, "\nBusy parts are the main thread's self time by event (navigation commit: committing the navigation and setting up the document and its script context; parse: ParseHTML; style: UpdateLayoutTree, ParseAuthorStyleSheet; layout: Layout; script: compiling and evaluating scripts and modules, callbacks; paint: PrePaint, Paint, Layerize, Commit; other: the rest of its tasks). Idle parts are the main thread waiting: for the HTML (until its last byte); while a render-blocking request (the stylesheet) was in flight; after it committed its last frame before the paint, while the compositor rasterised and presented it; while other requests (module scripts) were in flight; or with nothing in flight. Raster is the renderer's tile drawing on its worker threads (software raster here), beside those parts. A page's parts add up to its paint in each load; medians of parts need not add up to the median paint.\n")
 	return targets
 }
 

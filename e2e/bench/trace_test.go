@@ -45,6 +45,11 @@ func TestAnalyzeTraceAttributesEveryMillisecond(t *testing.T) {
 		ev(`{"name":"Layout","ph":"X","ts":1091000,"dur":1000,"pid":1,"tid":1}`),
 		ev(`{"name":"Paint","ph":"X","ts":1092000,"dur":1000,"pid":1,"tid":1}`),
 		ev(`{"name":"Commit","ph":"X","ts":1093000,"dur":500,"pid":1,"tid":1}`),
+		// The frame's tiles, drawn on a worker thread until after the
+		// paint (counted to 120 ms), and another process's (ignored).
+		ev(`{"name":"RasterTask","ph":"X","ts":1100000,"dur":6000,"pid":1,"tid":9}`),
+		ev(`{"name":"RasterTask","ph":"X","ts":1117000,"dur":8000,"pid":1,"tid":9}`),
+		ev(`{"name":"RasterTask","ph":"X","ts":1100000,"dur":5000,"pid":3,"tid":9}`),
 		ev(`{"name":"firstContentfulPaint","ph":"R","ts":1119000,"pid":1,"tid":1}`),
 		// After the paint: outside the window.
 		ev(`{"name":"ParseHTML","ph":"X","ts":1130000,"dur":5000,"pid":1,"tid":1}`),
@@ -67,6 +72,9 @@ func TestAnalyzeTraceAttributesEveryMillisecond(t *testing.T) {
 	}
 	if sum != 120 {
 		t.Errorf("the parts add up to %.3f ms, want the paint's 120", sum)
+	}
+	if b.raster != 9 {
+		t.Errorf("raster %.3f ms, want 9 (6, and 3 of 8 before the paint)", b.raster)
 	}
 	if b.frames != 1 || b.parseEnd != 53.5 || b.lastFrame != 93.5 || b.traceFCP != 119 {
 		t.Errorf("frames %d, parse end %.1f, last frame %.1f, trace FCP %.1f; want 1, 53.5, 93.5, 119", b.frames, b.parseEnd, b.lastFrame, b.traceFCP)
