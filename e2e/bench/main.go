@@ -151,6 +151,7 @@ type options struct {
 	paintTraces string
 	paintFrom   string
 	paintPages  []string
+	paintCopies bool
 
 	logMB   int
 	logRuns int
@@ -202,6 +203,7 @@ func main() {
 	flag.IntVar(&o.paintRuns, "paint-runs", 7, "measured traced loads of each page of the paint measurement")
 	flag.StringVar(&o.paintPod, "paint-pod", "bulk-00000", "pod of namespace "+namespace+" whose object page the paint measurement loads")
 	paintPages := flag.String("paint-pages", "", "comma-separated further console paths (or URLs) the paint measurement loads and reports, with no budget; a path of a pod list is timed to its first row")
+	flag.BoolVar(&o.paintCopies, "paint-copies", true, "also load static copies of the budgeted pages, whole and without their scripts and sidebar, from the floor's server (untraced): what each page costs the browser with no server work beside it")
 	flag.StringVar(&o.paintFrom, "paint-from", "/healthz", "path of the same origin each paint load starts from, untraced, as a click in the console does (empty: a new tab's first page, from about:blank)")
 	flag.StringVar(&o.paintTraces, "paint-traces", "", "directory to keep the paint measurement's traces in (open them in DevTools' Performance panel)")
 	flag.StringVar(&o.chromium, "chromium", envOr("TABULA_E2E_CHROMIUM", "/usr/bin/chromium"), "Chromium executable")

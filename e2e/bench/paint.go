@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -33,6 +34,8 @@ type paintPage struct {
 	budgetMs float64
 	// rows: the page's first paint is its first row's (firstRowMark).
 	rows bool
+	// static: a copy served by the floor's server, loaded untraced only.
+	static bool
 }
 
 // paintLoad is one traced load.
@@ -60,7 +63,8 @@ type paintResult struct {
 // load is paired with an untraced one. With
 // -paint-traces, the traces are kept there for DevTools.
 func measurePaint(ctx context.Context, o options, consoleURL string) (paintResult, error) {
-	floor := httptest.NewServer(serveFloor())
+	copies := &staticCopies{console: consoleURL}
+	floor := httptest.NewServer(copies.handler(serveFloor()))
 	defer floor.Close()
 	list := consoleURL + "/c/" + contextName + "/api/v1/namespaces/" + namespace + "/pods"
 	res := paintResult{pages: []paintPage{
@@ -78,6 +82,17 @@ func measurePaint(ctx context.Context, o options, consoleURL string) (paintResul
 			url = consoleURL + path
 		}
 		res.pages = append(res.pages, paintPage{name: path, url: url, budgetMs: -1, rows: strings.Contains(path, "/pods") && !strings.Contains(path, "/pods/")})
+	}
+	if o.paintCopies {
+		for _, p := range slices.Clone(res.pages[1:5]) {
+			whole, bare, err := copies.add(ctx, p.url)
+			if err != nil {
+				return res, fmt.Errorf("copying %s: %w", p.name, err)
+			}
+			res.pages = append(res.pages,
+				paintPage{name: "static copy: " + p.name, url: floor.URL + whole, budgetMs: -1, rows: p.rows, static: true},
+				paintPage{name: "static copy without scripts and sidebar: " + p.name, url: floor.URL + bare, budgetMs: -1, rows: p.rows, static: true})
+		}
 	}
 	res.loads = make([][]paintLoad, len(res.pages))
 	res.untraced = make([][]paintLoad, len(res.pages))
@@ -107,6 +122,12 @@ func measurePaint(ctx context.Context, o options, consoleURL string) (paintResul
 			plain, _, err := tracedLoad(b, from, p.url, p.rows, false)
 			if err != nil {
 				return res, fmt.Errorf("%s: %w", p.name, err)
+			}
+			if p.static {
+				if run > 0 {
+					res.untraced[i] = append(res.untraced[i], plain)
+				}
+				continue
 			}
 			load, trace, err := tracedLoad(b, from, p.url, p.rows, true)
 			if err != nil {
@@ -302,6 +323,12 @@ func reportPaint(w io.Writer, o options, res paintResult, err error) (targets []
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
 	for i, p := range res.pages {
 		loads := res.loads[i]
+		if p.static && len(res.untraced[i]) > 0 {
+			plain := medianLoads(res.untraced[i], paintOf)
+			fmt.Fprintf(w, "| %s | — | — | %.0f ms (%s), +%.0f ms | %.0f ms | — | — | — |\n", p.name, plain, spreadOf(res.untraced[i], paintOf), plain-floorPlain,
+				medianLoads(res.untraced[i], func(l paintLoad) float64 { return l.nav.FCP }))
+			continue
+		}
 		if len(loads) == 0 {
 			continue
 		}
@@ -328,6 +355,9 @@ func reportPaint(w io.Writer, o options, res paintResult, err error) (targets []
 			medianLoads(loads, func(l paintLoad) float64 { return float64(l.breakdown.frames) }))
 	}
 
+	if o.paintCopies {
+		fmt.Fprintf(w, "\nStatic copies are the budgeted pages as the console sent them, served whole and at once by the floor's server (the console's assets through it), untraced: the browser's own cost of each page, with no server work beside it; the copies without scripts and sidebar lose the import map, the module scripts and the sidebar.\n")
+	}
 	fmt.Fprintf(w, "\nWhere the time to that paint went (the renderer's main thread, from the trace; medians of each part, ms):\n\n")
 	head := "| page | paint |"
 	rule := "|---|---|"

@@ -291,8 +291,11 @@ func analyzeTrace(events []traceEvent, url string, paintMs, htmlEndMs, fcpMs flo
 			busy = append(busy, s.interval)
 		}
 		if s.from < window.to {
-			if s.name == "LocalFrameView::BeginLifecycleUpdates" && s.from >= t0 {
-				b.renderingReady = (s.from - t0) / 1000 // the page's is the last
+			// Blink calls it again at each stage of the load: the first
+			// once the page is being parsed is when its rendering began
+			// (earlier ones are the empty document's before the commit).
+			if s.name == "LocalFrameView::BeginLifecycleUpdates" && !math.IsNaN(b.parseEnd) && math.IsNaN(b.renderingReady) {
+				b.renderingReady = (s.from - t0) / 1000
 			}
 			if s.name == "ParseHTML" {
 				b.parseEnd = math.Max(nanZero(b.parseEnd), math.Min(s.to, window.to))

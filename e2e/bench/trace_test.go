@@ -26,10 +26,16 @@ func TestAnalyzeTraceAttributesEveryMillisecond(t *testing.T) {
 		// as the HTML, not as another request.
 		ev(`{"name":"ResourceSendRequest","ph":"I","ts":1001000,"pid":5,"tid":3,"args":{"data":{"requestId":"1","url":"http://127.0.0.1:1/c/admin/"}}}`),
 		ev(`{"name":"ResourceFinish","ph":"I","ts":1100000,"pid":5,"tid":3,"args":{"data":{"requestId":"1"}}}`),
-		// Parsing, with a script inside, in a task.
+		// The empty document's rendering, before the page is parsed:
+		// not the page's.
+		ev(`{"name":"LocalFrameView::BeginLifecycleUpdates","ph":"X","ts":1002000,"dur":0,"pid":1,"tid":1}`),
+		// Parsing, with a script inside, in a task; the page's rendering
+		// begins inside it (at 52.5 ms), and Blink says so again later.
 		ev(`{"name":"RunTask","ph":"X","ts":1050000,"dur":5000,"pid":1,"tid":1}`),
 		ev(`{"name":"ParseHTML","ph":"X","ts":1050500,"dur":3000,"pid":1,"tid":1}`),
 		ev(`{"name":"EvaluateScript","ph":"X","ts":1051000,"dur":1000,"pid":1,"tid":1}`),
+		ev(`{"name":"LocalFrameView::BeginLifecycleUpdates","ph":"X","ts":1052500,"dur":0,"pid":1,"tid":1}`),
+		ev(`{"name":"LocalFrameView::BeginLifecycleUpdates","ph":"X","ts":1089000,"dur":0,"pid":1,"tid":1}`),
 		// Work of another thread: ignored.
 		ev(`{"name":"Paint","ph":"X","ts":1060000,"dur":9000,"pid":1,"tid":7}`),
 		// The stylesheet, render-blocking, in flight from 52 to 80 ms.
@@ -72,6 +78,9 @@ func TestAnalyzeTraceAttributesEveryMillisecond(t *testing.T) {
 	}
 	if sum != 120 {
 		t.Errorf("the parts add up to %.3f ms, want the paint's 120", sum)
+	}
+	if b.renderingReady != 52.5 {
+		t.Errorf("rendering unblocked at %.1f ms, want 52.5 (the first time once the page is parsed)", b.renderingReady)
 	}
 	if b.raster != 9 {
 		t.Errorf("raster %.3f ms, want 9 (6, and 3 of 8 before the paint)", b.raster)
