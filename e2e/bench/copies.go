@@ -7,9 +7,12 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"os"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
+	"time"
 )
 
 // staticCopies serves copies of console pages from the floor's server:
@@ -94,4 +97,25 @@ func (c *staticCopies) handler(floor http.Handler) http.Handler {
 	})
 	mux.Handle("/", floor)
 	return mux
+}
+
+// cpuStalled is how long, in all, some runnable task of this machine has
+// waited for a core (Linux's pressure stall information), and false
+// where the kernel does not say.
+func cpuStalled() (time.Duration, bool) {
+	b, err := os.ReadFile("/proc/pressure/cpu")
+	if err != nil {
+		return 0, false
+	}
+	for line := range strings.Lines(string(b)) {
+		if rest, ok := strings.CutPrefix(line, "some "); ok {
+			for field := range strings.FieldsSeq(rest) {
+				if v, ok := strings.CutPrefix(field, "total="); ok {
+					us, err := strconv.ParseInt(v, 10, 64)
+					return time.Duration(us) * time.Microsecond, err == nil
+				}
+			}
+		}
+	}
+	return 0, false
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 )
@@ -60,4 +61,23 @@ func TestStaticCopiesServeThePageWholeAndBare(t *testing.T) {
 	}
 	get("/copy/2", 404)
 	get("/copy/x", 404)
+}
+
+// Where the kernel reports CPU pressure, it is read, and it only grows.
+func TestCPUStalledReadsThePressureTotal(t *testing.T) {
+	if _, err := os.Stat("/proc/pressure/cpu"); err != nil {
+		_, ok := cpuStalled()
+		if ok {
+			t.Fatal("no /proc/pressure/cpu, yet a total was read")
+		}
+		return
+	}
+	a, ok := cpuStalled()
+	if !ok {
+		t.Fatal("/proc/pressure/cpu exists but its total was not read")
+	}
+	b, ok := cpuStalled()
+	if !ok || b < a {
+		t.Errorf("the total went from %v to %v", a, b)
+	}
 }

@@ -45,6 +45,10 @@ type paintLoad struct {
 	// its first contentful paint (ms from navigation start).
 	paint     float64
 	breakdown paintBreakdown
+	// stalled is the share of an untraced load's time in which some
+	// runnable task of the machine waited for a core (NaN where the
+	// kernel does not say).
+	stalled float64
 }
 
 // paintResult holds the loads of each page, in the order of pages:
@@ -191,8 +195,15 @@ func tracedLoad(b playwright.Browser, from, url string, rows, traced bool) (pain
 		return l
 	}
 	if !traced {
+		start := time.Now()
+		stalledBefore, known := cpuStalled()
 		err := gotoAndRead(page, url, collectScript, map[string]any{"mark": mark, "timeoutMs": 10_000}, &got)
-		return loaded(), nil, err
+		l := loaded()
+		l.stalled = math.NaN()
+		if stalledAfter, ok := cpuStalled(); ok && known {
+			l.stalled = float64(stalledAfter-stalledBefore) / float64(time.Since(start))
+		}
+		return l, nil, err
 	}
 	s, err := bctx.NewCDPSession(page)
 	if err != nil {
@@ -319,14 +330,14 @@ func reportPaint(w io.Writer, o options, res paintResult, err error) (targets []
 	paintOf := func(l paintLoad) float64 { return l.paint }
 	floor := medianLoads(res.loads[0], paintOf)
 	floorPlain := medianLoads(res.untraced[0], paintOf)
-	fmt.Fprintln(w, "| page | first paint (first row, else FCP) | over the floor | untraced: first paint, over the floor | FCP | HTML: first byte, last | render-blocking requests | frames before the paint |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| page | first paint (first row, else FCP) | over the floor | untraced: first paint, over the floor | untraced: time a task waited for a core | FCP | HTML: first byte, last | render-blocking requests | frames before the paint |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
 	for i, p := range res.pages {
 		loads := res.loads[i]
 		if p.static && len(res.untraced[i]) > 0 {
 			plain := medianLoads(res.untraced[i], paintOf)
-			fmt.Fprintf(w, "| %s | — | — | %.0f ms (%s), +%.0f ms | %.0f ms | — | — | — |\n", p.name, plain, spreadOf(res.untraced[i], paintOf), plain-floorPlain,
-				medianLoads(res.untraced[i], func(l paintLoad) float64 { return l.nav.FCP }))
+			fmt.Fprintf(w, "| %s | — | — | %.0f ms (%s), +%.0f ms | %s | %.0f ms | — | — | — |\n", p.name, plain, spreadOf(res.untraced[i], paintOf), plain-floorPlain,
+				stalledOf(res.untraced[i]), medianLoads(res.untraced[i], func(l paintLoad) float64 { return l.nav.FCP }))
 			continue
 		}
 		if len(loads) == 0 {
@@ -346,8 +357,8 @@ func reportPaint(w io.Writer, o options, res paintResult, err error) (targets []
 		if i > 0 {
 			plainOver = fmt.Sprintf("+%.0f ms", plain-floorPlain)
 		}
-		fmt.Fprintf(w, "| %s | **%.0f ms** (%s) | %s | %.0f ms (%s), %s | %.0f ms | %.0f, %.0f ms | %d | %.0f |\n", p.name, m,
-			spreadOf(loads, paintOf), over, plain, spreadOf(res.untraced[i], paintOf), plainOver,
+		fmt.Fprintf(w, "| %s | **%.0f ms** (%s) | %s | %.0f ms (%s), %s | %s | %.0f ms | %.0f, %.0f ms | %d | %.0f |\n", p.name, m,
+			spreadOf(loads, paintOf), over, plain, spreadOf(res.untraced[i], paintOf), plainOver, stalledOf(res.untraced[i]),
 			medianLoads(loads, func(l paintLoad) float64 { return l.nav.FCP }),
 			medianLoads(loads, func(l paintLoad) float64 { return l.nav.ResponseStart }),
 			medianLoads(loads, func(l paintLoad) float64 { return l.nav.ResponseEnd }),
@@ -369,8 +380,8 @@ func reportPaint(w io.Writer, o options, res paintResult, err error) (targets []
 		head += " " + k + " |"
 		rule += "---|"
 	}
-	head += " raster, off the main thread | rendering unblocked | last HTML parsed | last frame committed | trace FCP |"
-	rule += "---|---|---|---|---|"
+	head += " main thread's CPU time | raster, off the main thread (its CPU time) | rendering unblocked | last HTML parsed | last frame committed | trace FCP |"
+	rule += "---|---|---|---|---|---|"
 	fmt.Fprintln(w, head)
 	fmt.Fprintln(w, rule)
 	for i, p := range res.pages {
@@ -385,16 +396,28 @@ func reportPaint(w io.Writer, o options, res paintResult, err error) (targets []
 		for _, k := range idleKinds {
 			row += fmt.Sprintf(" %.1f |", medianLoads(loads, func(l paintLoad) float64 { return l.breakdown.idle[k] }))
 		}
-		row += fmt.Sprintf(" %.1f | %.0f | %.0f | %.0f | %.0f |",
+		row += fmt.Sprintf(" %.1f | %.1f (%.1f) | %.0f | %.0f | %.0f | %.0f |",
+			medianLoads(loads, func(l paintLoad) float64 { return l.breakdown.mainCPU }),
 			medianLoads(loads, func(l paintLoad) float64 { return l.breakdown.raster }),
+			medianLoads(loads, func(l paintLoad) float64 { return l.breakdown.rasterCPU }),
 			medianLoads(loads, func(l paintLoad) float64 { return l.breakdown.renderingReady }),
 			medianLoads(loads, func(l paintLoad) float64 { return l.breakdown.parseEnd }),
 			medianLoads(loads, func(l paintLoad) float64 { return l.breakdown.lastFrame }),
 			medianLoads(loads, func(l paintLoad) float64 { return l.breakdown.traceFCP }))
 		fmt.Fprintln(w, row)
 	}
-	fmt.Fprintf(w, "\nBusy parts are the main thread's self time by event (navigation commit: committing the navigation and setting up the document and its script context; parse: ParseHTML; style: UpdateLayoutTree, ParseAuthorStyleSheet; layout: Layout; script: compiling and evaluating scripts and modules, callbacks; paint: PrePaint, Paint, Layerize, Commit; other: the rest of its tasks). Idle parts are the main thread waiting: for the HTML (until its last byte); while a render-blocking request (the stylesheet) was in flight; after it committed its last frame before the paint, while the compositor rasterised and presented it; while other requests (module scripts) were in flight; or with nothing in flight. Raster is the renderer's tile drawing on its worker threads (software raster here), beside those parts. A page's parts add up to its paint in each load; medians of parts need not add up to the median paint.\n")
+	fmt.Fprintf(w, "\nBusy parts are the main thread's self time by event (navigation commit: committing the navigation and setting up the document and its script context; parse: ParseHTML; style: UpdateLayoutTree, ParseAuthorStyleSheet; layout: Layout; script: compiling and evaluating scripts and modules, callbacks; paint: PrePaint, Paint, Layerize, Commit; other: the rest of its tasks). Idle parts are the main thread waiting: for the HTML (until its last byte); while a render-blocking request (the stylesheet) was in flight; after it committed its last frame before the paint, while the compositor rasterised and presented it; while other requests (module scripts) were in flight; or with nothing in flight. The main thread's CPU time is what its busy parts took of a core: the rest of their wall time it waited, runnable, for one of this machine's two cores (or, inside a task, for another process: font data from the browser). Raster is the renderer's tile drawing on its worker threads (software raster here), beside those parts, with its CPU time. A page's parts add up to its paint in each load; medians of parts need not add up to the median paint.\n")
 	return targets
+}
+
+// stalledOf is the median share of the loads' time in which some task
+// of the machine waited for a core.
+func stalledOf(loads []paintLoad) string {
+	m := medianLoads(loads, func(l paintLoad) float64 { return l.stalled })
+	if math.IsNaN(m) {
+		return "—"
+	}
+	return fmt.Sprintf("%.0f %%", 100*m)
 }
 
 func paintTargetName(p paintPage) string {

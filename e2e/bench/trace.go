@@ -36,6 +36,10 @@ type traceEvent struct {
 	Ph   string  `json:"ph"`
 	TS   float64 `json:"ts"`  // µs
 	Dur  float64 `json:"dur"` // µs, for ph "X"
+	// TDur is the thread's CPU time in the event (µs, ph "X"), where
+	// Dur is the wall time: the rest the thread waited, for a core or
+	// for another process.
+	TDur float64 `json:"tdur"`
 	PID  int     `json:"pid"`
 	TID  int     `json:"tid"`
 	Args struct {
@@ -162,6 +166,10 @@ type paintBreakdown struct {
 	// committed, which the main thread does not wait for, so it is not
 	// among its parts; the floor's one cell costs next to none.
 	raster float64
+	// mainCPU is the CPU time of the main thread's tasks before the
+	// paint (ms), and rasterCPU that of the raster (the rest of their
+	// wall time, the threads waited: for a core, or for another process).
+	mainCPU, rasterCPU float64
 }
 
 // analyzeTrace attributes the time from url's navigation start to paintMs
@@ -201,6 +209,7 @@ func analyzeTrace(events []traceEvent, url string, paintMs, htmlEndMs, fcpMs flo
 	type slice struct {
 		interval
 		name string
+		cpu  float64 // µs; 0 for begin/end pairs, which carry none here
 	}
 	var slices_ []slice
 	open := map[string][]float64{}
@@ -218,6 +227,7 @@ func analyzeTrace(events []traceEvent, url string, paintMs, htmlEndMs, fcpMs flo
 		case e.Name == "RasterTask" && e.Ph == "X" && e.PID == pid && e.TID != tid:
 			if from, to := math.Max(e.TS, window.from), math.Min(e.TS+e.Dur, window.to); to > from {
 				b.raster += (to - from) / 1000
+				b.rasterCPU += e.TDur * (to - from) / e.Dur / 1000
 			}
 		}
 		if e.PID != pid || e.TID != tid || notWork[e.Name] {
@@ -225,12 +235,12 @@ func analyzeTrace(events []traceEvent, url string, paintMs, htmlEndMs, fcpMs flo
 		}
 		switch e.Ph {
 		case "X":
-			slices_ = append(slices_, slice{interval{e.TS, e.TS + e.Dur}, e.Name})
+			slices_ = append(slices_, slice{interval{e.TS, e.TS + e.Dur}, e.Name, e.TDur})
 		case "B":
 			open[e.Name] = append(open[e.Name], e.TS)
 		case "E":
 			if s := open[e.Name]; len(s) > 0 {
-				slices_ = append(slices_, slice{interval{s[len(s)-1], e.TS}, e.Name})
+				slices_ = append(slices_, slice{interval{s[len(s)-1], e.TS}, e.Name, 0})
 				open[e.Name] = s[:len(s)-1]
 			}
 		}
@@ -289,6 +299,9 @@ func analyzeTrace(events []traceEvent, url string, paintMs, htmlEndMs, fcpMs flo
 			}
 		} else {
 			busy = append(busy, s.interval)
+			if from, to := math.Max(s.from, window.from), math.Min(s.to, window.to); to > from {
+				b.mainCPU += s.cpu * (to - from) / (s.to - s.from) / 1000
+			}
 		}
 		if s.from < window.to {
 			// Blink calls it again at each stage of the load: the first

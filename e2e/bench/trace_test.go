@@ -31,7 +31,7 @@ func TestAnalyzeTraceAttributesEveryMillisecond(t *testing.T) {
 		ev(`{"name":"LocalFrameView::BeginLifecycleUpdates","ph":"X","ts":1002000,"dur":0,"pid":1,"tid":1}`),
 		// Parsing, with a script inside, in a task; the page's rendering
 		// begins inside it (at 52.5 ms), and Blink says so again later.
-		ev(`{"name":"RunTask","ph":"X","ts":1050000,"dur":5000,"pid":1,"tid":1}`),
+		ev(`{"name":"RunTask","ph":"X","ts":1050000,"dur":5000,"tdur":2000,"pid":1,"tid":1}`),
 		ev(`{"name":"ParseHTML","ph":"X","ts":1050500,"dur":3000,"pid":1,"tid":1}`),
 		ev(`{"name":"EvaluateScript","ph":"X","ts":1051000,"dur":1000,"pid":1,"tid":1}`),
 		ev(`{"name":"LocalFrameView::BeginLifecycleUpdates","ph":"X","ts":1052500,"dur":0,"pid":1,"tid":1}`),
@@ -45,7 +45,7 @@ func TestAnalyzeTraceAttributesEveryMillisecond(t *testing.T) {
 		ev(`{"name":"ResourceSendRequest","ph":"I","ts":1053000,"pid":1,"tid":1,"args":{"data":{"requestId":"10","url":"http://127.0.0.1:1/static/app.js","renderBlocking":"non_blocking"}}}`),
 		ev(`{"name":"ResourceFinish","ph":"I","ts":1085000,"pid":5,"tid":3,"args":{"data":{"requestId":"10"}}}`),
 		// The frame: style, layout, paint, commit (begin/end pairs too).
-		ev(`{"name":"RunTask","ph":"X","ts":1090000,"dur":4000,"pid":1,"tid":1}`),
+		ev(`{"name":"RunTask","ph":"X","ts":1090000,"dur":4000,"tdur":4000,"pid":1,"tid":1}`),
 		ev(`{"name":"UpdateLayoutTree","ph":"B","ts":1090000,"pid":1,"tid":1}`),
 		ev(`{"name":"UpdateLayoutTree","ph":"E","ts":1091000,"pid":1,"tid":1}`),
 		ev(`{"name":"Layout","ph":"X","ts":1091000,"dur":1000,"pid":1,"tid":1}`),
@@ -54,7 +54,7 @@ func TestAnalyzeTraceAttributesEveryMillisecond(t *testing.T) {
 		// The frame's tiles, drawn on a worker thread until after the
 		// paint (counted to 120 ms), and another process's (ignored).
 		ev(`{"name":"RasterTask","ph":"X","ts":1100000,"dur":6000,"pid":1,"tid":9}`),
-		ev(`{"name":"RasterTask","ph":"X","ts":1117000,"dur":8000,"pid":1,"tid":9}`),
+		ev(`{"name":"RasterTask","ph":"X","ts":1117000,"dur":8000,"tdur":4000,"pid":1,"tid":9}`),
 		ev(`{"name":"RasterTask","ph":"X","ts":1100000,"dur":5000,"pid":3,"tid":9}`),
 		ev(`{"name":"firstContentfulPaint","ph":"R","ts":1119000,"pid":1,"tid":1}`),
 		// After the paint: outside the window.
@@ -81,6 +81,9 @@ func TestAnalyzeTraceAttributesEveryMillisecond(t *testing.T) {
 	}
 	if b.renderingReady != 52.5 {
 		t.Errorf("rendering unblocked at %.1f ms, want 52.5 (the first time once the page is parsed)", b.renderingReady)
+	}
+	if b.mainCPU != 6 || b.rasterCPU != 1.5 {
+		t.Errorf("CPU: main thread %.3f ms, raster %.3f ms; want 6 (2 of the parse's 5, the frame's 4) and 1.5 (half of the 3 before the paint)", b.mainCPU, b.rasterCPU)
 	}
 	if b.raster != 9 {
 		t.Errorf("raster %.3f ms, want 9 (6, and 3 of 8 before the paint)", b.raster)
