@@ -268,7 +268,8 @@ func analyzeTrace(events []traceEvent, url string, paintMs, htmlEndMs, fcpMs flo
 		last  float64 // where the uncounted part of the span begins
 	}
 	var stack []frame
-	var busy []interval // top-level slices, for the idle time
+	var busy []interval
+	parsing := false // the page's own HTML is being parsed // top-level slices, for the idle time
 	add := func(phase string, from, to float64) {
 		if from, to = math.Max(from, window.from), math.Min(to, window.to); to > from {
 			b.busy[orOther(phase)] += (to - from) / 1000
@@ -307,10 +308,11 @@ func analyzeTrace(events []traceEvent, url string, paintMs, htmlEndMs, fcpMs flo
 			// Blink calls it again at each stage of the load: the first
 			// once the page is being parsed is when its rendering began
 			// (earlier ones are the empty document's before the commit).
-			if s.name == "LocalFrameView::BeginLifecycleUpdates" && !math.IsNaN(b.parseEnd) && math.IsNaN(b.renderingReady) {
+			if s.name == "LocalFrameView::BeginLifecycleUpdates" && parsing && math.IsNaN(b.renderingReady) {
 				b.renderingReady = (s.from - t0) / 1000
 			}
 			if s.name == "ParseHTML" {
+				parsing = parsing || s.from >= t0 // not the page loaded before
 				b.parseEnd = math.Max(nanZero(b.parseEnd), math.Min(s.to, window.to))
 			}
 			if (s.name == "Commit" || s.name == "Paint") && s.to <= window.to {

@@ -26,8 +26,11 @@ func TestAnalyzeTraceAttributesEveryMillisecond(t *testing.T) {
 		// as the HTML, not as another request.
 		ev(`{"name":"ResourceSendRequest","ph":"I","ts":1001000,"pid":5,"tid":3,"args":{"data":{"requestId":"1","url":"http://127.0.0.1:1/c/admin/"}}}`),
 		ev(`{"name":"ResourceFinish","ph":"I","ts":1100000,"pid":5,"tid":3,"args":{"data":{"requestId":"1"}}}`),
-		// The empty document's rendering, before the page is parsed:
-		// not the page's.
+		// The page loaded before, parsed and rendered before the
+		// navigation, and the empty document's rendering before the page
+		// is parsed: not the page's.
+		ev(`{"name":"ParseHTML","ph":"X","ts":990000,"dur":1000,"pid":1,"tid":1}`),
+		ev(`{"name":"LocalFrameView::BeginLifecycleUpdates","ph":"X","ts":995000,"dur":0,"pid":1,"tid":1}`),
 		ev(`{"name":"LocalFrameView::BeginLifecycleUpdates","ph":"X","ts":1002000,"dur":0,"pid":1,"tid":1}`),
 		// Parsing, with a script inside, in a task; the page's rendering
 		// begins inside it (at 52.5 ms), and Blink says so again later.
