@@ -52,6 +52,9 @@ type traceEvent struct {
 			RenderBlocking     string `json:"renderBlocking"`
 			MimeType           string `json:"mimeType"`
 		} `json:"data"`
+		BeginData struct {
+			URL string `json:"url"` // ParseHTML's document
+		} `json:"beginData"`
 	} `json:"args"`
 }
 
@@ -210,6 +213,7 @@ func analyzeTrace(events []traceEvent, url string, paintMs, htmlEndMs, fcpMs flo
 		interval
 		name string
 		cpu  float64 // µs; 0 for begin/end pairs, which carry none here
+		url  string  // ParseHTML's document
 	}
 	var slices_ []slice
 	open := map[string][]float64{}
@@ -235,12 +239,12 @@ func analyzeTrace(events []traceEvent, url string, paintMs, htmlEndMs, fcpMs flo
 		}
 		switch e.Ph {
 		case "X":
-			slices_ = append(slices_, slice{interval{e.TS, e.TS + e.Dur}, e.Name, e.TDur})
+			slices_ = append(slices_, slice{interval{e.TS, e.TS + e.Dur}, e.Name, e.TDur, e.Args.BeginData.URL})
 		case "B":
 			open[e.Name] = append(open[e.Name], e.TS)
 		case "E":
 			if s := open[e.Name]; len(s) > 0 {
-				slices_ = append(slices_, slice{interval{s[len(s)-1], e.TS}, e.Name, 0})
+				slices_ = append(slices_, slice{interval{s[len(s)-1], e.TS}, e.Name, 0, e.Args.BeginData.URL})
 				open[e.Name] = s[:len(s)-1]
 			}
 		}
@@ -312,7 +316,9 @@ func analyzeTrace(events []traceEvent, url string, paintMs, htmlEndMs, fcpMs flo
 				b.renderingReady = (s.from - t0) / 1000
 			}
 			if s.name == "ParseHTML" {
-				parsing = parsing || s.from >= t0 // not the page loaded before
+				// Not the page loaded before, nor the empty document
+				// the frame holds until the page commits.
+				parsing = parsing || sameURL(s.url, url)
 				b.parseEnd = math.Max(nanZero(b.parseEnd), math.Min(s.to, window.to))
 			}
 			if (s.name == "Commit" || s.name == "Paint") && s.to <= window.to {
