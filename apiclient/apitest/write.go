@@ -767,6 +767,14 @@ func withoutBookkeeping(o *unstructured.Unstructured) map[string]any {
 	c := o.DeepCopy()
 	c.SetManagedFields(nil)
 	c.SetResourceVersion("")
+	// kube-apiserver reads metadata into ObjectMeta, whose maps are
+	// omitempty: a merge patch removing a key the object never had
+	// leaves an empty map there, and the same object.
+	for _, m := range []string{"labels", "annotations"} {
+		if v, ok, _ := unstructured.NestedMap(c.Object, "metadata", m); ok && len(v) == 0 {
+			unstructured.RemoveNestedField(c.Object, "metadata", m)
+		}
+	}
 	return c.Object
 }
 

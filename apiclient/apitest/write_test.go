@@ -164,6 +164,16 @@ func TestUpdates(t *testing.T) {
 					t.Errorf("details %v", d)
 				}
 			}, unchangedResource: true},
+		{name: "merge patch removing labels and annotations an object never had: the same object, no write", method: http.MethodPatch, path: "/api/v1/namespaces/demo/pods/web", ct: mergePatch,
+			body: `{"metadata":{"resourceVersion":"%RV%","annotations":{"never":null},"labels":{"never":null}}}`, code: 200,
+			check: func(t *testing.T, a answer, before, after *unstructured.Unstructured) {
+				if before.GetLabels() != nil || before.GetAnnotations() != nil {
+					t.Fatalf("the pod has labels or annotations to begin with: %v", before.Object["metadata"])
+				}
+				if a.body["metadata"].(map[string]any)["resourceVersion"] != before.GetResourceVersion() {
+					t.Errorf("answered resourceVersion %v, want the stored %s", a.body["metadata"], before.GetResourceVersion())
+				}
+			}, unchangedResource: true},
 		{name: "JSON patch", method: http.MethodPatch, path: deploymentPath, ct: jsonPatch,
 			body: `[{"op":"test","path":"/metadata/resourceVersion","value":"%RV%"},{"op":"replace","path":"/spec/replicas","value":1}]`, code: 200,
 			check: func(t *testing.T, _ answer, _, after *unstructured.Unstructured) {

@@ -92,12 +92,19 @@ func write(ctx context.Context, client *apiclient.Client, rq request, it item, r
 	if err != nil {
 		return "", err
 	}
-	if _, err := client.Patch(ctx, r, it.namespace, it.name, "", body, opts); err != nil {
+	res, err := client.Patch(ctx, r, it.namespace, it.name, "", body, opts)
+	if err != nil {
 		return "", err
 	}
-	switch a.Op {
-	case kube.BulkRestart:
+	switch {
+	case a.Op == kube.BulkRestart:
 		return "restarted", nil
+	case res.Object != nil && res.Object.GetResourceVersion() == rv:
+		// A write that changes nothing leaves the version as it was: the
+		// label or annotation was already as asked, as the review said.
+		return "no change", nil
+	}
+	switch a.Op {
 	case kube.BulkAddLabel, kube.BulkAddAnnotation:
 		return "set", nil
 	}

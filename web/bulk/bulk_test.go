@@ -634,8 +634,12 @@ func TestBulkLabelAndAnnotationChangesReviewedThenApplied(t *testing.T) {
 			if got := row.AttrOr("data-outcome", ""); got != "done" {
 				t.Errorf("%s %s: outcome %q, want done:\n%s", tc.op, name, got, webtest.Clip(res.Body))
 			}
-			if got := row.Find("[data-testid=bulk-detail]").Text(); !slices.Contains(tc.noChange, name) && got != tc.detail {
-				t.Errorf("%s %s: detail %q, want %q", tc.op, name, got, tc.detail)
+			want := tc.detail
+			if slices.Contains(tc.noChange, name) {
+				want = "no change"
+			}
+			if got := row.Find("[data-testid=bulk-detail]").Text(); got != want {
+				t.Errorf("%s %s: detail %q, want %q", tc.op, name, got, want)
 			}
 			if err := tc.after(name, c.Stored(t, "/api/v1/namespaces/demo/pods/"+name)); err != nil {
 				t.Errorf("%s: %v", tc.op, err)
