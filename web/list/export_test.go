@@ -2,7 +2,6 @@ package list_test
 
 import (
 	"bufio"
-	"cmp"
 	"encoding/base64"
 	"encoding/csv"
 	"encoding/json"
@@ -128,40 +127,66 @@ func TestExportTSVAcrossNamespacesKeepsTheirColumnAndSelectors(t *testing.T) {
 	}
 }
 
+// eachExportFormat runs fn as a subtest, named prefix, format and encoding,
+// for each export format, compressed (Go's client asks for gzip) and not
+// (identity).
+func eachExportFormat(t *testing.T, prefix string, fn func(t *testing.T, format, encoding string)) {
+	t.Helper()
+	for _, format := range []string{"csv", "tsv", "json", "yaml"} {
+		for _, encoding := range []string{"gzip", "identity"} {
+			t.Run(prefix+format+" "+encoding, func(t *testing.T) { fn(t, format, encoding) })
+		}
+	}
+}
+
+// exportNoun is what an export in format holds: CSV and TSV rows, JSON
+// and YAML objects.
+func exportNoun(format string) string {
+	if format == "json" || format == "yaml" {
+		return "objects"
+	}
+	return "rows"
+}
+
+// cutExport fetches namespace bulk's pods as format, in encoding (gzip:
+// as Go's client asks by itself), from an upstream that cuts the
+// collection: the status must be 200 and the response aborted. It returns
+// what arrived.
+func cutExport(t *testing.T, h *webtest.Console, format, encoding string) string {
+	t.Helper()
+	var accept map[string]string
+	if encoding != "gzip" {
+		accept = map[string]string{"Accept-Encoding": encoding}
+	}
+	resp, body, err := exportGet(t, h, "/c/dev/api/v1/namespaces/bulk/pods?export="+format, accept)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	if err == nil {
+		t.Error("the response ended normally: a browser would keep a short file")
+	}
+	return body
+}
+
 // The upstream ends the collection early (its continue token expired): the
 // file ends with an error line, and the response is aborted.
 func TestExportCutByExpiredContinueEndsWithAnErrorLine(t *testing.T) {
-	for _, format := range []string{"csv", "tsv", "json", "yaml"} {
-		// Compressed (Go's client asks for gzip) and not.
-		for _, accept := range []map[string]string{nil, {"Accept-Encoding": "identity"}} {
-			t.Run(format+" "+cmp.Or(accept["Accept-Encoding"], "gzip"), func(t *testing.T) {
-				h, fake := webtest.Demo(t, apitest.Options{})
-				bulkPods(t, fake, 1500)
-				fake.ExpireContinueTokensAfter(1)
-				resp, body, err := exportGet(t, h, "/c/dev/api/v1/namespaces/bulk/pods?export="+format, accept)
-				if resp.StatusCode != http.StatusOK {
-					t.Fatalf("status %d", resp.StatusCode)
-				}
-				if err == nil {
-					t.Error("the response ended normally: a browser would keep a short file")
-				}
-				what := "rows"
-				if format == "json" || format == "yaml" {
-					what = "objects"
-				}
-				want := "\n# ERROR: the export ended after 1000 " + what + ": The provided continue parameter is too old"
-				if !strings.Contains(body, want) {
-					t.Errorf("no error line %q at the end of:\n…%s", want, body[max(0, len(body)-300):])
-				}
-				if strings.Contains(body, "p-01000") {
-					t.Error("rows after the cut")
-				}
-				if strings.Count(body, "p-00999") == 0 {
-					t.Error("the first page is missing")
-				}
-			})
+	eachExportFormat(t, "", func(t *testing.T, format, encoding string) {
+		h, fake := webtest.Demo(t, apitest.Options{})
+		bulkPods(t, fake, 1500)
+		fake.ExpireContinueTokensAfter(1)
+		body := cutExport(t, h, format, encoding)
+		want := "\n# ERROR: the export ended after 1000 " + exportNoun(format) + ": The provided continue parameter is too old"
+		if !strings.Contains(body, want) {
+			t.Errorf("no error line %q at the end of:\n…%s", want, body[max(0, len(body)-300):])
 		}
-	}
+		if strings.Contains(body, "p-01000") {
+			t.Error("rows after the cut")
+		}
+		if strings.Count(body, "p-00999") == 0 {
+			t.Error("the first page is missing")
+		}
+	})
 }
 
 // cutUpstream serves namespace bulk's pods through fake from upstream, a
@@ -223,52 +248,39 @@ func TestExportCutByTheUpstreamEndsWithAnErrorLine(t *testing.T) {
 		fake := apitest.NewServer(t, apitest.CoreV1())
 		cutUpstream(t, fake, n, cut.cut)
 		h := webtest.Start(t, fake, webtest.Options{CaptureLog: true})
-		for _, format := range []string{"csv", "tsv", "json", "yaml"} {
-			for _, accept := range []map[string]string{nil, {"Accept-Encoding": "identity"}} {
-				t.Run(cut.name+" "+format+" "+cmp.Or(accept["Accept-Encoding"], "gzip"), func(t *testing.T) {
-					resp, body, err := exportGet(t, h, "/c/dev/api/v1/namespaces/bulk/pods?export="+format, accept)
-					if resp.StatusCode != http.StatusOK {
-						t.Fatalf("status %d", resp.StatusCode)
-					}
-					if err == nil {
-						t.Error("the response ended normally: a browser would keep a short file")
-					}
-					what := "rows"
-					if format == "json" || format == "yaml" {
-						what = "objects"
-					}
-					head, line, ok := strings.Cut(body, "\n# ERROR: the export ended after ")
-					if !ok || !strings.HasSuffix(line, "\n") || strings.Count(line, "\n") != 1 {
-						t.Fatalf("the file does not end with one error line:\n…%s", body[max(0, len(body)-300):])
-					}
-					rows := len(exportedNames.FindAllString(head, -1))
-					prefix := fmt.Sprintf("%d %s: ", rows, what)
-					message, counted := strings.CutPrefix(strings.TrimSuffix(line, "\n"), prefix)
-					switch {
-					case !counted:
-						t.Errorf("the error line %q does not say the %d %s the file holds", line, rows, what)
-					case !strings.Contains(message, cut.says):
-						t.Errorf("the error line says %q, want %q", message, cut.says)
-					case strings.Contains(message, "Nothing of it is shown"):
-						// The page's words: the file holds what was read of it.
-						t.Errorf("the error line says %q, of a file holding %d %s", message, rows, what)
-					}
-					if (cut.rows != 0 && rows != cut.rows) || (cut.rows == 0 && rows <= 1000) {
-						t.Errorf("%d %s before the error line, want %d (0: more than the first page's)", rows, what, cut.rows)
-					}
-					if rows < 1000 || rows >= n || !strings.Contains(head, "p-00999") {
-						t.Errorf("%d %s before the error line, want the first page's 1000 and not all %d", rows, what, n)
-					}
-					recs := h.Log.Records(t, "export")
-					if len(recs) == 0 {
-						t.Fatal("the export was not logged")
-					}
-					if r := recs[len(recs)-1]; !strings.HasPrefix(fmt.Sprint(r["result"]), "cut short: ") || r["rows"] != float64(rows) {
-						t.Errorf("logged as %v after %v rows, want cut short after %d", r["result"], r["rows"], rows)
-					}
-				})
+		eachExportFormat(t, cut.name+" ", func(t *testing.T, format, encoding string) {
+			body := cutExport(t, h, format, encoding)
+			what := exportNoun(format)
+			head, line, ok := strings.Cut(body, "\n# ERROR: the export ended after ")
+			if !ok || !strings.HasSuffix(line, "\n") || strings.Count(line, "\n") != 1 {
+				t.Fatalf("the file does not end with one error line:\n…%s", body[max(0, len(body)-300):])
 			}
-		}
+			rows := len(exportedNames.FindAllString(head, -1))
+			prefix := fmt.Sprintf("%d %s: ", rows, what)
+			message, counted := strings.CutPrefix(strings.TrimSuffix(line, "\n"), prefix)
+			switch {
+			case !counted:
+				t.Errorf("the error line %q does not say the %d %s the file holds", line, rows, what)
+			case !strings.Contains(message, cut.says):
+				t.Errorf("the error line says %q, want %q", message, cut.says)
+			case strings.Contains(message, "Nothing of it is shown"):
+				// The page's words: the file holds what was read of it.
+				t.Errorf("the error line says %q, of a file holding %d %s", message, rows, what)
+			}
+			if (cut.rows != 0 && rows != cut.rows) || (cut.rows == 0 && rows <= 1000) {
+				t.Errorf("%d %s before the error line, want %d (0: more than the first page's)", rows, what, cut.rows)
+			}
+			if rows < 1000 || rows >= n || !strings.Contains(head, "p-00999") {
+				t.Errorf("%d %s before the error line, want the first page's 1000 and not all %d", rows, what, n)
+			}
+			recs := h.Log.Records(t, "export")
+			if len(recs) == 0 {
+				t.Fatal("the export was not logged")
+			}
+			if r := recs[len(recs)-1]; !strings.HasPrefix(fmt.Sprint(r["result"]), "cut short: ") || r["rows"] != float64(rows) {
+				t.Errorf("logged as %v after %v rows, want cut short after %d", r["result"], r["rows"], rows)
+			}
+		})
 	}
 }
 
