@@ -235,21 +235,38 @@ func newBrowserContext(b playwright.Browser) (playwright.BrowserContext, error) 
 
 // navigate loads url in a new tab and reads the Performance API and CDP.
 func navigate(bctx playwright.BrowserContext, url string) (navigation, error) {
-	var got struct {
-		navigation
-		FirstRow *float64 `json:"firstRow"`
-		FCP      *float64 `json:"fcp"`
-		LCP      *float64 `json:"lcp"`
-	}
-	page, closePage, err := loadAndRead(bctx, url, collectScript, map[string]any{"mark": firstRowMark, "timeoutMs": 10_000}, &got)
+	var got collected
+	page, closePage, err := loadAndRead(bctx, url, collectScript, collectArgs(firstRowMark), &got)
 	if err != nil {
 		return navigation{}, err
 	}
 	defer closePage()
-	n := got.navigation
-	n.FirstRow, n.FCP, n.LCP = orNaN(got.FirstRow), orNaN(got.FCP), orNaN(got.LCP)
+	n := got.navigationOf()
 	n.Nodes, n.JSHeap, err = cdpMetrics(bctx, page)
 	return n, err
+}
+
+// collected is what collectScript returns; the browser may report no
+// paint, hence the pointers.
+type collected struct {
+	navigation
+	FirstRow *float64 `json:"firstRow"`
+	FCP      *float64 `json:"fcp"`
+	LCP      *float64 `json:"lcp"`
+}
+
+// navigationOf is the load's figures, NaN for a paint not reported.
+func (c collected) navigationOf() navigation {
+	n := c.navigation
+	n.FirstRow, n.FCP, n.LCP = orNaN(c.FirstRow), orNaN(c.FCP), orNaN(c.LCP)
+	return n
+}
+
+// collectArgs are collectScript's arguments: the element timing mark of
+// the paint to wait for ("": none, first contentful paint), for at most
+// 10 s.
+func collectArgs(mark string) map[string]any {
+	return map[string]any{"mark": mark, "timeoutMs": 10_000}
 }
 
 // loadAndRead loads url in a new tab, which must answer 200, and decodes

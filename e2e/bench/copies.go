@@ -1,18 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
-	"os"
 	"regexp"
 	"strconv"
-	"strings"
 	"sync"
-	"time"
 )
 
 // staticCopies serves copies of console pages from the floor's server:
@@ -54,22 +53,39 @@ func (c *staticCopies) add(ctx context.Context, pageURL string) (whole, bare str
 	if len(page) > maxCopy {
 		return "", "", fmt.Errorf("%s is over %d bytes", pageURL, maxCopy)
 	}
+	stripped, err := withoutScriptsAndSidebar(page)
+	if err != nil {
+		return "", "", fmt.Errorf("%s: %w", pageURL, err)
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	n := len(c.pages)
-	c.pages = append(c.pages, page, withoutScriptsAndSidebar(page))
+	c.pages = append(c.pages, page, stripped)
 	return "/copy/" + strconv.Itoa(n), "/copy/" + strconv.Itoa(n+1), nil
 }
 
 var (
-	pageScripts = regexp.MustCompile(`(?s)<script type="(?:module|importmap)"[^>]*>.*?</script>`)
-	pageSidebar = regexp.MustCompile(`(?s)<nav id="sidebar".*?</nav>`)
+	pageScripts    = regexp.MustCompile(`(?s)<script type="(?:module|importmap)"[^>]*>.*?</script>`)
+	pageSidebar    = regexp.MustCompile(`(?s)<nav id="sidebar".*?</nav>`)
+	pageNavToggle  = regexp.MustCompile(`(?s)<button type="button" class="nav-toggle".*?</button>`)
+	pageShellOfNav = regexp.MustCompile(`class="shell shell-with-nav"`)
 )
 
 // withoutScriptsAndSidebar is page less its import map, its module
-// scripts and its sidebar (views.Base writes them so).
-func withoutScriptsAndSidebar(page []byte) []byte {
-	return pageSidebar.ReplaceAll(pageScripts.ReplaceAll(page, nil), nil)
+// scripts and its sidebar, laid out as a page without one (views.Base
+// writes them so); an error if any of them is left, or missing.
+func withoutScriptsAndSidebar(page []byte) ([]byte, error) {
+	if !pageScripts.Match(page) || !pageSidebar.Match(page) || !pageShellOfNav.Match(page) {
+		return nil, errors.New("the page has no module scripts or no sidebar to take out: has views.Base changed?")
+	}
+	bare := pageScripts.ReplaceAll(page, nil)
+	bare = pageSidebar.ReplaceAll(bare, nil)
+	bare = pageNavToggle.ReplaceAll(bare, nil)
+	bare = pageShellOfNav.ReplaceAll(bare, []byte(`class="shell"`))
+	if bytes.Contains(bare, []byte("<script")) || bytes.Contains(bare, []byte(`id="sidebar"`)) || bytes.Contains(bare, []byte("nav-toggle")) {
+		return nil, errors.New("a script or the sidebar is left in the page: has views.Base changed?")
+	}
+	return bare, nil
 }
 
 // handler serves the copies, the console's assets, and floor for the rest.
@@ -97,25 +113,4 @@ func (c *staticCopies) handler(floor http.Handler) http.Handler {
 	})
 	mux.Handle("/", floor)
 	return mux
-}
-
-// cpuStalled is how long, in all, some runnable task of this machine has
-// waited for a core (Linux's pressure stall information), and false
-// where the kernel does not say.
-func cpuStalled() (time.Duration, bool) {
-	b, err := os.ReadFile("/proc/pressure/cpu")
-	if err != nil {
-		return 0, false
-	}
-	for line := range strings.Lines(string(b)) {
-		if rest, ok := strings.CutPrefix(line, "some "); ok {
-			for field := range strings.FieldsSeq(rest) {
-				if v, ok := strings.CutPrefix(field, "total="); ok {
-					us, err := strconv.ParseInt(v, 10, 64)
-					return time.Duration(us) * time.Microsecond, err == nil
-				}
-			}
-		}
-	}
-	return 0, false
 }

@@ -5,20 +5,46 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
+
+	"github.com/a-h/templ"
+
+	"github.com/tabula-console/tabula/views"
 )
 
-// A copy keeps the page and its assets; the bare copy loses its scripts
-// and sidebar and nothing else.
+// basePage is a page as the console writes it (views.Base), with its
+// scripts and sidebar.
+func basePage(t *testing.T) string {
+	t.Helper()
+	l := views.Layout{
+		Title:  "pods",
+		Assets: views.Assets{Styles: "b{}", JS: "/static/app.bundle.js", Live: "/static/live.bundle.js", Bulk: "/static/bulk.js", ImportMap: `{"imports":{}}`},
+		Nav:    []views.NavGroup{{Label: "Workloads", Open: true, Items: []views.NavItem{{Label: "pods", Href: "/c/admin/api/v1/pods", Current: true}}}},
+	}
+	var b strings.Builder
+	ctx := templ.WithNonce(context.Background(), "n0nce")
+	main := templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
+		_, err := io.WriteString(w, `<table><tr><td elementtiming="list-first-row">row</td></tr></table>`)
+		return err
+	})
+	if err := views.Base(l).Render(templ.WithChildren(ctx, main), &b); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// A copy keeps the page as the console wrote it; the bare copy loses its
+// scripts and sidebar (and the sidebar's column and toggle), nothing else.
 func TestStaticCopiesServeThePageWholeAndBare(t *testing.T) {
-	const page = `<!doctype html><html><head><style nonce="n">b{}</style>` +
-		`<script type="importmap" nonce="n">{"imports":{}}</script> <script type="module" src="/static/app.js" nonce="n"></script>` +
-		`</head><body><header>top</header><div class="shell"><nav id="sidebar" class="sidebar" popover><ul><li>pods</li></ul></nav>` +
-		`<main><table><tr><td>row</td></tr></table></main></div></body></html>`
+	page := basePage(t)
+	for _, want := range []string{`<script type="importmap"`, `<script type="module"`, `id="sidebar"`, `class="shell shell-with-nav"`, `class="nav-toggle"`} {
+		if !strings.Contains(page, want) {
+			t.Fatalf("the page has no %s: the test's layout is not the console's\n%s", want, page)
+		}
+	}
 	console := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/static/app.js" {
+		if r.URL.Path == "/static/app.bundle.js" {
 			_, _ = io.WriteString(w, "export {}")
 			return
 		}
@@ -28,7 +54,7 @@ func TestStaticCopiesServeThePageWholeAndBare(t *testing.T) {
 	copies := &staticCopies{console: console.URL}
 	srv := httptest.NewServer(copies.handler(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "floor") })))
 	defer srv.Close()
-	whole, bare, err := copies.add(context.Background(), console.URL+"/c/admin/")
+	whole, bare, err := copies.add(context.Background(), console.URL+"/c/admin/api/v1/pods")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,12 +74,18 @@ func TestStaticCopiesServeThePageWholeAndBare(t *testing.T) {
 	if got := get(whole, 200); got != page {
 		t.Errorf("whole copy differs from the page:\n%s", got)
 	}
-	want := strings.NewReplacer(`<script type="importmap" nonce="n">{"imports":{}}</script>`, "", `<script type="module" src="/static/app.js" nonce="n"></script>`, "",
-		`<nav id="sidebar" class="sidebar" popover><ul><li>pods</li></ul></nav>`, "").Replace(page)
-	if got := get(bare, 200); got != want {
-		t.Errorf("bare copy:\n%s\nwant\n%s", got, want)
+	got := get(bare, 200)
+	for _, gone := range []string{"<script", `id="sidebar"`, "shell-with-nav", "nav-toggle", "Workloads"} {
+		if strings.Contains(got, gone) {
+			t.Errorf("bare copy keeps %s:\n%s", gone, got)
+		}
 	}
-	if got := get("/static/app.js", 200); got != "export {}" {
+	for _, kept := range []string{`<style nonce="n0nce">b{}</style>`, `class="topbar"`, `<main id="main"`, `elementtiming="list-first-row"`} {
+		if !strings.Contains(got, kept) {
+			t.Errorf("bare copy lost %s:\n%s", kept, got)
+		}
+	}
+	if got := get("/static/app.bundle.js", 200); got != "export {}" {
 		t.Errorf("asset through the copies' server: %q", got)
 	}
 	if got := get("/", 200); got != "floor" {
@@ -63,21 +95,12 @@ func TestStaticCopiesServeThePageWholeAndBare(t *testing.T) {
 	get("/copy/x", 404)
 }
 
-// Where the kernel reports CPU pressure, it is read, and it only grows.
-func TestCPUStalledReadsThePressureTotal(t *testing.T) {
-	if _, err := os.Stat("/proc/pressure/cpu"); err != nil {
-		_, ok := cpuStalled()
-		if ok {
-			t.Fatal("no /proc/pressure/cpu, yet a total was read")
+// A page without the scripts or sidebar to take out is an error, not a
+// "bare" copy equal to the whole.
+func TestStaticCopyOfAPageWithoutSidebarIsRefused(t *testing.T) {
+	for _, page := range []string{"<!doctype html><p>plain</p>", strings.Replace(basePage(t), `<nav id="sidebar"`, `<nav id="elsewhere"`, 1)} {
+		if _, err := withoutScriptsAndSidebar([]byte(page)); err == nil {
+			t.Errorf("no error for %.80q…", page)
 		}
-		return
-	}
-	a, ok := cpuStalled()
-	if !ok {
-		t.Fatal("/proc/pressure/cpu exists but its total was not read")
-	}
-	b, ok := cpuStalled()
-	if !ok || b < a {
-		t.Errorf("the total went from %v to %v", a, b)
 	}
 }

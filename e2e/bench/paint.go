@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -34,25 +35,27 @@ type paintPage struct {
 	budgetMs float64
 	// rows: the page's first paint is its first row's (firstRowMark).
 	rows bool
-	// static: a copy served by the floor's server, loaded untraced only.
-	static bool
+	// untracedOnly: a static copy of a page, served by the floor's
+	// server, loaded untraced alone.
+	untracedOnly bool
 }
 
-// paintLoad is one traced load.
+// paintLoad is one load of a page, traced or not.
 type paintLoad struct {
 	nav navigation
 	// paint is the first row's paint where the page has a marked row, else
 	// its first contentful paint (ms from navigation start).
 	paint     float64
 	breakdown paintBreakdown
-	// stalled is the share of an untraced load's time in which some
-	// runnable task of the machine waited for a core (NaN where the
-	// kernel does not say).
+	// stalled is the share of an untraced load's time (from the
+	// navigation to its figures read back, after the load event) in
+	// which some runnable task of the machine waited for a core (NaN
+	// where the kernel does not say).
 	stalled float64
 }
 
 // paintResult holds the loads of each page, in the order of pages:
-// traced, and the same number untraced (their breakdown is empty).
+// traced (none for a static copy), and untraced (their breakdown empty).
 type paintResult struct {
 	pages    []paintPage
 	loads    [][]paintLoad
@@ -64,8 +67,9 @@ type paintResult struct {
 // unmeasured load, taking turns, each load in a new browser context (no
 // cache: a first visit, or a new session) under a performance trace, and
 // attributes each load's time to its first paint (analyzeTrace); each
-// load is paired with an untraced one. With
-// -paint-traces, the traces are kept there for DevTools.
+// load is paired with an untraced one, in turn first and second. With
+// -paint-copies, static copies of the budgeted pages are loaded too,
+// untraced. With -paint-traces, the traces are kept there for DevTools.
 func measurePaint(ctx context.Context, o options, consoleURL string) (paintResult, error) {
 	copies := &staticCopies{console: consoleURL}
 	floor := httptest.NewServer(copies.handler(serveFloor()))
@@ -88,14 +92,17 @@ func measurePaint(ctx context.Context, o options, consoleURL string) (paintResul
 		res.pages = append(res.pages, paintPage{name: path, url: url, budgetMs: -1, rows: strings.Contains(path, "/pods") && !strings.Contains(path, "/pods/")})
 	}
 	if o.paintCopies {
-		for _, p := range slices.Clone(res.pages[1:5]) {
+		for _, p := range slices.Clone(res.pages) {
+			if p.budgetMs <= 0 {
+				continue // the floor, and the pages of -paint-pages
+			}
 			whole, bare, err := copies.add(ctx, p.url)
 			if err != nil {
 				return res, fmt.Errorf("copying %s: %w", p.name, err)
 			}
 			res.pages = append(res.pages,
-				paintPage{name: "static copy: " + p.name, url: floor.URL + whole, budgetMs: -1, rows: p.rows, static: true},
-				paintPage{name: "static copy without scripts and sidebar: " + p.name, url: floor.URL + bare, budgetMs: -1, rows: p.rows, static: true})
+				paintPage{name: "static copy: " + p.name, url: floor.URL + whole, budgetMs: -1, rows: p.rows, untracedOnly: true},
+				paintPage{name: "static copy without scripts and sidebar: " + p.name, url: floor.URL + bare, budgetMs: -1, rows: p.rows, untracedOnly: true})
 		}
 	}
 	res.loads = make([][]paintLoad, len(res.pages))
@@ -119,21 +126,26 @@ func measurePaint(ctx context.Context, o options, consoleURL string) (paintResul
 			if o.paintFrom != "" {
 				from = originOf(p.url) + o.paintFrom
 			}
-			// A tracer costs the renderer time in proportion to what it
-			// records, so a bigger page pays more for it than the floor:
-			// each page is also loaded untraced, for the figures a person
-			// would see.
-			plain, _, err := tracedLoad(b, from, p.url, p.rows, false)
-			if err != nil {
-				return res, fmt.Errorf("%s: %w", p.name, err)
+			// The budget is judged on the traced loads, whose time the
+			// trace accounts for. A tracer costs the browser time, more
+			// for a bigger page than for the floor, so each page is also
+			// loaded untraced, to show what it costs; first and second in
+			// turn, as the load after a trace starts while the browser
+			// may still be writing it out.
+			var (
+				plain, load paintLoad
+				trace       []byte
+				err         error
+			)
+			if !p.untracedOnly && run%2 == 1 {
+				load, trace, err = loadPage(b, p, from, true)
 			}
-			if p.static {
-				if run > 0 {
-					res.untraced[i] = append(res.untraced[i], plain)
-				}
-				continue
+			if err == nil {
+				plain, _, err = loadPage(b, p, from, false)
 			}
-			load, trace, err := tracedLoad(b, from, p.url, p.rows, true)
+			if err == nil && !p.untracedOnly && run%2 == 0 {
+				load, trace, err = loadPage(b, p, from, true)
+			}
 			if err != nil {
 				return res, fmt.Errorf("%s: %w", p.name, err)
 			}
@@ -141,6 +153,9 @@ func measurePaint(ctx context.Context, o options, consoleURL string) (paintResul
 				continue // the console's caches (discovery, namespaces) fill
 			}
 			res.untraced[i] = append(res.untraced[i], plain)
+			if p.untracedOnly {
+				continue
+			}
 			if o.paintTraces != "" {
 				name := filepath.Join(o.paintTraces, fmt.Sprintf("%s-%d.json", slug(p.name), run))
 				if err := os.WriteFile(name, trace, 0o644); err != nil {
@@ -154,11 +169,12 @@ func measurePaint(ctx context.Context, o options, consoleURL string) (paintResul
 	return res, nil
 }
 
-// tracedLoad loads url in a new browser context, under a trace if traced,
-// and returns the page's figures, the trace's breakdown and the trace;
-// with rows, its paint is its first row's. From, when set, is loaded
+// loadPage loads p in a new browser context, under a trace if traced,
+// and returns its figures, the trace's breakdown and the trace; for a
+// page of rows, its paint is its first row's. From, when set, is loaded
 // first, untraced.
-func tracedLoad(b playwright.Browser, from, url string, rows, traced bool) (paintLoad, []byte, error) {
+func loadPage(b playwright.Browser, p paintPage, from string, traced bool) (paintLoad, []byte, error) {
+	url := p.url
 	bctx, err := newBrowserContext(b)
 	if err != nil {
 		return paintLoad{}, nil, err
@@ -175,21 +191,15 @@ func tracedLoad(b playwright.Browser, from, url string, rows, traced bool) (pain
 			return paintLoad{}, nil, fmt.Errorf("%s: %w", from, err)
 		}
 	}
-	var got struct {
-		navigation
-		FirstRow *float64 `json:"firstRow"`
-		FCP      *float64 `json:"fcp"`
-		LCP      *float64 `json:"lcp"`
-	}
+	var got collected
 	mark := ""
-	if rows {
+	if p.rows {
 		mark = firstRowMark
 	}
 	loaded := func() paintLoad {
-		l := paintLoad{nav: got.navigation}
-		l.nav.FirstRow, l.nav.FCP, l.nav.LCP = orNaN(got.FirstRow), orNaN(got.FCP), orNaN(got.LCP)
+		l := paintLoad{nav: got.navigationOf()}
 		l.paint = l.nav.FCP
-		if rows {
+		if p.rows {
 			l.paint = l.nav.FirstRow
 		}
 		return l
@@ -197,7 +207,7 @@ func tracedLoad(b playwright.Browser, from, url string, rows, traced bool) (pain
 	if !traced {
 		start := time.Now()
 		stalledBefore, known := cpuStalled()
-		err := gotoAndRead(page, url, collectScript, map[string]any{"mark": mark, "timeoutMs": 10_000}, &got)
+		err := gotoAndRead(page, url, collectScript, collectArgs(mark), &got)
 		l := loaded()
 		l.stalled = math.NaN()
 		if stalledAfter, ok := cpuStalled(); ok && known {
@@ -224,7 +234,7 @@ func tracedLoad(b playwright.Browser, from, url string, rows, traced bool) (pain
 	}); err != nil {
 		return paintLoad{}, nil, fmt.Errorf("starting the trace: %w", err)
 	}
-	loadErr := gotoAndRead(page, url, collectScript, map[string]any{"mark": mark, "timeoutMs": 10_000}, &got)
+	loadErr := gotoAndRead(page, url, collectScript, collectArgs(mark), &got)
 	if _, err := s.Send("Tracing.end", nil); err != nil {
 		return paintLoad{}, nil, errors.Join(loadErr, fmt.Errorf("ending the trace: %w", err))
 	}
@@ -334,7 +344,7 @@ func reportPaint(w io.Writer, o options, res paintResult, err error) (targets []
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
 	for i, p := range res.pages {
 		loads := res.loads[i]
-		if p.static && len(res.untraced[i]) > 0 {
+		if p.untracedOnly && len(res.untraced[i]) > 0 {
 			plain := medianLoads(res.untraced[i], paintOf)
 			fmt.Fprintf(w, "| %s | — | — | %.0f ms (%s), +%.0f ms | %s | %.0f ms | — | — | — |\n", p.name, plain, spreadOf(res.untraced[i], paintOf), plain-floorPlain,
 				stalledOf(res.untraced[i]), medianLoads(res.untraced[i], func(l paintLoad) float64 { return l.nav.FCP }))
@@ -380,7 +390,7 @@ func reportPaint(w io.Writer, o options, res paintResult, err error) (targets []
 		head += " " + k + " |"
 		rule += "---|"
 	}
-	head += " main thread's CPU time | raster, off the main thread (its CPU time) | rendering unblocked | last HTML parsed | last frame committed | trace FCP |"
+	head += " main thread busy: wall time, CPU time | raster, off the main thread (its CPU time) | rendering unblocked | last HTML parsed | last frame committed | trace FCP |"
 	rule += "---|---|---|---|---|---|"
 	fmt.Fprintln(w, head)
 	fmt.Fprintln(w, rule)
@@ -396,7 +406,14 @@ func reportPaint(w io.Writer, o options, res paintResult, err error) (targets []
 		for _, k := range idleKinds {
 			row += fmt.Sprintf(" %.1f |", medianLoads(loads, func(l paintLoad) float64 { return l.breakdown.idle[k] }))
 		}
-		row += fmt.Sprintf(" %.1f | %.1f (%.1f) | %.0f | %.0f | %.0f | %.0f |",
+		row += fmt.Sprintf(" %.1f, %.1f | %.1f (%.1f) | %.0f | %.0f | %.0f | %.0f |",
+			medianLoads(loads, func(l paintLoad) float64 {
+				sum := 0.0
+				for _, v := range l.breakdown.busy {
+					sum += v
+				}
+				return sum
+			}),
 			medianLoads(loads, func(l paintLoad) float64 { return l.breakdown.mainCPU }),
 			medianLoads(loads, func(l paintLoad) float64 { return l.breakdown.raster }),
 			medianLoads(loads, func(l paintLoad) float64 { return l.breakdown.rasterCPU }),
@@ -406,7 +423,7 @@ func reportPaint(w io.Writer, o options, res paintResult, err error) (targets []
 			medianLoads(loads, func(l paintLoad) float64 { return l.breakdown.traceFCP }))
 		fmt.Fprintln(w, row)
 	}
-	fmt.Fprintf(w, "\nBusy parts are the main thread's self time by event (navigation commit: committing the navigation and setting up the document and its script context; parse: ParseHTML; style: UpdateLayoutTree, ParseAuthorStyleSheet; layout: Layout; script: compiling and evaluating scripts and modules, callbacks; paint: PrePaint, Paint, Layerize, Commit; other: the rest of its tasks). Idle parts are the main thread waiting: for the HTML (until its last byte); while a render-blocking request (the stylesheet) was in flight; after it committed its last frame before the paint, while the compositor rasterised and presented it; while other requests (module scripts) were in flight; or with nothing in flight. The main thread's CPU time is what its busy parts took of a core: the rest of their wall time it waited, runnable, for one of this machine's two cores (or, inside a task, for another process: font data from the browser). Raster is the renderer's tile drawing on its worker threads (software raster here), beside those parts, with its CPU time. A page's parts add up to its paint in each load; medians of parts need not add up to the median paint.\n")
+	fmt.Fprintf(w, "\nBusy parts are the main thread's self time by event (navigation commit: committing the navigation and setting up the document and its script context; parse: ParseHTML; style: UpdateLayoutTree, ParseAuthorStyleSheet; layout: Layout; script: compiling and evaluating scripts and modules, callbacks; paint: PrePaint, Paint, Layerize, Commit; other: the rest of its tasks). Idle parts are the main thread waiting: for the HTML (until its last byte); while a render-blocking request (the stylesheet) was in flight; after it committed its last frame before the paint, while the compositor rasterised and presented it; while other requests (module scripts) were in flight; or with nothing in flight. The main thread's CPU time is what its busy parts took of a core: the rest of their wall time it waited: runnable, for one of this machine's %d cores, or, inside a task, for another process (font data from the browser). Raster is the renderer's tile drawing on its worker threads (in software, in headless Chromium), beside those parts: its wall time, then its CPU time. A page's parts add up to its paint in each load; medians of parts need not add up to the median paint.\n", runtime.NumCPU())
 	return targets
 }
 

@@ -40,6 +40,9 @@ type traceEvent struct {
 	// Dur is the wall time: the rest the thread waited, for a core or
 	// for another process.
 	TDur float64 `json:"tdur"`
+	// TTS is the thread's CPU clock at the event (µs): a begin/end
+	// pair's CPU time is the difference.
+	TTS  float64 `json:"tts"`
 	PID  int     `json:"pid"`
 	TID  int     `json:"tid"`
 	Args struct {
@@ -155,9 +158,10 @@ type paintBreakdown struct {
 	parseEnd, lastFrame float64
 	// frames is how many frames the main thread produced before the paint.
 	frames int
-	// renderingReady is when Blink began lifecycle updates (rendering
-	// was blocked until then: the render-blocking stylesheet); NaN if
-	// the trace does not say.
+	// renderingReady is when Blink first began the page's lifecycle
+	// updates once its own HTML was being parsed (rendering was blocked
+	// until then, e.g. by a render-blocking stylesheet); NaN if the trace
+	// does not say.
 	renderingReady float64
 	// blocking are the render-blocking requests, sent before the paint.
 	blocking []request
@@ -171,7 +175,8 @@ type paintBreakdown struct {
 	raster float64
 	// mainCPU is the CPU time of the main thread's tasks before the
 	// paint (ms), and rasterCPU that of the raster (the rest of their
-	// wall time, the threads waited: for a core, or for another process).
+	// wall time, the threads waited: for a core, or for another
+	// process); NaN where the trace lacks the threads' CPU clock.
 	mainCPU, rasterCPU float64
 }
 
@@ -212,11 +217,18 @@ func analyzeTrace(events []traceEvent, url string, paintMs, htmlEndMs, fcpMs flo
 	type slice struct {
 		interval
 		name string
-		cpu  float64 // µs; 0 for begin/end pairs, which carry none here
-		url  string  // ParseHTML's document
+		cpu  float64 // µs of the thread's CPU time
+		// timed: the trace gave the thread's CPU clock (tts); without
+		// it, cpu is unknown, not 0.
+		timed bool
+		url   string // ParseHTML's document
 	}
 	var slices_ []slice
-	open := map[string][]float64{}
+	type opened struct {
+		ts, tts float64
+		url     string // a ParseHTML's document, from its begin event
+	}
+	open := map[string][]opened{}
 	reqs := map[string]*request{}
 	var frameEnds []float64
 	for _, e := range events {
@@ -231,6 +243,9 @@ func analyzeTrace(events []traceEvent, url string, paintMs, htmlEndMs, fcpMs flo
 		case e.Name == "RasterTask" && e.Ph == "X" && e.PID == pid && e.TID != tid:
 			if from, to := math.Max(e.TS, window.from), math.Min(e.TS+e.Dur, window.to); to > from {
 				b.raster += (to - from) / 1000
+				if e.TTS == 0 {
+					b.rasterCPU = math.NaN() // unknown, and stays so
+				}
 				b.rasterCPU += e.TDur * (to - from) / e.Dur / 1000
 			}
 		}
@@ -239,12 +254,13 @@ func analyzeTrace(events []traceEvent, url string, paintMs, htmlEndMs, fcpMs flo
 		}
 		switch e.Ph {
 		case "X":
-			slices_ = append(slices_, slice{interval{e.TS, e.TS + e.Dur}, e.Name, e.TDur, e.Args.BeginData.URL})
+			slices_ = append(slices_, slice{interval{e.TS, e.TS + e.Dur}, e.Name, e.TDur, e.TTS != 0, e.Args.BeginData.URL})
 		case "B":
-			open[e.Name] = append(open[e.Name], e.TS)
+			open[e.Name] = append(open[e.Name], opened{e.TS, e.TTS, e.Args.BeginData.URL})
 		case "E":
 			if s := open[e.Name]; len(s) > 0 {
-				slices_ = append(slices_, slice{interval{s[len(s)-1], e.TS}, e.Name, 0, e.Args.BeginData.URL})
+				begin := s[len(s)-1]
+				slices_ = append(slices_, slice{interval{begin.ts, e.TS}, e.Name, e.TTS - begin.tts, e.TTS != 0 && begin.tts != 0, begin.url})
 				open[e.Name] = s[:len(s)-1]
 			}
 		}
@@ -272,8 +288,8 @@ func analyzeTrace(events []traceEvent, url string, paintMs, htmlEndMs, fcpMs flo
 		last  float64 // where the uncounted part of the span begins
 	}
 	var stack []frame
-	var busy []interval
-	parsing := false // the page's own HTML is being parsed // top-level slices, for the idle time
+	var busy []interval // top-level slices, for the idle time
+	parsing := false    // the page's own HTML is being parsed
 	add := func(phase string, from, to float64) {
 		if from, to = math.Max(from, window.from), math.Min(to, window.to); to > from {
 			b.busy[orOther(phase)] += (to - from) / 1000
@@ -305,6 +321,9 @@ func analyzeTrace(events []traceEvent, url string, paintMs, htmlEndMs, fcpMs flo
 		} else {
 			busy = append(busy, s.interval)
 			if from, to := math.Max(s.from, window.from), math.Min(s.to, window.to); to > from {
+				if !s.timed {
+					b.mainCPU = math.NaN() // and stays so
+				}
 				b.mainCPU += s.cpu * (to - from) / (s.to - s.from) / 1000
 			}
 		}

@@ -31,12 +31,14 @@ func TestAnalyzeTraceAttributesEveryMillisecond(t *testing.T) {
 		// is parsed: not the page's.
 		ev(`{"name":"ParseHTML","ph":"X","ts":990000,"dur":1000,"pid":1,"tid":1,"args":{"beginData":{"url":"http://127.0.0.1:1/healthz"}}}`),
 		ev(`{"name":"LocalFrameView::BeginLifecycleUpdates","ph":"X","ts":995000,"dur":0,"pid":1,"tid":1}`),
-		ev(`{"name":"ParseHTML","ph":"X","ts":1001000,"dur":100,"pid":1,"tid":1,"args":{"beginData":{"url":""}}}`),
+		ev(`{"name":"ParseHTML","ph":"X","ts":1001000,"dur":100,"tdur":100,"tts":5000,"pid":1,"tid":1,"args":{"beginData":{"url":""}}}`),
 		ev(`{"name":"LocalFrameView::BeginLifecycleUpdates","ph":"X","ts":1002000,"dur":0,"pid":1,"tid":1}`),
 		// Parsing, with a script inside, in a task; the page's rendering
 		// begins inside it (at 52.5 ms), and Blink says so again later.
-		ev(`{"name":"RunTask","ph":"X","ts":1050000,"dur":5000,"tdur":2000,"pid":1,"tid":1}`),
-		ev(`{"name":"ParseHTML","ph":"X","ts":1050500,"dur":3000,"pid":1,"tid":1,"args":{"beginData":{"url":"http://127.0.0.1:1/c/admin/"}}}`),
+		ev(`{"name":"RunTask","ph":"X","ts":1050000,"dur":5000,"tdur":2000,"tts":6000,"pid":1,"tid":1}`),
+		// The parse as a begin/end pair: its document is on the begin.
+		ev(`{"name":"ParseHTML","ph":"B","ts":1050500,"tts":6100,"pid":1,"tid":1,"args":{"beginData":{"url":"http://127.0.0.1:1/c/admin/"}}}`),
+		ev(`{"name":"ParseHTML","ph":"E","ts":1053500,"tts":7900,"pid":1,"tid":1,"args":{"endData":{"endLine":9}}}`),
 		ev(`{"name":"EvaluateScript","ph":"X","ts":1051000,"dur":1000,"pid":1,"tid":1}`),
 		ev(`{"name":"LocalFrameView::BeginLifecycleUpdates","ph":"X","ts":1052500,"dur":0,"pid":1,"tid":1}`),
 		ev(`{"name":"LocalFrameView::BeginLifecycleUpdates","ph":"X","ts":1089000,"dur":0,"pid":1,"tid":1}`),
@@ -49,7 +51,7 @@ func TestAnalyzeTraceAttributesEveryMillisecond(t *testing.T) {
 		ev(`{"name":"ResourceSendRequest","ph":"I","ts":1053000,"pid":1,"tid":1,"args":{"data":{"requestId":"10","url":"http://127.0.0.1:1/static/app.js","renderBlocking":"non_blocking"}}}`),
 		ev(`{"name":"ResourceFinish","ph":"I","ts":1085000,"pid":5,"tid":3,"args":{"data":{"requestId":"10"}}}`),
 		// The frame: style, layout, paint, commit (begin/end pairs too).
-		ev(`{"name":"RunTask","ph":"X","ts":1090000,"dur":4000,"tdur":4000,"pid":1,"tid":1}`),
+		ev(`{"name":"RunTask","ph":"X","ts":1090000,"dur":4000,"tdur":4000,"tts":9000,"pid":1,"tid":1}`),
 		ev(`{"name":"UpdateLayoutTree","ph":"B","ts":1090000,"pid":1,"tid":1}`),
 		ev(`{"name":"UpdateLayoutTree","ph":"E","ts":1091000,"pid":1,"tid":1}`),
 		ev(`{"name":"Layout","ph":"X","ts":1091000,"dur":1000,"pid":1,"tid":1}`),
@@ -57,10 +59,15 @@ func TestAnalyzeTraceAttributesEveryMillisecond(t *testing.T) {
 		ev(`{"name":"Commit","ph":"X","ts":1093000,"dur":500,"pid":1,"tid":1}`),
 		// The frame's tiles, drawn on a worker thread until after the
 		// paint (counted to 120 ms), and another process's (ignored).
-		ev(`{"name":"RasterTask","ph":"X","ts":1100000,"dur":6000,"pid":1,"tid":9}`),
-		ev(`{"name":"RasterTask","ph":"X","ts":1117000,"dur":8000,"tdur":4000,"pid":1,"tid":9}`),
+		ev(`{"name":"RasterTask","ph":"X","ts":1100000,"dur":6000,"tdur":6000,"tts":100,"pid":1,"tid":9}`),
+		// A raster task on the main thread is its own work, not raster.
+		ev(`{"name":"RasterTask","ph":"X","ts":1095000,"dur":500,"tdur":500,"tts":9500,"pid":1,"tid":1}`),
+		ev(`{"name":"RasterTask","ph":"X","ts":1117000,"dur":8000,"tdur":4000,"tts":300,"pid":1,"tid":9}`),
 		ev(`{"name":"RasterTask","ph":"X","ts":1100000,"dur":5000,"pid":3,"tid":9}`),
 		ev(`{"name":"firstContentfulPaint","ph":"R","ts":1119000,"pid":1,"tid":1}`),
+		// A task across the paint: its part before it counts, with that
+		// share of its CPU time.
+		ev(`{"name":"RunTask","ph":"X","ts":1118000,"dur":4000,"tdur":2000,"tts":9600,"pid":1,"tid":1}`),
 		// After the paint: outside the window.
 		ev(`{"name":"ParseHTML","ph":"X","ts":1130000,"dur":5000,"pid":1,"tid":1}`),
 	}
@@ -69,8 +76,8 @@ func TestAnalyzeTraceAttributesEveryMillisecond(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]float64{
-		phaseParse: 2.1, phaseScript: 1, phaseOther: 2.5, phaseStyle: 1, phaseLayout: 1, phasePaint: 1.5,
-		idleServer: 39.9, idleBlocking: 25, idleLoading: 5, idleOther: 15, idleFrame: 26,
+		phaseParse: 2.1, phaseScript: 1, phaseOther: 5, phaseStyle: 1, phaseLayout: 1, phasePaint: 1.5,
+		idleServer: 39.9, idleBlocking: 25, idleLoading: 5, idleOther: 15, idleFrame: 23.5,
 	}
 	sum := 0.0
 	for k, v := range want {
@@ -86,8 +93,8 @@ func TestAnalyzeTraceAttributesEveryMillisecond(t *testing.T) {
 	if b.renderingReady != 52.5 {
 		t.Errorf("rendering unblocked at %.1f ms, want 52.5 (the first time once the page is parsed)", b.renderingReady)
 	}
-	if b.mainCPU != 6 || b.rasterCPU != 1.5 {
-		t.Errorf("CPU: main thread %.3f ms, raster %.3f ms; want 6 (2 of the parse's 5, the frame's 4) and 1.5 (half of the 3 before the paint)", b.mainCPU, b.rasterCPU)
+	if math.Abs(b.mainCPU-7.6) > 1e-9 || b.rasterCPU != 7.5 {
+		t.Errorf("CPU: main thread %.3f ms, raster %.3f ms; want 7.6 (the empty document's 0.1, the parse task's 2, the frame's 4, the main thread's raster 0.5, half of the last task's 2 before the paint) and 7.5 (6, and half of 3 before the paint)", b.mainCPU, b.rasterCPU)
 	}
 	if b.raster != 9 {
 		t.Errorf("raster %.3f ms, want 9 (6, and 3 of 8 before the paint)", b.raster)
@@ -108,5 +115,31 @@ func TestAnalyzeTraceWantsTheNavigation(t *testing.T) {
 	}
 	if _, err := analyzeTrace(nil, "http://x/", math.NaN(), 10, 90); err == nil {
 		t.Error("no error for a load without a paint")
+	}
+}
+
+// A trace without the threads' CPU clock leaves their CPU time unknown,
+// not 0.
+func TestAnalyzeTraceWithoutThreadTimesSaysUnknown(t *testing.T) {
+	const url = "http://127.0.0.1:1/"
+	var events []traceEvent
+	for _, js := range []string{
+		`{"name":"navigationStart","ph":"R","ts":1000000,"pid":1,"tid":1,"args":{"data":{"documentLoaderURL":"http://127.0.0.1:1/","isLoadingMainFrame":true}}}`,
+		`{"name":"RunTask","ph":"X","ts":1010000,"dur":5000,"pid":1,"tid":1}`,
+		`{"name":"RasterTask","ph":"X","ts":1016000,"dur":2000,"pid":1,"tid":9}`,
+		`{"name":"firstContentfulPaint","ph":"R","ts":1019000,"pid":1,"tid":1}`,
+	} {
+		var e traceEvent
+		if err := json.Unmarshal([]byte(js), &e); err != nil {
+			t.Fatal(err)
+		}
+		events = append(events, e)
+	}
+	b, err := analyzeTrace(events, url, 20, 5, 19)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !math.IsNaN(b.mainCPU) || !math.IsNaN(b.rasterCPU) || b.raster != 2 {
+		t.Errorf("main thread CPU %v, raster CPU %v (want both unknown), raster %v ms (want 2)", b.mainCPU, b.rasterCPU, b.raster)
 	}
 }
