@@ -102,6 +102,8 @@ func write(ctx context.Context, client *apiclient.Client, rq request, it item, r
 	case res.Object != nil && res.Object.GetResourceVersion() == rv:
 		// A write that changes nothing leaves the version as it was: the
 		// label or annotation was already as asked, as the review said.
+		// (A dry run never moves it: the review shows read's words, not
+		// these.)
 		return "no change", nil
 	}
 	switch a.Op {
