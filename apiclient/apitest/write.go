@@ -247,6 +247,7 @@ func (s *Server) updateLocked(req resourceRequest, opts Options, patchType strin
 	if st != nil {
 		return statusReply(*st)
 	}
+	dropEmptyMetadata(obj)
 	if errs := validateUpdate(req, opts, obj, old); len(errs) > 0 {
 		return statusReply(apierrors.NewInvalid(req.groupKind(), req.name, errs).ErrStatus)
 	}
@@ -317,6 +318,7 @@ func (s *Server) serveCreate(w http.ResponseWriter, r *http.Request, req resourc
 // storage), an existing name refused (409 AlreadyExists). s.mu must be held.
 func (s *Server) createLocked(req resourceRequest, in *unstructured.Unstructured, dryRun bool, manager string) reply {
 	key := req.storeKey()
+	dropEmptyMetadata(in)
 	taken := func(name string) bool {
 		_, ok := s.store.objects[key][storeKey(req.namespace, name)]
 		return ok
@@ -767,15 +769,32 @@ func withoutBookkeeping(o *unstructured.Unstructured) map[string]any {
 	c := o.DeepCopy()
 	c.SetManagedFields(nil)
 	c.SetResourceVersion("")
-	// kube-apiserver reads metadata into ObjectMeta, whose maps are
-	// omitempty: a merge patch removing a key the object never had
-	// leaves an empty map there, and the same object.
-	for _, m := range []string{"labels", "annotations"} {
-		if v, ok, _ := unstructured.NestedMap(c.Object, "metadata", m); ok && len(v) == 0 {
-			unstructured.RemoveNestedField(c.Object, "metadata", m)
+	return c.Object
+}
+
+// dropEmptyMetadata removes the empty maps and lists of obj's metadata,
+// as kube-apiserver does by reading it into ObjectMeta, whose fields are
+// omitempty: a merge patch removing a label the object never had leaves
+// an empty map, and the same object.
+func dropEmptyMetadata(obj *unstructured.Unstructured) {
+	meta, ok := obj.Object["metadata"].(map[string]any)
+	if !ok {
+		return
+	}
+	for _, f := range []string{"labels", "annotations", "finalizers", "ownerReferences", "managedFields"} {
+		switch v := meta[f].(type) {
+		case map[string]any:
+			if len(v) == 0 {
+				delete(meta, f)
+			}
+		case []any:
+			if len(v) == 0 {
+				delete(meta, f)
+			}
+		case nil:
+			delete(meta, f) // null, as omitempty drops it too
 		}
 	}
-	return c.Object
 }
 
 // changedBeyondMetadataAndStatus reports a change that bumps

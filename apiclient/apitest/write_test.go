@@ -165,7 +165,7 @@ func TestUpdates(t *testing.T) {
 				}
 			}, unchangedResource: true},
 		{name: "merge patch removing labels and annotations an object never had: the same object, no write", method: http.MethodPatch, path: "/api/v1/namespaces/demo/pods/web", ct: mergePatch,
-			body: `{"metadata":{"resourceVersion":"%RV%","annotations":{"never":null},"labels":{"never":null}}}`, code: 200,
+			body: `{"metadata":{"resourceVersion":"%RV%","annotations":{"never":null},"labels":{"never":null},"finalizers":[]}}`, code: 200,
 			check: func(t *testing.T, a answer, before, after *unstructured.Unstructured) {
 				if before.GetLabels() != nil || before.GetAnnotations() != nil {
 					t.Fatalf("the pod has labels or annotations to begin with: %v", before.Object["metadata"])
@@ -174,6 +174,13 @@ func TestUpdates(t *testing.T) {
 					t.Errorf("answered resourceVersion %v, want the stored %s", a.body["metadata"], before.GetResourceVersion())
 				}
 			}, unchangedResource: true},
+		{name: "merge patch of the spec leaving empty metadata maps: stored without them", method: http.MethodPatch, path: "/api/v1/namespaces/demo/pods/web", ct: mergePatch,
+			body: `{"metadata":{"labels":{"never":null}},"spec":{"nodeName":"n1"}}`, code: 200,
+			check: func(t *testing.T, _ answer, _, after *unstructured.Unstructured) {
+				if _, ok := after.Object["metadata"].(map[string]any)["labels"]; ok || nested(after.Object, "spec", "nodeName") != "n1" {
+					t.Errorf("stored %v", after.Object)
+				}
+			}},
 		{name: "JSON patch", method: http.MethodPatch, path: deploymentPath, ct: jsonPatch,
 			body: `[{"op":"test","path":"/metadata/resourceVersion","value":"%RV%"},{"op":"replace","path":"/spec/replicas","value":1}]`, code: 200,
 			check: func(t *testing.T, _ answer, _, after *unstructured.Unstructured) {
