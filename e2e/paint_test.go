@@ -275,12 +275,7 @@ func TestLongListShowsItsFirstScreenBeforeTheRestArrives(t *testing.T) {
 	console := consoleVia(t, proxy)
 
 	page := newPage(t)
-	resp, err := page.Goto(console.URL+"/c/admin/api/v1/namespaces/"+ns+"/configmaps?limit=5000",
-		playwright.PageGotoOptions{WaitUntil: playwright.WaitUntilStateCommit})
-	must(t, err)
-	if resp.Status() != http.StatusOK {
-		t.Fatalf("status %d", resp.Status())
-	}
+	goToLoading(t, page, console.URL+"/c/admin/api/v1/namespaces/"+ns+"/configmaps?limit=5000")
 	body := page.Locator("[data-testid=list-table] tbody tr")
 	must(t, expect.Locator(body.Nth(views.FirstScreenRows-1)).ToBeAttached())
 	must(t, expect.Locator(body.First()).ToBeInViewport())
@@ -324,12 +319,7 @@ func TestObjectPageShowsItsTopBeforeItsEvents(t *testing.T) {
 	console := consoleVia(t, proxy)
 
 	page := newPage(t)
-	resp, err := page.Goto(console.URL+"/c/admin/api/v1/namespaces/"+ns+"/configmaps/settings",
-		playwright.PageGotoOptions{WaitUntil: playwright.WaitUntilStateCommit})
-	must(t, err)
-	if resp.Status() != http.StatusOK {
-		t.Fatalf("status %d", resp.Status())
-	}
+	goToLoading(t, page, console.URL+"/c/admin/api/v1/namespaces/"+ns+"/configmaps/settings")
 	must(t, expect.Locator(page.GetByTestId("object-name")).ToHaveText("settings"))
 	must(t, expect.Locator(page.GetByTestId("object-header")).ToBeInViewport())
 	must(t, expect.Locator(page.GetByTestId("metadata")).ToBeVisible())
@@ -365,11 +355,7 @@ func TestHomeShowsItsResourcesBeforeItsHealth(t *testing.T) {
 	console := consoleVia(t, proxy)
 
 	page := newPage(t)
-	resp, err := page.Goto(console.URL+"/c/admin/", playwright.PageGotoOptions{WaitUntil: playwright.WaitUntilStateCommit})
-	must(t, err)
-	if resp.Status() != http.StatusOK {
-		t.Fatalf("status %d", resp.Status())
-	}
+	goToLoading(t, page, console.URL+"/c/admin/")
 	must(t, expect.Locator(page.GetByTestId("api-group").First()).ToBeVisible())
 	must(t, expect.Locator(page.GetByTestId("health-pending")).ToHaveText("Counting problems…"))
 	must(t, expect.Locator(page.GetByTestId("health-pending")).ToBeVisible())
@@ -388,5 +374,17 @@ func TestHomeShowsItsResourcesBeforeItsHealth(t *testing.T) {
 	must(t, expect.Locator(page.GetByTestId("health-pending")).ToBeHidden())
 	if v := axeViolations(t, page, "home-health-arrived"); len(v) > 0 {
 		t.Errorf("axe: %v", v)
+	}
+}
+
+// goToLoading opens url in page, which must answer 200, and returns once
+// the browser has its first bytes, not waiting for it to load: for pages
+// checked while the server still holds part of them.
+func goToLoading(t *testing.T, page playwright.Page, url string) {
+	t.Helper()
+	resp, err := page.Goto(url, playwright.PageGotoOptions{WaitUntil: playwright.WaitUntilStateCommit})
+	must(t, err)
+	if resp.Status() != http.StatusOK {
+		t.Fatalf("%s: status %d", url, resp.Status())
 	}
 }
